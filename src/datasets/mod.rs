@@ -1,1 +1,2 @@
 //! datasets
+pub mod string_grid;
