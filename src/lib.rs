@@ -19,3 +19,5 @@ pub mod rng;
 pub mod sweeps;
 
 pub use error::{KcompError, Result};
+pub mod reports;
+pub mod sandbox;
