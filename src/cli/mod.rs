@@ -3,6 +3,8 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod grid;
+
 /// kcomp: estimate the compositionality of data, representations and programs through
 /// Kolmogorov complexity. All description lengths are in bits.
 #[derive(Debug, Parser)]
@@ -14,7 +16,10 @@ pub struct Cli {
 
 /// Top-level subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Mapping-table metric for LLM-written programs (string-to-grid).
+    Grid(grid::GridArgs),
+}
 
 /// Runs the CLI and returns the process exit code (0 success, 2 any error).
 pub fn main_with_exit_code() -> i32 {
@@ -37,5 +42,7 @@ pub fn main_with_exit_code() -> i32 {
 
 /// Dispatches a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {}
+    match cli.command {
+        Command::Grid(args) => grid::run(args),
+    }
 }

@@ -62,9 +62,9 @@ def _kcomp_install(extra_paths):
     sys.addaudithook(hook)
 
 
+with open(sys.argv[1], "rb") as _f:
+    _code = compile(_f.read(), sys.argv[1], "exec")
 _kcomp_install(sys.argv[2:])
-del _kcomp_install
+del _kcomp_install, _f
 sys.argv = [sys.argv[1]]
-import runpy  # noqa: E402
-
-runpy.run_path(sys.argv[0], run_name="__main__")
+exec(_code, {"__name__": "__main__", "__file__": sys.argv[0], "__builtins__": __builtins__})

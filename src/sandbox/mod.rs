@@ -162,8 +162,8 @@ pub fn run_python(code: &str, stdin: &str, cfg: &SandboxConfig) -> Result<RunOut
         .map_err(|e| KcompError::Other(format!("cannot create a sandbox directory: {e}")))?;
     let prog = dir.path().join("prog.py");
     let boot = dir.path().join("boot.py");
-    std::fs::write(&prog, code).map_err(|e| KcompError::io(&prog, e))?;
-    std::fs::write(&boot, BOOT).map_err(|e| KcompError::io(&boot, e))?;
+    std::fs::write(&prog, code).map_err(|e| KcompError::file(&prog, e.to_string()))?;
+    std::fs::write(&boot, BOOT).map_err(|e| KcompError::file(&boot, e.to_string()))?;
     Ok(run_in(dir.path(), stdin, cfg))
 }
 
@@ -301,7 +301,7 @@ pub fn check_program(
         .tempdir()
         .map_err(|e| KcompError::Other(format!("cannot create a sandbox directory: {e}")))?;
     let boot = dir.path().join("boot.py");
-    std::fs::write(&boot, BOOT).map_err(|e| KcompError::io(&boot, e))?;
+    std::fs::write(&boot, BOOT).map_err(|e| KcompError::file(&boot, e.to_string()))?;
     let results = inputs
         .par_iter()
         .zip(golds.par_iter())
@@ -309,9 +309,11 @@ pub fn check_program(
         .map(|(i, (input, gold))| {
             // One working directory per sample so runs cannot see each other's files.
             let sub = dir.path().join(format!("s{i}"));
-            std::fs::create_dir(&sub).map_err(|e| KcompError::io(&sub, e))?;
-            std::fs::write(sub.join("prog.py"), code).map_err(|e| KcompError::io(&sub, e))?;
-            std::fs::write(sub.join("boot.py"), BOOT).map_err(|e| KcompError::io(&sub, e))?;
+            std::fs::create_dir(&sub).map_err(|e| KcompError::file(&sub, e.to_string()))?;
+            std::fs::write(sub.join("prog.py"), code)
+                .map_err(|e| KcompError::file(&sub, e.to_string()))?;
+            std::fs::write(sub.join("boot.py"), BOOT)
+                .map_err(|e| KcompError::file(&sub, e.to_string()))?;
             let out = run_in(&sub, input, cfg);
             Ok(SampleResult {
                 correct: out.status == RunStatus::Exited && out.stdout.trim() == gold.trim(),

@@ -5,6 +5,7 @@
 //! six published files byte for byte.
 
 pub mod json;
+pub mod prompt;
 
 use crate::error::{KcompError, Result};
 use crate::rng::python_random::PythonRandom;
@@ -333,7 +334,7 @@ impl GridSpec {
 
 /// Reads a JSONL dataset; every line must be {"input": [str], "output": [str]} of equal length.
 pub fn read_dataset(path: &std::path::Path) -> Result<Vec<Record>> {
-    let text = std::fs::read_to_string(path).map_err(|e| KcompError::io(path, e))?;
+    let text = std::fs::read_to_string(path).map_err(|e| KcompError::file(path, e.to_string()))?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

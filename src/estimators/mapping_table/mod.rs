@@ -51,3 +51,87 @@ impl ParserMode {
         }
     }
 }
+
+/// Measures the mapping table of a program with the chosen parser.
+pub fn measure(code: &str, mode: ParserMode) -> Counts {
+    match mode {
+        ParserMode::Reference => reference::calculate_estimate(code),
+        ParserMode::Robust => robust::measure(code),
+    }
+}
+
+/// Extracts the program from an answer with the chosen mode's rules.
+pub fn extract(answer: &str, mode: ParserMode) -> String {
+    match mode {
+        ParserMode::Reference => extract::extract_reference(answer),
+        ParserMode::Robust => extract::extract_robust(answer),
+    }
+}
+
+/// Per-answer outcome in a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerStatus {
+    /// Scored normally.
+    Ok,
+    /// The answer file is empty (or whitespace only): not scored.
+    EmptyAnswer,
+    /// No program could be extracted: scored as the empty program (every sample wrong).
+    NoProgram,
+    /// At least one sample hit the time limit.
+    Timeout,
+    /// At least one sample was stopped for too much output.
+    OutputLimit,
+    /// The interpreter could not be started: not scored.
+    SpawnFailed,
+}
+
+/// A scored answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerEval {
+    pub status: AnswerStatus,
+    pub scores: Option<score::Scores>,
+}
+
+/// Extracts, runs (in parallel over samples) and scores one answer for one record.
+pub fn evaluate_answer(
+    answer: &str,
+    record: &crate::datasets::string_grid::Record,
+    mode: ParserMode,
+    cfg: &crate::sandbox::SandboxConfig,
+) -> crate::Result<AnswerEval> {
+    use crate::sandbox::RunStatus;
+    if answer.trim().is_empty() {
+        return Ok(AnswerEval {
+            status: AnswerStatus::EmptyAnswer,
+            scores: None,
+        });
+    }
+    let code = extract(answer, mode);
+    let counts = measure(&code, mode);
+    let samples = crate::sandbox::check_program(&code, &record.input, &record.output, cfg)?;
+    if samples.iter().any(|s| s.status == RunStatus::SpawnFailed) {
+        return Ok(AnswerEval {
+            status: AnswerStatus::SpawnFailed,
+            scores: None,
+        });
+    }
+    let errors = samples.iter().filter(|s| !s.correct).count();
+    let task = score::TaskSize {
+        d: record.input.len(),
+        ..score::TaskSize::default()
+    };
+    let status = if code.trim().is_empty() {
+        AnswerStatus::NoProgram
+    } else if samples.iter().any(|s| s.status == RunStatus::Timeout) {
+        AnswerStatus::Timeout
+    } else if samples.iter().any(|s| s.status == RunStatus::OutputLimit) {
+        AnswerStatus::OutputLimit
+    } else {
+        AnswerStatus::Ok
+    };
+    Ok(AnswerEval {
+        status,
+        scores: Some(score::score(&counts, errors, mode, &task)),
+    })
+}

@@ -83,7 +83,8 @@ pub struct Scores {
     pub in_acc: f64,
     /// T1 / T2 / T3 / none.
     pub profile: String,
-    /// L(P+) as used for the profile (clipped in reference mode).
+    /// L(P+) as used for the profile (clipped in reference mode); not in the JSON record.
+    #[serde(skip_serializing)]
     pub l_plus: f64,
 }
 
