@@ -1,20 +1,22 @@
-//! Running untrusted Python programs: a `python3` subprocess in a fresh temporary working
-//! directory with a cleared environment, its own session (process group), rlimits on CPU,
-//! address space, file size, open files and processes, a private network namespace when the
-//! kernel allows it, an audit hook that confines files, processes and sockets (boot.py), a
-//! wall-clock timeout that kills the whole group, and capped stdout/stderr read on their own
-//! threads. Output is decoded as lossy UTF-8.
+//! Running untrusted Python programs: a `python3 -I -S` subprocess in a fresh temporary
+//! directory with a cleared environment, its own session, rlimits on CPU, address space, file
+//! size, open files and processes, and a private network namespace when the kernel allows it.
+//! It compiles the program once and forks one child per sample (server.py): the child gets
+//! its own working directory and process group, stdin/stdout/stderr as files, and an audit
+//! hook that denies process creation, sockets, ctypes and file access outside its directory;
+//! the server kills the child's group at the wall-clock limit. Output is read capped and
+//! decoded as lossy UTF-8.
 
 use crate::error::{KcompError, Result};
 use serde::Serialize;
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-const BOOT: &str = include_str!("boot.py");
+const SERVER: &str = include_str!("server.py");
 
 /// Limits of one run.
 #[derive(Debug, Clone)]
@@ -129,61 +131,67 @@ fn kill_group(pid: u32) {
     }
 }
 
-/// Reads a pipe to its end keeping at most `cap` bytes; sets `over` when more came.
-fn spawn_reader<R: Read + Send + 'static>(
-    mut r: R,
-    cap: usize,
-    over: std::sync::Arc<std::sync::atomic::AtomicBool>,
-) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut kept = Vec::new();
-        let mut buf = [0u8; 16384];
-        loop {
-            match r.read(&mut buf) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    let room = cap.saturating_sub(kept.len());
-                    kept.extend_from_slice(&buf[..n.min(room)]);
-                    if n > room {
-                        over.store(true, std::sync::atomic::Ordering::Relaxed);
-                    }
-                }
-            }
-        }
-        kept
-    })
-}
-
 /// Runs `code` with `stdin` as standard input under `cfg`.
 pub fn run_python(code: &str, stdin: &str, cfg: &SandboxConfig) -> Result<RunOutput> {
+    let mut runs = run_many(code, &[stdin.to_string()], cfg)?;
+    Ok(runs.remove(0))
+}
+
+fn read_capped(path: &Path, cap: usize) -> (Vec<u8>, bool) {
+    let Ok(f) = std::fs::File::open(path) else {
+        return (Vec::new(), false);
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut buf = Vec::new();
+    let _ = f.take(cap as u64).read_to_end(&mut buf);
+    (buf, len > cap as u64)
+}
+
+/// Runs `code` once per input: one sandboxed server process compiles it and forks a confined
+/// child per input (own directory and process group, stdin/stdout/stderr as files), so the
+/// interpreter starts once per program instead of once per sample.
+pub fn run_many(code: &str, inputs: &[String], cfg: &SandboxConfig) -> Result<Vec<RunOutput>> {
     let dir = tempfile::Builder::new()
         .prefix("kcomp-sandbox-")
         .tempdir()
         .map_err(|e| KcompError::Other(format!("cannot create a sandbox directory: {e}")))?;
-    let prog = dir.path().join("prog.py");
-    let boot = dir.path().join("boot.py");
-    std::fs::write(&prog, code).map_err(|e| KcompError::file(&prog, e.to_string()))?;
-    std::fs::write(&boot, BOOT).map_err(|e| KcompError::file(&boot, e.to_string()))?;
-    Ok(run_in(dir.path(), stdin, cfg))
-}
-
-fn run_in(dir: &Path, stdin: &str, cfg: &SandboxConfig) -> RunOutput {
+    let root = dir.path();
+    let write = |p: PathBuf, text: &[u8]| {
+        std::fs::write(&p, text).map_err(|e| KcompError::file(&p, e.to_string()))
+    };
+    write(root.join("prog.py"), code.as_bytes())?;
+    write(root.join("server.py"), SERVER.as_bytes())?;
+    let mut samples = Vec::with_capacity(inputs.len());
+    for (i, input) in inputs.iter().enumerate() {
+        let sub = root.join(format!("s{i}"));
+        std::fs::create_dir(&sub).map_err(|e| KcompError::file(&sub, e.to_string()))?;
+        write(sub.join("in.txt"), input.as_bytes())?;
+        samples.push(sub.to_string_lossy().into_owned());
+    }
+    let jobs = serde_json::json!({
+        "timeout": cfg.timeout.as_secs_f64(),
+        "program": root.join("prog.py").to_string_lossy(),
+        "paths": cfg.import_paths,
+        "samples": samples,
+    });
+    write(root.join("jobs.json"), jobs.to_string().as_bytes())?;
     let start = Instant::now();
+    let server_err = std::fs::File::create(root.join("server.err"))
+        .map_err(|e| KcompError::file(root, e.to_string()))?;
     let mut cmd = Command::new(&cfg.python);
     cmd.arg("-I")
         .arg("-S")
-        .arg("boot.py")
-        .arg("prog.py")
-        .args(&cfg.import_paths)
-        .current_dir(dir)
+        .arg("server.py")
+        .arg("jobs.json")
+        .current_dir(root)
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
         .env("LANG", "C.UTF-8")
-        .env("HOME", dir)
-        .env("TMPDIR", dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("HOME", root)
+        .env("TMPDIR", root)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(server_err));
     let (mem, fsize, nofile, nproc) = (
         cfg.memory_bytes,
         cfg.file_bytes,
@@ -195,6 +203,7 @@ fn run_in(dir: &Path, stdin: &str, cfg: &SandboxConfig) -> RunOutput {
     unsafe {
         cmd.pre_exec(move || {
             libc::setsid();
+            // Inherited by every forked child, each with its own CPU account.
             set_limit(libc::RLIMIT_CPU, cpu);
             set_limit(libc::RLIMIT_AS, mem);
             set_limit(libc::RLIMIT_FSIZE, fsize);
@@ -206,78 +215,74 @@ fn run_in(dir: &Path, stdin: &str, cfg: &SandboxConfig) -> RunOutput {
             Ok(())
         });
     }
+    let failed = |msg: String| RunOutput {
+        status: RunStatus::SpawnFailed,
+        exit_code: None,
+        stdout: String::new(),
+        stderr: msg,
+        elapsed: Duration::ZERO,
+    };
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => {
-            return RunOutput {
-                status: RunStatus::SpawnFailed,
-                exit_code: None,
-                stdout: String::new(),
-                stderr: format!("cannot start {}: {e}", cfg.python.display()),
-                elapsed: start.elapsed(),
-            };
+            let msg = format!("cannot start {}: {e}", cfg.python.display());
+            return Ok(inputs.iter().map(|_| failed(msg.clone())).collect());
         }
     };
-    let pid = child.id();
-    let over = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let out_t = spawn_reader(
-        child.stdout.take().expect("piped"),
-        cfg.output_bytes,
-        over.clone(),
-    );
-    let err_t = spawn_reader(
-        child.stderr.take().expect("piped"),
-        cfg.output_bytes,
-        over.clone(),
-    );
-    if let Some(mut sin) = child.stdin.take() {
-        let input = stdin.as_bytes().to_vec();
-        // A program that never reads must not block us: write on a thread.
-        std::thread::spawn(move || {
-            let _ = sin.write_all(&input);
-        });
-    }
-    let mut status = RunStatus::Exited;
-    let mut exit_code = None;
+    // The server enforces the per-sample limit; this bounds the server itself.
+    let overall =
+        (cfg.timeout + Duration::from_millis(500)) * inputs.len() as u32 + Duration::from_secs(10);
     let mut sleep = Duration::from_micros(200);
     loop {
         match child.try_wait() {
-            Ok(Some(st)) => {
-                exit_code = st.code();
-                break;
-            }
+            Ok(Some(_)) | Err(_) => break,
             Ok(None) => {}
-            Err(_) => break,
         }
-        if over.load(std::sync::atomic::Ordering::Relaxed) {
-            status = RunStatus::OutputLimit;
-            kill_group(pid);
-            let _ = child.wait();
-            break;
-        }
-        if start.elapsed() >= cfg.timeout {
-            status = RunStatus::Timeout;
-            kill_group(pid);
+        if start.elapsed() >= overall {
+            kill_group(child.id());
             let _ = child.wait();
             break;
         }
         std::thread::sleep(sleep);
         sleep = (sleep * 2).min(Duration::from_millis(5));
     }
-    // Leftover grandchildren would keep the pipes open.
-    kill_group(pid);
-    let stdout = out_t.join().unwrap_or_default();
-    let stderr = err_t.join().unwrap_or_default();
-    if status == RunStatus::Exited && over.load(std::sync::atomic::Ordering::Relaxed) {
-        status = RunStatus::OutputLimit;
+    let server_msg = std::fs::read_to_string(root.join("server.err")).unwrap_or_default();
+    let mut out = Vec::with_capacity(inputs.len());
+    for sub in &samples {
+        let sub = Path::new(sub);
+        let Ok(status) = std::fs::read_to_string(sub.join("status")) else {
+            out.push(failed(format!(
+                "sandbox server stopped early: {}",
+                server_msg.trim()
+            )));
+            continue;
+        };
+        let mut parts = status.split_whitespace();
+        let kind = parts.next().unwrap_or("");
+        let second = parts.next().unwrap_or("");
+        let (code_v, secs) = match kind {
+            "exited" => (second.parse::<i32>().ok(), parts.next()),
+            "signal" => (None, parts.next()),
+            _ => (None, Some(second)),
+        };
+        let elapsed = Duration::from_secs_f64(secs.and_then(|s| s.parse().ok()).unwrap_or(0.0));
+        let (stdout, over_out) = read_capped(&sub.join("out.txt"), cfg.output_bytes);
+        let (stderr, _) = read_capped(&sub.join("err.txt"), cfg.output_bytes);
+        let status = match kind {
+            "timeout" => RunStatus::Timeout,
+            "output_limit" => RunStatus::OutputLimit,
+            _ if over_out => RunStatus::OutputLimit,
+            _ => RunStatus::Exited,
+        };
+        out.push(RunOutput {
+            status,
+            exit_code: code_v,
+            stdout: String::from_utf8_lossy(&stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&stderr).into_owned(),
+            elapsed,
+        });
     }
-    RunOutput {
-        status,
-        exit_code,
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-        elapsed: start.elapsed(),
-    }
+    Ok(out)
 }
 
 /// Per-sample outcome of checking a program on a dataset record.
@@ -295,31 +300,13 @@ pub fn check_program(
     golds: &[String],
     cfg: &SandboxConfig,
 ) -> Result<Vec<SampleResult>> {
-    use rayon::prelude::*;
-    let dir = tempfile::Builder::new()
-        .prefix("kcomp-sandbox-")
-        .tempdir()
-        .map_err(|e| KcompError::Other(format!("cannot create a sandbox directory: {e}")))?;
-    let boot = dir.path().join("boot.py");
-    std::fs::write(&boot, BOOT).map_err(|e| KcompError::file(&boot, e.to_string()))?;
-    let results = inputs
-        .par_iter()
-        .zip(golds.par_iter())
-        .enumerate()
-        .map(|(i, (input, gold))| {
-            // One working directory per sample so runs cannot see each other's files.
-            let sub = dir.path().join(format!("s{i}"));
-            std::fs::create_dir(&sub).map_err(|e| KcompError::file(&sub, e.to_string()))?;
-            std::fs::write(sub.join("prog.py"), code)
-                .map_err(|e| KcompError::file(&sub, e.to_string()))?;
-            std::fs::write(sub.join("boot.py"), BOOT)
-                .map_err(|e| KcompError::file(&sub, e.to_string()))?;
-            let out = run_in(&sub, input, cfg);
-            Ok(SampleResult {
-                correct: out.status == RunStatus::Exited && out.stdout.trim() == gold.trim(),
-                status: out.status,
-            })
+    let runs = run_many(code, inputs, cfg)?;
+    Ok(runs
+        .iter()
+        .zip(golds)
+        .map(|(out, gold)| SampleResult {
+            correct: out.status == RunStatus::Exited && out.stdout.trim() == gold.trim(),
+            status: out.status,
         })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(results)
+        .collect())
 }
