@@ -138,7 +138,7 @@ impl GridSpec {
             return p("positions x letters must be at most 26 (letters A-Z)".into());
         }
         let cells = self.side * self.side;
-        if cells % self.positions != 0 {
+        if !cells.is_multiple_of(self.positions) {
             return p(format!(
                 "the {cells} cells do not split evenly among {} positions",
                 self.positions
@@ -174,7 +174,7 @@ impl GridSpec {
             }
             Setting::Block => {
                 let q = (self.positions as f64).sqrt().round() as usize;
-                if q * q != self.positions || self.side % q != 0 {
+                if q * q != self.positions || !self.side.is_multiple_of(q) {
                     return p(
                         "setting b needs a square number of positions whose root divides side"
                             .into(),
