@@ -56,6 +56,9 @@ fn fork_loop_is_denied() {
     assert!(!out.stdout.contains("ESCAPED"));
     let out = run("import os\nos.system('echo ESCAPED')");
     assert!(!out.stdout.contains("ESCAPED"));
+    // Killing the sandbox server (its parent) is denied too.
+    let out = run("import os\nos.kill(os.getppid(), 9)\nprint('ESCAPED')");
+    assert!(out.stderr.contains("PermissionError"), "{}", out.stderr);
 }
 
 #[test]

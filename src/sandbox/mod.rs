@@ -37,6 +37,8 @@ pub struct SandboxConfig {
     pub output_bytes: usize,
     /// Extra import paths (site-packages), since `-S` skips the slow site module.
     pub import_paths: Vec<String>,
+    /// Samples of one program run at the same time (each may use `memory_bytes`).
+    pub parallel: usize,
 }
 
 static PYTHON: OnceLock<(PathBuf, Vec<String>)> = OnceLock::new();
@@ -79,6 +81,7 @@ impl Default for SandboxConfig {
             processes: 64,
             output_bytes: 1 << 20,
             import_paths,
+            parallel: 4,
         }
     }
 }
@@ -173,6 +176,7 @@ pub fn run_many(code: &str, inputs: &[String], cfg: &SandboxConfig) -> Result<Ve
         "program": root.join("prog.py").to_string_lossy(),
         "paths": cfg.import_paths,
         "samples": samples,
+        "parallel": cfg.parallel.max(1),
     });
     write(root.join("jobs.json"), jobs.to_string().as_bytes())?;
     let start = Instant::now();

@@ -112,19 +112,35 @@ def main():
         code = compile(source, "prog.py", "exec")
     except BaseException as e:  # SyntaxError, ValueError (null bytes), RecursionError
         code = e
-    for sample_dir in jobs["samples"]:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        start = time.monotonic()
-        pid = os.fork()
-        if pid == 0:
-            child(sample_dir, code, jobs["paths"])
+    parallel = max(1, int(jobs.get("parallel", 1)))
+    pending = list(jobs["samples"])
+    running = {}  # pid -> (sample_dir, start)
+
+    def finish(pid, sample_dir, start, result):
         try:
-            os.setpgid(pid, pid)
+            os.killpg(pid, signal.SIGKILL)  # leftovers of the child's group
         except OSError:
             pass
-        result, delay = None, 0.0002
-        while True:
+        with open(os.path.join(sample_dir, "status"), "w") as f:
+            f.write("%s %.6f\n" % (result, time.monotonic() - start))
+
+    delay = 0.0002
+    while pending or running:
+        while pending and len(running) < parallel:
+            sample_dir = pending.pop(0)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            start = time.monotonic()
+            pid = os.fork()
+            if pid == 0:
+                child(sample_dir, code, jobs["paths"])
+            try:
+                os.setpgid(pid, pid)
+            except OSError:
+                pass
+            running[pid] = (sample_dir, start)
+        progressed = False
+        for pid, (sample_dir, start) in list(running.items()):
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
                 if os.WIFSIGNALED(status):
@@ -132,24 +148,23 @@ def main():
                     result = "output_limit" if sig == signal.SIGXFSZ else "signal %d" % sig
                 else:
                     result = "exited %d" % os.WEXITSTATUS(status)
-                break
-            if time.monotonic() - start >= timeout:
+            elif time.monotonic() - start >= timeout:
                 try:
                     os.killpg(pid, signal.SIGKILL)
                 except OSError:
                     pass
                 os.waitpid(pid, 0)
                 result = "timeout"
-                break
+            else:
+                continue
+            del running[pid]
+            finish(pid, sample_dir, start, result)
+            progressed = True
+        if progressed:
+            delay = 0.0002
+        else:
             time.sleep(delay)
             delay = min(delay * 2, 0.005)
-        try:
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
-        elapsed = time.monotonic() - start
-        with open(os.path.join(sample_dir, "status"), "w") as f:
-            f.write("%s %.6f\n" % (result, elapsed))
 
 
 main()
