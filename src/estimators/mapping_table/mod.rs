@@ -52,12 +52,50 @@ impl ParserMode {
     }
 }
 
-/// Measures the mapping table of a program with the chosen parser.
-pub fn measure(code: &str, mode: ParserMode) -> Counts {
-    match mode {
-        ParserMode::Reference => reference::calculate_estimate(code),
-        ParserMode::Robust => robust::measure(code),
+/// CPython's parser refuses more than 200 nested brackets ("too many nested parentheses");
+/// refusing them here too also bounds the recursion of our tree walks.
+pub const MAX_NESTING: usize = 200;
+
+/// Largest program measured (bytes); longer ones are treated as unparseable, which bounds
+/// the depth of operator chains (a 256 KiB chain fits the measuring thread's stack).
+pub const MAX_CODE_BYTES: usize = 256 * 1024;
+
+/// Parses a module like `ast.parse` would accept it: `None` on a syntax error, on more than
+/// [`MAX_NESTING`] nested brackets, or above [`MAX_CODE_BYTES`].
+pub fn parse_guarded(code: &str) -> Option<ruff_python_parser::Parsed<ruff_python_ast::ModModule>> {
+    if code.len() > MAX_CODE_BYTES {
+        return None;
     }
+    let mut depth = 0usize;
+    for b in code.bytes() {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return None;
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    ruff_python_parser::parse_module(code).ok()
+}
+
+/// Measures the mapping table of a program with the chosen parser, on a thread with a large
+/// stack (long operator chains make deep trees).
+pub fn measure(code: &str, mode: ParserMode) -> Counts {
+    let code = code.to_string();
+    let run = move || match mode {
+        ParserMode::Reference => reference::calculate_estimate(&code),
+        ParserMode::Robust => robust::measure(&code),
+    };
+    std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(run)
+        .ok()
+        .and_then(|h| h.join().ok())
+        .unwrap_or_default()
 }
 
 /// Extracts the program from an answer with the chosen mode's rules.

@@ -219,7 +219,7 @@ fn word_re(name: &str) -> Option<Regex> {
 
 /// R8-R9: the variable store from assignments, single pass in walk order.
 fn store_of(code: &str) -> Vec<(String, Space, Option<Regex>)> {
-    let Ok(parsed) = ruff_python_parser::parse_module(code) else {
+    let Ok(parsed) = super::parse_guarded(code).ok_or(()) else {
         return Vec::new();
     };
     let module = parsed.syntax();
@@ -332,7 +332,7 @@ fn block_part(code: &str, store: &[(String, Space, Option<Regex>)]) -> (usize, u
 /// The reference `calculate_estimate(code)`.
 pub fn calculate_estimate(code: &str) -> Counts {
     let code = preprocess(code);
-    let (n_dict, m_dict, remaining) = match ruff_python_parser::parse_module(&code) {
+    let (n_dict, m_dict, remaining) = match super::parse_guarded(&code).ok_or(()) {
         Ok(parsed) => {
             let mut c = Collect::default();
             for s in &parsed.syntax().body {

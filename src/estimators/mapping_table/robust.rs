@@ -332,7 +332,7 @@ fn live_statements(body: &[Stmt]) -> Vec<&Stmt> {
 /// Measures the mapping table of a program (see the module docs). All input goes into
 /// `n_dict`/`m_dict` (the robust parser does not split dicts from blocks).
 pub fn measure(code: &str) -> Counts {
-    let Ok(parsed) = ruff_python_parser::parse_module(code) else {
+    let Ok(parsed) = super::parse_guarded(code).ok_or(()) else {
         return Counts::default();
     };
     let mut c = Count::default();
