@@ -38,6 +38,13 @@ fn ideal_programs_score_at_least_95_in_every_setting() {
         .filter_map(|(setting, ri, style, code, rec)| {
             let ev = evaluate_answer(&answer(code), rec, ParserMode::Robust, &cfg).unwrap();
             let s = ev.scores.unwrap();
+            println!(
+                "{} {style}: L(P+) = {}, E = {}, C = {:.2}",
+                setting.name(),
+                s.l_plus,
+                s.c_error,
+                s.norm_c
+            );
             (ev.status != AnswerStatus::Ok || s.c_error != 0 || s.norm_c < 95.0).then(|| {
                 format!(
                     "{} record {ri} {style}: {:?} E={} L+={} C={:.2}\n{code}",
@@ -60,7 +67,7 @@ fn memorisation_in_any_form_scores_below_20_on_horizontal() {
         read_dataset(&data_dir().join(GridSpec::default().file_name(Setting::Horizontal))).unwrap();
     let rec = &recs[0];
     let forms = memorisers(rec);
-    assert_eq!(forms.len(), 8);
+    assert_eq!(forms.len(), 10);
     let results: Vec<(String, f64, f64, usize)> = forms
         .par_iter()
         .map(|(name, code)| {
@@ -83,9 +90,11 @@ fn memorisation_in_any_form_scores_below_20_on_horizontal() {
             (name.to_string(), r.norm_c, f.norm_c, r.c_error)
         })
         .collect();
-    for (name, robust, _reference, errors) in &results {
+    for (name, robust, reference, errors) in &results {
+        println!("{name}: robust C = {robust:.2}, reference C = {reference:.2}");
         assert_eq!(*errors, 0, "{name} must be a correct program");
         assert!(*robust < 20.0, "{name}: robust C = {robust}");
+        let _ = reference;
     }
     // The published evaluator is fooled by the hidden forms (its known flaw).
     let fooled: Vec<&str> = results

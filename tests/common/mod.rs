@@ -212,6 +212,17 @@ pub fn memorisers(rec: &Record) -> Vec<(&'static str, String)> {
         .map(|(x, y)| format!("('{x}', {})", py_str(y)))
         .collect::<Vec<_>>()
         .join(",\n    ");
+    let bit_rows = by_index
+        .iter()
+        .map(|y| {
+            let bits: Vec<&str> = grid_chars(y)
+                .iter()
+                .map(|c| if *c == '*' { "1" } else { "0" })
+                .collect();
+            format!("    [{}],", bits.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
     let decode = "print('\\n'.join(''.join('*' if v >> (15 - 4 * r - c) & 1 else '.' for c in range(4)) for r in range(4)))\n";
     vec![
         (
@@ -246,12 +257,51 @@ pub fn memorisers(rec: &Record) -> Vec<(&'static str, String)> {
         ),
         ("if_chain", format!("key = input().strip()\n{chain}")),
         (
+            "nested_dict",
+            format!(
+                "TREE = {}\nnode = TREE\nfor ch in input().split():\n    node = node[ch]\nprint(node)\n",
+                nested(&pairs, 0)
+            ),
+        ),
+        (
+            "bit_lists",
+            format!(
+                "GRIDS = [\n{bit_rows}\n]\ns = input().split()\n{INDEX}g = GRIDS[idx]\n\
+                 print('\\n'.join(''.join('*' if g[4 * r + c] else '.' for c in range(4)) for r in range(4)))\n"
+            ),
+        ),
+        (
             "pairs_list",
             format!(
                 "PAIRS = [\n    {tuples},\n]\nkey = input().strip()\nfor x, y in PAIRS:\n    if x == key:\n        print(y)\n"
             ),
         ),
     ]
+}
+
+/// A decision tree of nested dicts keyed by one letter per level.
+fn nested(pairs: &[(String, String)], level: usize) -> String {
+    if level == 4 {
+        return py_str(&pairs[0].1);
+    }
+    let mut letters: Vec<&str> = pairs
+        .iter()
+        .map(|(x, _)| x.split(' ').nth(level).unwrap())
+        .collect();
+    letters.sort();
+    letters.dedup();
+    let items: Vec<String> = letters
+        .iter()
+        .map(|l| {
+            let sub: Vec<(String, String)> = pairs
+                .iter()
+                .filter(|(x, _)| x.split(' ').nth(level) == Some(l))
+                .cloned()
+                .collect();
+            format!("'{l}': {}", nested(&sub, level + 1))
+        })
+        .collect();
+    format!("{{{}}}", items.join(", "))
 }
 
 /// A compositional program followed by an unused self-test table of all samples.

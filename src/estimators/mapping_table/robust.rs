@@ -384,6 +384,25 @@ mod tests {
     }
 
     #[test]
+    fn reference_flaws_are_fixed() {
+        // A dict inside print is counted once, not as dict and block.
+        assert_eq!(
+            nm("s = input()\nprint({'E': '*..*', 'F': '.**.'}[s[2]])"),
+            (2, 8)
+        );
+        // Identifiers and message strings carry no letters.
+        assert_eq!(
+            nm("DATA = input('Enter the letters: ')\nGRID = False\nprint(DATA, GRID)"),
+            (0, 0)
+        );
+        // '#' in a string is just a string.
+        assert_eq!(
+            nm("SEP = '#'\nROW = {'A': '*..*'}\nprint(SEP, ROW)"),
+            (1, 4)
+        );
+    }
+
+    #[test]
     fn syntax_errors_give_empty_counts() {
         assert_eq!(measure("x = ("), Counts::default());
     }
