@@ -56,7 +56,12 @@ pub fn extract_robust(answer: &str) -> String {
     if let Some(b) = blocks.last() {
         return b.clone();
     }
-    extract_reference(&text)
+    let fallback = extract_reference(&text);
+    // A bare program (no fences at all) that parses and reads stdin is the program itself.
+    if fallback.trim().is_empty() && reads_stdin(&text) && super::parse_guarded(&text).is_some() {
+        return text;
+    }
+    fallback
 }
 
 #[cfg(test)]
@@ -79,5 +84,9 @@ mod tests {
         let a =
             "```py\nimport sys\ns = sys.stdin.read()\n```\n\n```python3\nassert f('A') == 1\n```";
         assert_eq!(extract_robust(a), "import sys\ns = sys.stdin.read()\n");
+        let bare = "s = input()\nprint(s)\n";
+        assert_eq!(extract_robust(bare), bare);
+        assert_eq!(extract_reference(bare), "");
+        assert_eq!(extract_robust("I cannot write input() here."), "");
     }
 }
