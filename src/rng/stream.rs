@@ -81,10 +81,7 @@ impl Stream {
     /// all second Poissons, then the differences.
     pub fn skellam_symmetric(&mut self, mu: f64, count: usize) -> Vec<i64> {
         let first: Vec<i64> = (0..count).map(|_| self.poisson(mu)).collect();
-        first
-            .into_iter()
-            .map(|a| a - self.poisson(mu))
-            .collect::<Vec<_>>()
+        first.into_iter().map(|a| a - self.poisson(mu)).collect::<Vec<_>>()
     }
 
     /// Index drawn from a categorical distribution given as a NumPy-style CDF.
