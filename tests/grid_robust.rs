@@ -2,9 +2,9 @@
 //! memorisation in any form gets C(P) < 20 on Horizontal. Programs are executed (E(P) is
 //! measured, not assumed).
 
-mod common;
+mod grid_common;
 
-use common::*;
+use grid_common::*;
 use kcomp::datasets::string_grid::{GridSpec, Setting, read_dataset};
 use kcomp::estimators::mapping_table::score::{TaskSize, score};
 use kcomp::estimators::mapping_table::{AnswerStatus, ParserMode, evaluate_answer, measure};
