@@ -191,6 +191,20 @@ mod tests {
     }
 
     #[test]
+    fn replays_numpy_random_state() {
+        // Values printed by NumPy 2.4.6: r = RandomState((0, 0)); r.poisson(5000., 4);
+        // r.poisson(0.5, 6); r.randint(0, 10, size=6); r.random_sample().
+        let mut r = NumpyLegacy::from_array_seed(&[0, 0]);
+        let big: Vec<i64> = (0..4).map(|_| r.poisson(5000.0)).collect();
+        assert_eq!(big, [4917, 4922, 4953, 4914]);
+        let small: Vec<i64> = (0..6).map(|_| r.poisson(0.5)).collect();
+        assert_eq!(small, [1, 0, 1, 2, 2, 0]);
+        let ints: Vec<u64> = (0..6).map(|_| r.randint_below(10)).collect();
+        assert_eq!(ints, [5, 6, 6, 1, 6, 9]);
+        assert_eq!(r.random_sample(), 0.6147598903990517);
+    }
+
+    #[test]
     fn cdf_search_is_right_sided() {
         let cdf = NumpyCdf::new(&[0.0, 0.5, 0.0, 0.5]);
         assert_eq!(cdf.search_right(0.0), 1);
