@@ -1,1 +1,9 @@
-//! datasets
+//! Generators of synthetic datasets.
+//!
+//! - [`lookup_table`]: seed 004's lookup-table representations (Section 4.1, Appendix H);
+//! - [`grammar`]: seed 004's context-free-grammar representations;
+//! - [`validate`]: shared parameter checks.
+
+pub mod grammar;
+pub mod lookup_table;
+pub mod validate;

@@ -1,1 +1,7 @@
-//! estimators
+//! Estimators of description lengths and compositionality.
+//!
+//! - [`ground_truth`]: the exact terms of C(Z) = K(Z)/K(Z|W) for generators whose code we know;
+//! - [`topsim`]: topological similarity, the classic baseline.
+
+pub mod ground_truth;
+pub mod topsim;
