@@ -405,6 +405,8 @@ mod tests {
         assert_eq!(data.table_rows, 1e16);
         assert_eq!(data.used_rows, 20);
         // One row of D = 64 entries per sentence; K(f) ~ 1e16 x 64 entries x 8.69089 bits.
-        assert!((data.terms.k_f / (1e16 * 64.0 * 8.690_89) - 1.0).abs() < 1e-6);
+        let h_bits = nats_to_bits(skellam_entropy_nats(5000.0, 5000.0));
+        assert!((h_bits - 6.024109 / std::f64::consts::LN_2).abs() < 1e-6);
+        assert!((data.terms.k_f / (1e16 * 64.0 * h_bits) - 1.0).abs() < 1e-12);
     }
 }
