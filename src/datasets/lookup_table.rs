@@ -198,7 +198,10 @@ pub fn generate(params: &LookupParams) -> Result<LookupDataset> {
 }
 
 /// [`generate`] with a chosen materialisation limit (tables above it are built row by row).
-pub fn generate_with_dense_limit(params: &LookupParams, dense_limit: u128) -> Result<LookupDataset> {
+pub fn generate_with_dense_limit(
+    params: &LookupParams,
+    dense_limit: u128,
+) -> Result<LookupDataset> {
     params.validate()?;
     let (n, m, k, d, q) = (
         params.samples,
@@ -221,9 +224,7 @@ pub fn generate_with_dense_limit(params: &LookupParams, dense_limit: u128) -> Re
         (RngKind::Kcomp, true) => TableRows::Dense(
             (0..rows as u64)
                 .into_par_iter()
-                .flat_map_iter(|r| {
-                    entry.sample(&mut row_stream(params.seed, u128::from(r)), width)
-                })
+                .flat_map_iter(|r| entry.sample(&mut row_stream(params.seed, u128::from(r)), width))
                 .collect(),
         ),
         (RngKind::Kcomp, false) => TableRows::Sparse(BTreeMap::new()),
@@ -377,7 +378,10 @@ mod tests {
         let dense = generate(&p).unwrap();
         let sparse = generate_with_dense_limit(&p, 0).unwrap();
         assert_eq!(dense.k_f_method, TableCostMethod::ExactAllRows);
-        assert_eq!(sparse.k_f_method, TableCostMethod::ExactUsedPlusExpectedUnused);
+        assert_eq!(
+            sparse.k_f_method,
+            TableCostMethod::ExactUsedPlusExpectedUnused
+        );
         assert_eq!(dense.w, sparse.w);
         assert_eq!(dense.z, sparse.z);
         assert_eq!(dense.terms.k_z_given_wf, sparse.terms.k_z_given_wf);
@@ -387,7 +391,10 @@ mod tests {
         assert!(unused > 0.0);
         let gap = (dense.terms.k_f - sparse.terms.k_f).abs();
         assert!(gap < 0.05 * dense.terms.k_f, "gap {gap}");
-        let used = LookupParams { table_cost: TableCost::Used, ..p.clone() };
+        let used = LookupParams {
+            table_cost: TableCost::Used,
+            ..p.clone()
+        };
         let used = generate(&used).unwrap();
         let per_entry = used.terms.k_f / (used.used_rows as f64 * 16.0);
         assert!((per_entry - 8.690).abs() < 0.3, "{per_entry}");
