@@ -20,6 +20,7 @@ pub enum Distribution {
     /// {"logpmf_nats": ln p(k), "bits": -log2 p(k)}; finite far in the tails.
     ///
     /// Example: kcomp codelength skellam --mu1 5000 --mu2 5000 --k 1000
+    #[command(allow_negative_numbers = true)]
     Skellam {
         /// Mean of the first Poisson (>= 0).
         #[arg(long)]
@@ -28,7 +29,7 @@ pub enum Distribution {
         #[arg(long)]
         mu2: f64,
         /// The integer value to code.
-        #[arg(long, allow_negative_numbers = true)]
+        #[arg(long)]
         k: i64,
     },
 }

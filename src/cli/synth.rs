@@ -26,11 +26,13 @@ pub enum SynthGenerator {
     /// table; rows are concatenated and Skellam noise is added.
     ///
     /// Example: kcomp synth lookup --length 16 --vocab 10 --dim 64 --ngram 1 --json
+    #[command(allow_negative_numbers = true)]
     Lookup(LookupArgs),
     /// Context-free-grammar representation: sentences from a POS-transition sampler, parsed by
     /// CYK, composed bottom-up with one linear map (or tensor-product roles) per rule.
     ///
     /// Example: kcomp synth grammar --width 3 --depth 2 --composition linear --json
+    #[command(allow_negative_numbers = true)]
     Grammar(GrammarArgs),
 }
 
