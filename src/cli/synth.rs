@@ -87,7 +87,7 @@ pub struct TopsimArgs {
 impl TopsimArgs {
     /// The configuration, or `None` with `--no-topsim`.
     pub fn config(&self, seed: u64) -> Option<TopsimConfig> {
-        (!self.no_topsim).then(|| TopsimConfig {
+        (!self.no_topsim).then_some(TopsimConfig {
             correlation: self.topsim_correlation,
             w_distance: self.topsim_w_distance,
             z_distance: self.topsim_z_distance,

@@ -96,7 +96,7 @@ impl LookupParams {
         validate::at_least("ngram", self.ngram, 1)?;
         validate::divides("ngram", self.ngram, "length", self.length)?;
         let positions = self.length / self.ngram;
-        if self.dim % positions != 0 {
+        if !self.dim.is_multiple_of(positions) {
             return Err(KcompError::param(
                 "dim",
                 format!(

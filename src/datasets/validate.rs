@@ -26,7 +26,7 @@ pub fn positive(name: &str, value: f64) -> Result<()> {
 
 /// `divisor` divides `value`.
 pub fn divides(divisor_name: &str, divisor: usize, value_name: &str, value: usize) -> Result<()> {
-    if divisor == 0 || value % divisor != 0 {
+    if divisor == 0 || !value.is_multiple_of(divisor) {
         return Err(KcompError::param(
             divisor_name,
             format!("{divisor_name} = {divisor} must divide {value_name} = {value}"),

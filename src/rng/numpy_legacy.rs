@@ -38,7 +38,7 @@ impl NumpyLegacy {
 
     /// `randint(0, n)` for `1 <= n <= 2^32` with mask rejection.
     pub fn randint_below(&mut self, n: u64) -> u64 {
-        debug_assert!(n >= 1 && n <= 1 << 32);
+        debug_assert!((1..=1 << 32).contains(&n));
         let max = n - 1;
         if max == 0 {
             return 0;
@@ -152,7 +152,7 @@ fn numpy_loggam(x: f64) -> f64 {
         -5.952380952380952e-04,
         8.417508417508418e-04,
         -1.917526917526918e-03,
-        6.410256410256410e-03,
+        6.410_256_410_256_41e-3, // same f64 as NumPy's 6.410256410256410e-03
         -2.955065359477124e-02,
         1.796443723688307e-01,
         -1.39243221690590e+00,

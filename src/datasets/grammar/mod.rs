@@ -120,7 +120,7 @@ impl GrammarParams {
             return Err(KcompError::param("depth", "must be at most 20"));
         }
         let block = 1usize << self.depth;
-        if self.length == 0 || self.length % block != 0 {
+        if self.length == 0 || !self.length.is_multiple_of(block) {
             return Err(KcompError::param(
                 "length",
                 format!(
@@ -273,7 +273,7 @@ pub fn generate(params: &GrammarParams) -> Result<GrammarDataset> {
     let means: Vec<Vec<i64>> = trees
         .par_iter()
         .map(|tree| {
-            decode(tree, &decoder, params, &grammar)
+            decode(tree, &decoder, params)
                 .iter()
                 .map(|&v| grid_index(v, 0.0, lam))
                 .collect()
@@ -325,7 +325,7 @@ pub fn generate(params: &GrammarParams) -> Result<GrammarDataset> {
 }
 
 /// The real-valued representation of a parse tree (before snapping to the grid and noise).
-fn decode(tree: &Tree, decoder: &Decoder, params: &GrammarParams, grammar: &Grammar) -> Vec<f64> {
+fn decode(tree: &Tree, decoder: &Decoder, params: &GrammarParams) -> Vec<f64> {
     let d = params.dim;
     let lam = params.precision;
     match tree {
@@ -336,8 +336,8 @@ fn decode(tree: &Tree, decoder: &Decoder, params: &GrammarParams, grammar: &Gram
         Tree::Node {
             rule, left, right, ..
         } => {
-            let x = decode(left, decoder, params, grammar);
-            let y = decode(right, decoder, params, grammar);
+            let x = decode(left, decoder, params);
+            let y = decode(right, decoder, params);
             match params.composition {
                 Composition::Linear => {
                     let a = &decoder.rule_matrices[*rule];
