@@ -102,12 +102,15 @@ fn draw_panels(
         }
         mesh.draw().map_err(|e| plot_err(path, e))?;
         let color = BLUE;
-        chart
-            .draw_series(LineSeries::new(
-                panel.points.iter().map(|p| (p.0, p.1.mean)),
-                color.stroke_width(2),
-            ))
-            .map_err(|e| plot_err(path, e))?;
+        if labels.is_none() {
+            // Categorical values (e.g. composition) get points only: a line would suggest order.
+            chart
+                .draw_series(LineSeries::new(
+                    panel.points.iter().map(|p| (p.0, p.1.mean)),
+                    color.stroke_width(2),
+                ))
+                .map_err(|e| plot_err(path, e))?;
+        }
         chart
             .draw_series(panel.points.iter().map(|p| {
                 ErrorBar::new_vertical(

@@ -274,6 +274,7 @@ class Grammar:
 # --------------------------------------------------------------------------
 def one_run(make_gen, seed_idx, reference_calls=False, n=N_SAMPLES):
     ph = {}
+    c0 = time.process_time()
     t0 = time.perf_counter()
     gen = make_gen((seed_idx, seed_idx))
     t1 = time.perf_counter(); ph["build"] = t1 - t0
@@ -305,6 +306,7 @@ def one_run(make_gen, seed_idx, reference_calls=False, n=N_SAMPLES):
 
     ts = topsim(w, z)
     t5 = time.perf_counter(); ph["topsim"] = t5 - t4
+    ph["cpu"] = time.process_time() - c0
     return float(c), ts, t5 - t0, ph
 
 
@@ -365,7 +367,7 @@ def main():
     out = csv.writer(fh)
     out.writerow(["sweep", "value", "seconds", "seed", "C_per_sample", "topsim",
                   "published_C", "C_abs_diff", "published_topsim",
-                  "t_build", "t_sample_w", "t_sample_z", "t_score_C", "t_topsim"])
+                  "t_build", "t_sample_w", "t_sample_z", "t_score_C", "t_topsim", "cpu_seconds"])
     fh.flush()
 
     started = datetime.datetime.now(datetime.timezone.utc)
@@ -378,6 +380,8 @@ def main():
         if args.sample and args.values > 1 and len(values) > 10:
             vals = values[::args.values]
         per_value = {}
+        per_value_cpu = {}
+        per_value_ref = {}
         for vi, v in enumerate(values):
             if v not in vals:
                 continue
@@ -389,43 +393,57 @@ def main():
                     diff = abs(c - pc)
                     matches.append((name, v, s, diff))
                 per_value.setdefault(v, []).append(secs)
+                per_value_cpu.setdefault(v, []).append(ph["cpu"])
+                # estimate of the published call pattern (one more K(f) + decode + noise
+                # scoring pass, i.e. the score_C phase once more); exact if --reference-calls
+                per_value_ref.setdefault(v, []).append(
+                    secs if args.reference_calls else secs + ph["score_C"])
                 out.writerow([name, v, f"{secs:.4f}", s, repr(c), repr(ts),
                               "" if pc is None else repr(pc),
                               "" if diff is None else f"{diff:.3e}",
                               "" if pt is None else repr(pt)]
                              + [f"{ph[k]:.4f}" for k in
-                                ("build", "sample_w", "sample_z", "score_C", "topsim")])
+                                ("build", "sample_w", "sample_z", "score_C", "topsim", "cpu")])
                 fh.flush()
                 extra = "" if pc is None else f"  published C={pc!r}  |diff|={diff:.2e}  published topsim={pt:.6f}"
                 print(f"{name:20s} {str(v):>7s} seed({s},{s})  {secs:8.3f}s  C={c!r}  topsim={ts:.6f}{extra}",
                       flush=True)
         timed = [t for ts_ in per_value.values() for t in ts_]
         mean_run = float(np.mean(timed))
-        if args.full:
-            full = float(sum(timed))
-        else:
-            # mean seconds per run over the timed values, times 10 seeds x all values
-            per_val_mean = {v: float(np.mean(ts_)) for v, ts_ in per_value.items()}
+
+        def extrapolate(pv):
+            if args.full:
+                return float(sum(t for ts_ in pv.values() for t in ts_))
+            # mean seconds per run of each timed value, times 10 seeds x all values
+            per_val_mean = {v: float(np.mean(ts_)) for v, ts_ in pv.items()}
             if len(per_val_mean) == len(values):
-                full = N_SEEDS * sum(per_val_mean.values())
-            else:
-                full = N_SEEDS * len(values) * float(np.mean(list(per_val_mean.values())))
+                return N_SEEDS * sum(per_val_mean.values())
+            return N_SEEDS * len(values) * float(np.mean(list(per_val_mean.values())))
+        full = extrapolate(per_value)
+        full_cpu = extrapolate(per_value_cpu)
+        full_ref = extrapolate(per_value_ref)
+        mean_cpu = float(np.mean([t for ts_ in per_value_cpu.values() for t in ts_]))
         summary.append(dict(sweep=name, values=len(values), runs_full=len(values) * N_SEEDS,
                             runs_timed=len(timed), values_timed=len(per_value),
                             timed_s=float(sum(timed)), mean_run=mean_run, full_s=full,
+                            mean_cpu=mean_cpu, full_cpu=full_cpu, full_ref=full_ref,
                             max_run=float(max(timed)),
                             max_value=max(per_value, key=lambda k: np.mean(per_value[k]))))
         print(f"== {name}: {len(timed)} runs timed, {mean_run:.3f} s/run mean, "
               f"{'measured' if args.full else 'extrapolated'} full sweep "
-              f"({len(values) * N_SEEDS} runs): {full:.1f} s", flush=True)
+              f"({len(values) * N_SEEDS} runs): {full:.1f} s wall, {full_cpu:.1f} s CPU", flush=True)
     fh.close()
     wall = time.perf_counter() - wall0
 
     total_full = sum(s["full_s"] for s in summary)
+    total_cpu = sum(s["full_cpu"] for s in summary)
+    total_ref = sum(s["full_ref"] for s in summary)
     total_runs = sum(s["runs_full"] for s in summary)
     print(f"TOTAL: {sum(s['runs_timed'] for s in summary)} runs timed in {wall:.1f} s; "
           f"{'measured' if args.full else 'extrapolated'} total for {total_runs} runs: "
-          f"{total_full:.1f} s ({total_full / 60:.1f} min)")
+          f"{total_full:.1f} s wall ({total_full / 60:.1f} min), {total_cpu:.1f} s CPU "
+          f"({total_cpu / 60:.1f} min); published call pattern (3 decodes, K(f) twice)"
+          f"{'' if args.reference_calls else ' est.'}: {total_ref:.1f} s wall")
 
     # ---- summary markdown
     def ver(cmd):
@@ -458,14 +476,25 @@ def main():
                  f"{load[1]:.2f} {load[2]:.2f}. Other jobs (Rust compilation) were sharing the 2 cores, "
                  f"so these timings are somewhat pessimistic. Single-process, single-threaded Python.")
     lines.append("")
-    lines.append("| sweep | runs in full sweep | runs timed | mean s/run | slowest value (mean s) | "
-                 + ("measured" if args.full else "extrapolated") + " s for full sweep |")
-    lines.append("|---|---:|---:|---:|---|---:|")
+    word = "measured" if args.full else "extrapolated"
+    refw = "measured" if args.reference_calls else "est."
+    lines.append(f"| sweep | runs in full sweep | runs timed | mean wall s/run | mean CPU s/run | "
+                 f"slowest value (its s/run) | {word} wall s, full sweep | {word} CPU s, full sweep | "
+                 f"published call pattern, wall s ({refw}) |")
+    lines.append("|---|---:|---:|---:|---:|---|---:|---:|---:|")
     for s in summary:
         lines.append(f"| {s['sweep']} | {s['runs_full']} | {s['runs_timed']} | {s['mean_run']:.3f} | "
-                     f"{s['max_value']} ({s['max_run']:.2f} max) | {s['full_s']:.1f} |")
-    lines.append(f"| **total** | {total_runs} | {sum(s['runs_timed'] for s in summary)} | | | "
-                 f"**{total_full:.1f} s = {total_full / 60:.1f} min** |")
+                     f"{s['mean_cpu']:.3f} | {s['max_value']} ({s['max_run']:.2f}) | {s['full_s']:.1f} | "
+                     f"{s['full_cpu']:.1f} | {s['full_ref']:.1f} |")
+    lines.append(f"| **total** | {total_runs} | {sum(s['runs_timed'] for s in summary)} | | | | "
+                 f"**{total_full:.1f} s = {total_full / 60:.1f} min** | **{total_cpu:.1f} s = "
+                 f"{total_cpu / 60:.1f} min** | {total_ref:.1f} s = {total_ref / 60:.1f} min |")
+    lines.append("")
+    lines.append("Wall = time.perf_counter per run; CPU = time.process_time per run (user+sys of this "
+                 "process, less sensitive to the other jobs on the machine). 'Published call pattern': "
+                 "the reference's compositionality() evaluates K(f) and decodes W for K(Z|W,f) twice "
+                 "(once inside K(Z), once inside K(Z|W)); the estimate adds the measured score_C phase "
+                 "once more to each run.")
     lines.append("")
     if not args.full:
         lines.append("Extrapolation: for each swept value, the timed seed's wall time x 10 seeds "
