@@ -81,9 +81,8 @@ fn w_distance(kind: WDistance, a: &[i64], b: &[i64]) -> f64 {
         WDistance::Hamming => a.iter().zip(b).filter(|(x, y)| x != y).count() as f64,
         WDistance::OneHotCityblock => {
             // One-hot per position: a differing position contributes 2; extra positions 1.
-            let common = a.len().min(b.len());
-            let differ = a[..common].iter().zip(&b[..common]).filter(|(x, y)| x != y);
-            (2 * differ.count() + a.len().abs_diff(b.len())) as f64
+            let differ: usize = a.iter().zip(b).map(|(x, y)| usize::from(x != y)).sum();
+            (2 * differ + a.len().abs_diff(b.len())) as f64
         }
         WDistance::Edit => edit_distance(a, b) as f64,
     }
@@ -105,12 +104,7 @@ fn edit_distance(a: &[i64], b: &[i64]) -> usize {
 
 fn z_distance(kind: ZDistance, a: &[f64], b: &[f64]) -> f64 {
     match kind {
-        ZDistance::Euclidean => a
-            .iter()
-            .zip(b)
-            .map(|(x, y)| (x - y) * (x - y))
-            .sum::<f64>()
-            .sqrt(),
+        ZDistance::Euclidean => squared_euclidean(a, b).sqrt(),
         ZDistance::Cosine => {
             let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
             let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt();
@@ -122,6 +116,22 @@ fn z_distance(kind: ZDistance, a: &[f64], b: &[f64]) -> f64 {
             }
         }
     }
+}
+
+/// Sum of squared differences with four independent accumulators (lets the compiler vectorise;
+/// the summation order is fixed, so results are deterministic).
+fn squared_euclidean(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for l in 0..4 {
+            let d = x[l] - y[l];
+            acc[l] += d * d;
+        }
+    }
+    let tail: f64 = ra.iter().zip(rb).map(|(x, y)| (x - y) * (x - y)).sum();
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
 /// Pearson correlation; `None` when either side is constant.
@@ -182,13 +192,28 @@ pub fn topological_similarity(
         return Err(KcompError::param("topsim", "needs at least 3 samples"));
     }
     let total_pairs = n * (n - 1) / 2;
-    let pairs: Vec<(usize, usize)> = if total_pairs <= config.max_pairs {
-        (0..n)
-            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-            .collect()
+    let distances = |i: usize, j: usize| {
+        (
+            w_distance(config.w_distance, &w[i], &w[j]),
+            z_distance(config.z_distance, &z[i], &z[j]),
+        )
+    };
+    let (dw, dz): (Vec<f64>, Vec<f64>) = if total_pairs <= config.max_pairs {
+        // All pairs, one parallel task per row, concatenated in row order.
+        let rows: Vec<(Vec<f64>, Vec<f64>)> = (0..n)
+            .into_par_iter()
+            .map(|i| (i + 1..n).map(|j| distances(i, j)).unzip())
+            .collect();
+        let mut dw = Vec::with_capacity(total_pairs);
+        let mut dz = Vec::with_capacity(total_pairs);
+        for (a, b) in rows {
+            dw.extend(a);
+            dz.extend(b);
+        }
+        (dw, dz)
     } else {
         let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-        (0..config.max_pairs)
+        let pairs: Vec<(usize, usize)> = (0..config.max_pairs)
             .map(|_| {
                 loop {
                     let i = rng.random_range(0..n);
@@ -198,17 +223,9 @@ pub fn topological_similarity(
                     }
                 }
             })
-            .collect()
+            .collect();
+        pairs.par_iter().map(|&(i, j)| distances(i, j)).unzip()
     };
-    let (dw, dz): (Vec<f64>, Vec<f64>) = pairs
-        .par_iter()
-        .map(|&(i, j)| {
-            (
-                w_distance(config.w_distance, &w[i], &w[j]),
-                z_distance(config.z_distance, &z[i], &z[j]),
-            )
-        })
-        .unzip();
     let r = match config.correlation {
         Correlation::Pearson => pearson(&dw, &dz),
         Correlation::Spearman => pearson(&average_ranks(&dw), &average_ranks(&dz)),
