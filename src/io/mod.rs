@@ -1,1 +1,3 @@
-//! io
+//! Interoperability: NumPy `.npy` files for W and Z.
+
+pub mod npy;
