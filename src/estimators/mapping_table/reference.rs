@@ -371,3 +371,36 @@ pub fn calculate_estimate(code: &str) -> Counts {
         m_block,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn store_follows_breadth_first_walk_order() {
+        // `b = a` (depth 1) is walked before `a = 'C'` (depth 2, inside the if), so b stays
+        // empty; printing b therefore has an empty space (n_block 0).
+        let c =
+            calculate_estimate("if len(s):\n    a = 'C'\nb = a\nprint('*' if s[1] == b else '.')");
+        assert_eq!((c.n_block, c.m_block), (0, 2));
+        // Same statements at one depth: a is stored first and propagates to b.
+        let c = calculate_estimate("a = 'C'\nb = a\nprint('*' if s[1] == b else '.')");
+        assert_eq!((c.n_block, c.m_block), (2, 2));
+    }
+
+    #[test]
+    fn elif_is_one_level_deeper_than_its_if() {
+        // The elif body's assignment (depth 3) comes after the else-less sibling's (depth 2).
+        let bodies =
+            assigns_bfs_of("if x:\n    p = 1\nelif y:\n    q = 2\nr = 3\nif z:\n    t = 4");
+        assert_eq!(bodies, ["r", "p", "t", "q"]);
+    }
+
+    fn assigns_bfs_of(code: &str) -> Vec<String> {
+        let parsed = ruff_python_parser::parse_module(code).unwrap();
+        assigns_bfs(&parsed.syntax().body)
+            .iter()
+            .map(|a| unparse(&a.targets[0], code))
+            .collect()
+    }
+}
