@@ -7,5 +7,5 @@
 
 pub mod grammar;
 pub mod lookup_table;
-pub mod validate;
 pub mod string_grid;
+pub mod validate;

@@ -5,5 +5,5 @@
 //! - [`mapping_table`]: seed 001's mapping-table metric for LLM-written programs.
 
 pub mod ground_truth;
-pub mod topsim;
 pub mod mapping_table;
+pub mod topsim;
