@@ -12,7 +12,7 @@
 //!   per digit of a hex string, 8 bits per byte of a bytes literal, the bit length of ints
 //!   stored in collections (and of any int >= 256), 1 per (row, col) coordinate pair.
 //! - **Whole-sample entries**: a dict entry whose key names all N = 4 positions, or an entry
-//!   of a list/tuple of >= 4 entries each holding >= 8 output cells and no letters (a table
+//!   of a list/tuple of >= 8 entries, most holding >= 8 output cells and no letters (a table
 //!   indexed by the whole input, which also adds N), determines all M = 16 cells however
 //!   sparsely its value is written (on-cells only, an int with leading zeros).
 //!
@@ -129,7 +129,7 @@ impl Count {
                 }
             }
         }
-        if elts.len() >= 4 && 2 * big >= elts.len() {
+        if elts.len() >= 8 && 2 * big >= elts.len() {
             for dm in implicit {
                 self.n += N_POSITIONS;
                 self.m += M_CELLS.saturating_sub(dm);
@@ -376,10 +376,12 @@ mod tests {
     fn coordinates_and_bitmasks() {
         assert_eq!(nm("ON = {'A': [(0, 1), (0, 3)]}\nprint(ON)"), (1, 2));
         assert_eq!(nm("M = {'A': 0b1010}\nprint(M)"), (1, 4));
-        assert_eq!(
-            nm("G = [0xA5F0, 0x0F0F, 0x1234, 0xFFFF]\nprint(G)"),
-            (16, 64)
-        );
+        // A whole-input table: 8 letter-free entries of >= 8 cells each carry N = 4 and M = 16.
+        let g = "G = [0xA5F0, 0x0F0F, 0x1234, 0xFFFF, 0xA5F0, 0x0F0F, 0x1234, 0xFFFF]\nprint(G)";
+        assert_eq!(nm(g), (32, 128));
+        // Per-position rows indexed by letter offset are not a whole-input table.
+        let rows = "ROWS = [['**..', '..**'], ['**.*', '..*.'], ['...*', '***.'], ['*...', '.***']]\nprint(ROWS)";
+        assert_eq!(nm(rows), (0, 32));
         assert_eq!(nm("D = {'A C E G': [(0, 0)]}\nprint(D)"), (4, 16));
     }
 
