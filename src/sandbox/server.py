@@ -9,15 +9,20 @@ import sys
 import time
 
 
-def confine(extra_paths):
-    root = os.path.realpath(os.getcwd())
+def readable_base(extra_paths):
+    """Paths every child may read (stdlib, site-packages), resolved once in the server."""
     for p in extra_paths:
         if p not in sys.path:
             sys.path.append(p)
-    readable = [root, "/dev/null", "/dev/urandom", "/etc/localtime", "/usr/share/zoneinfo"]
-    readable += [os.path.realpath(p) for p in sys.path if p]
-    readable += [os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)]
-    readable = tuple(set(readable))
+    base = ["/dev/null", "/dev/urandom", "/etc/localtime", "/usr/share/zoneinfo"]
+    base += [os.path.realpath(p) for p in sys.path if p]
+    base += [os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)]
+    return tuple(set(base))
+
+
+def confine(base):
+    root = os.path.realpath(os.getcwd())
+    readable = (root,) + base
     realpath, fsdecode, sep = os.path.realpath, os.fsdecode, os.sep
 
     def inside(path, roots):
@@ -68,7 +73,7 @@ def confine(extra_paths):
     sys.addaudithook(hook)
 
 
-def child(sample_dir, code, extra_paths):
+def child(sample_dir, code, base):
     os.setpgid(0, 0)
     os.chdir(sample_dir)
     fd_in = os.open("in.txt", os.O_RDONLY)
@@ -83,7 +88,7 @@ def child(sample_dir, code, extra_paths):
     try:
         if isinstance(code, BaseException):
             raise code
-        confine(extra_paths)
+        confine(base)
         exec(code, {"__name__": "__main__", "__file__": "prog.py", "__builtins__": __builtins__})
     except SystemExit as e:
         status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
@@ -113,6 +118,7 @@ def main():
     except BaseException as e:  # SyntaxError, ValueError (null bytes), RecursionError
         code = e
     parallel = max(1, int(jobs.get("parallel", 1)))
+    base = readable_base(jobs["paths"])
     pending = list(jobs["samples"])
     running = {}  # pid -> (sample_dir, start)
 
@@ -133,7 +139,7 @@ def main():
             start = time.monotonic()
             pid = os.fork()
             if pid == 0:
-                child(sample_dir, code, jobs["paths"])
+                child(sample_dir, code, base)
             try:
                 os.setpgid(pid, pid)
             except OSError:
