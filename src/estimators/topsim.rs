@@ -134,6 +134,42 @@ fn squared_euclidean(a: &[f64], b: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
+/// Equal-length sentences packed as `u32` for fast Hamming-type distances.
+struct PackedW {
+    flat: Vec<u32>,
+    len: usize,
+    scale: f64,
+}
+
+impl PackedW {
+    /// `None` unless the distance is Hamming or one-hot cityblock, all rows have the same
+    /// length and every word id fits in `u32`.
+    fn new(w: &[Vec<i64>], kind: WDistance) -> Option<Self> {
+        let scale = match kind {
+            WDistance::Hamming => 1.0,
+            WDistance::OneHotCityblock => 2.0,
+            WDistance::Edit => return None,
+        };
+        let len = w[0].len();
+        if w.iter().any(|r| r.len() != len) {
+            return None;
+        }
+        let flat = w
+            .iter()
+            .flatten()
+            .map(|&x| u32::try_from(x).ok())
+            .collect::<Option<Vec<u32>>>()?;
+        Some(PackedW { flat, len, scale })
+    }
+
+    fn distance(&self, i: usize, j: usize) -> f64 {
+        let a = &self.flat[i * self.len..(i + 1) * self.len];
+        let b = &self.flat[j * self.len..(j + 1) * self.len];
+        let differ: u32 = a.iter().zip(b).map(|(x, y)| u32::from(x != y)).sum();
+        self.scale * f64::from(differ)
+    }
+}
+
 /// Rows per block of the Gram-matrix path.
 const GRAM_BLOCK: usize = 128;
 
@@ -271,6 +307,7 @@ pub fn topological_similarity(
         // distances come from a block Gram matrix (one GEMM per block) when rows share a width.
         let width = z[0].len();
         let gram = z.iter().all(|r| r.len() == width).then(|| GramZ::new(z));
+        let packed = PackedW::new(w, config.w_distance);
         let blocks: Vec<(Vec<f64>, Vec<f64>)> = (0..n.div_ceil(GRAM_BLOCK))
             .into_par_iter()
             .map(|block| {
@@ -279,8 +316,12 @@ pub fn topological_similarity(
                 let mut dw = Vec::new();
                 let mut dz = Vec::new();
                 for i in rows.clone() {
+                    if let Some(p) = &packed {
+                        dw.extend((i + 1..n).map(|j| p.distance(i, j)));
+                    } else {
+                        dw.extend((i + 1..n).map(|j| w_distance(config.w_distance, &w[i], &w[j])));
+                    }
                     for j in i + 1..n {
-                        dw.push(w_distance(config.w_distance, &w[i], &w[j]));
                         dz.push(match (&gram, &dots) {
                             (Some(g), Some(d)) => {
                                 g.distance(config.z_distance, i, j, d[(i - rows.start) * n + j])
