@@ -193,6 +193,20 @@ fn published_means_are_reproduced() {
     assert!((ours - 1.006423).abs() / 1.006423 < 1e-6, "grammar {ours}");
 }
 
+/// Topological similarity of the published run M=16, K=10, D=64, seed 0 (one-hot cityblock vs
+/// Euclidean, Pearson): 0.38944757751359393 in the authors' data, computed on float32 Z.
+#[test]
+fn published_topsim_is_reproduced() {
+    use kcomp::estimators::topsim::{TopsimConfig, topsim_grid};
+    let p = LookupParams {
+        rng: RngKind::Numpy,
+        ..Default::default()
+    };
+    let d = lookup_table::generate(&p).unwrap();
+    let t = topsim_grid(&d.w, &d.z, 0.01, &TopsimConfig::default()).unwrap();
+    assert!((t - 0.389_447_577_513_593_9).abs() < 1e-6, "{t}");
+}
+
 #[test]
 fn sweeps_do_not_depend_on_thread_count() {
     let config = SweepConfig::from_toml(

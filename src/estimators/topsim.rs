@@ -134,6 +134,110 @@ fn squared_euclidean(a: &[f64], b: &[f64]) -> f64 {
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
 }
 
+/// Equal-length sentences packed as `u32` for fast Hamming-type distances.
+struct PackedW {
+    flat: Vec<u32>,
+    len: usize,
+    scale: f64,
+}
+
+impl PackedW {
+    /// `None` unless the distance is Hamming or one-hot cityblock, all rows have the same
+    /// length and every word id fits in `u32`.
+    fn new(w: &[Vec<i64>], kind: WDistance) -> Option<Self> {
+        let scale = match kind {
+            WDistance::Hamming => 1.0,
+            WDistance::OneHotCityblock => 2.0,
+            WDistance::Edit => return None,
+        };
+        let len = w[0].len();
+        if w.iter().any(|r| r.len() != len) {
+            return None;
+        }
+        let flat = w
+            .iter()
+            .flatten()
+            .map(|&x| u32::try_from(x).ok())
+            .collect::<Option<Vec<u32>>>()?;
+        Some(PackedW { flat, len, scale })
+    }
+
+    fn distance(&self, i: usize, j: usize) -> f64 {
+        let a = &self.flat[i * self.len..(i + 1) * self.len];
+        let b = &self.flat[j * self.len..(j + 1) * self.len];
+        let differ: u32 = a.iter().zip(b).map(|(x, y)| u32::from(x != y)).sum();
+        self.scale * f64::from(differ)
+    }
+}
+
+/// Rows per block of the Gram-matrix path.
+const GRAM_BLOCK: usize = 128;
+
+/// Z flattened row-major with squared norms, for distances through dot products:
+/// `|a - b|^2 = |a|^2 + |b|^2 - 2 a.b` (clamped at 0), `cos = a.b / (|a| |b|)`.
+struct GramZ {
+    flat: Vec<f64>,
+    norms2: Vec<f64>,
+    n: usize,
+    d: usize,
+}
+
+impl GramZ {
+    fn new(z: &[Vec<f64>]) -> Self {
+        let d = z[0].len();
+        let flat: Vec<f64> = z.iter().flatten().copied().collect();
+        let norms2 = z.iter().map(|r| r.iter().map(|x| x * x).sum()).collect();
+        GramZ {
+            flat,
+            norms2,
+            n: z.len(),
+            d,
+        }
+    }
+
+    /// Dot products of rows `rows` with every row: a `rows.len() x n` row-major matrix.
+    fn block_dots(&self, rows: std::ops::Range<usize>) -> Vec<f64> {
+        let (m, n, k) = (rows.len(), self.n, self.d);
+        let mut out = vec![0.0; m * n];
+        let a = &self.flat[rows.start * k..rows.end * k];
+        // SAFETY: `a` is m x k row-major (strides k, 1); Z^T is read from the n x k row-major
+        // matrix with strides (1, k); `out` is m x n row-major. All slices are in bounds.
+        unsafe {
+            matrixmultiply::dgemm(
+                m,
+                k,
+                n,
+                1.0,
+                a.as_ptr(),
+                k as isize,
+                1,
+                self.flat.as_ptr(),
+                1,
+                k as isize,
+                0.0,
+                out.as_mut_ptr(),
+                n as isize,
+                1,
+            );
+        }
+        out
+    }
+
+    fn distance(&self, kind: ZDistance, i: usize, j: usize, dot: f64) -> f64 {
+        let (ni, nj) = (self.norms2[i], self.norms2[j]);
+        match kind {
+            ZDistance::Euclidean => (ni + nj - 2.0 * dot).max(0.0).sqrt(),
+            ZDistance::Cosine => {
+                if ni == 0.0 || nj == 0.0 {
+                    1.0
+                } else {
+                    1.0 - dot / (ni.sqrt() * nj.sqrt())
+                }
+            }
+        }
+    }
+}
+
 /// Pearson correlation; `None` when either side is constant.
 pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
     let n = x.len() as f64;
@@ -199,14 +303,39 @@ pub fn topological_similarity(
         )
     };
     let (dw, dz): (Vec<f64>, Vec<f64>) = if total_pairs <= config.max_pairs {
-        // All pairs, one parallel task per row, concatenated in row order.
-        let rows: Vec<(Vec<f64>, Vec<f64>)> = (0..n)
+        // All pairs, one parallel task per block of rows, concatenated in row order. Z
+        // distances come from a block Gram matrix (one GEMM per block) when rows share a width.
+        let width = z[0].len();
+        let gram = z.iter().all(|r| r.len() == width).then(|| GramZ::new(z));
+        let packed = PackedW::new(w, config.w_distance);
+        let blocks: Vec<(Vec<f64>, Vec<f64>)> = (0..n.div_ceil(GRAM_BLOCK))
             .into_par_iter()
-            .map(|i| (i + 1..n).map(|j| distances(i, j)).unzip())
+            .map(|block| {
+                let rows = block * GRAM_BLOCK..((block + 1) * GRAM_BLOCK).min(n);
+                let dots = gram.as_ref().map(|g| g.block_dots(rows.clone()));
+                let mut dw = Vec::new();
+                let mut dz = Vec::new();
+                for i in rows.clone() {
+                    if let Some(p) = &packed {
+                        dw.extend((i + 1..n).map(|j| p.distance(i, j)));
+                    } else {
+                        dw.extend((i + 1..n).map(|j| w_distance(config.w_distance, &w[i], &w[j])));
+                    }
+                    for j in i + 1..n {
+                        dz.push(match (&gram, &dots) {
+                            (Some(g), Some(d)) => {
+                                g.distance(config.z_distance, i, j, d[(i - rows.start) * n + j])
+                            }
+                            _ => z_distance(config.z_distance, &z[i], &z[j]),
+                        });
+                    }
+                }
+                (dw, dz)
+            })
             .collect();
         let mut dw = Vec::with_capacity(total_pairs);
         let mut dz = Vec::with_capacity(total_pairs);
-        for (a, b) in rows {
+        for (a, b) in blocks {
             dw.extend(a);
             dz.extend(b);
         }
@@ -306,6 +435,26 @@ mod tests {
             .collect();
         let r = topological_similarity(&w, &zr, &cfg).unwrap();
         assert!(r.abs() < 0.2, "{r}");
+    }
+
+    #[test]
+    fn gram_path_matches_direct_distances() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let z: Vec<Vec<f64>> = (0..300)
+            .map(|_| (0..7).map(|_| rng.random::<f64>() * 4.0 - 2.0).collect())
+            .collect();
+        let g = GramZ::new(&z);
+        let dots = g.block_dots(128..256);
+        for (i, j) in [(128, 0), (130, 299), (255, 256), (200, 200)] {
+            let dot = dots[(i - 128) * 300 + j];
+            for kind in [ZDistance::Euclidean, ZDistance::Cosine] {
+                let direct = z_distance(kind, &z[i], &z[j]);
+                assert!(
+                    (g.distance(kind, i, j, dot) - direct).abs() < 1e-6,
+                    "{i} {j}"
+                );
+            }
+        }
     }
 
     #[test]
