@@ -201,18 +201,9 @@ pub fn score_tree(
     Ok(rows)
 }
 
+/// Mean and sample std (ddof = 1); NaN for an empty group (printed as an empty cell).
 fn mean_std(v: &[f64]) -> (f64, f64) {
-    if v.is_empty() {
-        return (f64::NAN, f64::NAN);
-    }
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let var = if v.len() > 1 {
-        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    (m, var.sqrt())
+    crate::sweeps::summary::Stat::of(v).map_or((f64::NAN, f64::NAN), |s| (s.mean, s.std))
 }
 
 fn fmt(x: f64) -> String {
