@@ -19,3 +19,4 @@ pub mod rng;
 pub mod sweeps;
 
 pub use error::{KcompError, Result};
+pub mod neural;

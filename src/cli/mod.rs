@@ -3,6 +3,8 @@
 
 use clap::{Parser, Subcommand};
 
+pub mod prequential;
+
 /// kcomp: estimate the compositionality of data, representations and programs through
 /// Kolmogorov complexity. All description lengths are in bits.
 #[derive(Debug, Parser)]
@@ -14,7 +16,10 @@ pub struct Cli {
 
 /// Top-level subcommands.
 #[derive(Debug, Subcommand)]
-pub enum Command {}
+pub enum Command {
+    /// Prequential code length of Z given W and the language compositionality C^L(Z).
+    Prequential(prequential::PrequentialArgs),
+}
 
 /// Runs the CLI and returns the process exit code (0 success, 2 any error).
 pub fn main_with_exit_code() -> i32 {
@@ -37,5 +42,8 @@ pub fn main_with_exit_code() -> i32 {
 
 /// Dispatches a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
-    match cli.command {}
+    match cli.command {
+        Command::Prequential(args) => prequential::run(args)?,
+    }
+    Ok(())
 }

@@ -1,1 +1,2 @@
 //! datasets
+pub mod language_system;

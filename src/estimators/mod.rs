@@ -1,1 +1,2 @@
 //! estimators
+pub mod prequential;

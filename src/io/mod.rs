@@ -1,1 +1,2 @@
 //! io
+pub mod user_data;
