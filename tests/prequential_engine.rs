@@ -72,30 +72,60 @@ fn bits_not_nats() {
 
 #[test]
 fn untrained_model_code_equals_uniform_code() {
-    // A model that cannot learn (learning rate ~0, one epoch) never beats the uniform code,
-    // so every chunk is sent uniformly, plus one flag bit per model-coded chunk.
+    // An untrained model (output layer at its zero initialisation) codes every row with the
+    // uniform code, A log2 V bits, whatever the data: in the fast and the burn implementation.
+    let ls = LanguageSystemConfig::default().generate().unwrap();
+    let spec = MlpSpec {
+        vocab: 8,
+        n_words: 2,
+        emb_dim: 16,
+        hidden: vec![32, 32],
+        dropout: 0.0,
+        head: HeadSpec::Categorical {
+            n_attr: 2,
+            n_vals: 8,
+        },
+    };
+    let mut m = FastMlp::new(&spec, 1e-3, 11);
+    m.zero_output_layer();
+    let idx: Vec<usize> = (0..ls.w.n).collect();
+    let uniform = ls.w.n as f64 * 6.0;
+    let bits = m.code_bits(&ls.w, &ls.z, &idx);
+    assert!(
+        (bits - uniform).abs() < 1e-6 * uniform,
+        "{bits} vs {uniform}"
+    );
+    let mut b = kcomp::neural::burn_mlp::BurnMlp::from_fast(&m, 1e-3, 11);
+    let bits_burn = b.code_bits(&ls.w, &ls.z, &idx);
+    assert!((bits_burn - uniform).abs() < 1e-6 * uniform, "{bits_burn}");
+}
+
+#[test]
+fn a_model_that_cannot_learn_costs_the_uniform_code_plus_flags_at_most() {
     let (w, z) = small_language(0.0, 3);
     let mut cfg = small_cfg();
     cfg.train.lr = 1e-20;
     cfg.train.max_epochs = 1;
     let code = prequential_code(&w, &z, &cfg, None).unwrap();
-    let n_enc = code.n_encoded as f64;
     assert_eq!(code.n_encoded, 140);
-    let uniform = n_enc * 2.0 * 2.0; // 2 attributes x log2 4 bits
+    let uniform = 140.0 * 2.0 * 2.0; // 2 attributes x log2 4 bits
     let flags = (code.chunks.len() - 1) as f64;
-    assert!(code.chunks.iter().all(|c| !c.used_model));
-    assert!(
-        (code.k_data - (uniform + flags)).abs() < 1e-9,
-        "{}",
-        code.k_data
-    );
+    assert!(code.k_data <= uniform + flags + 1e-9, "{}", code.k_data);
+    assert!(code.k_data > 0.9 * uniform, "{}", code.k_data);
+    for c in &code.chunks[1..] {
+        let m = c.model_bits.unwrap();
+        assert!((c.bits - (m.min(c.naive_bits) + 1.0)).abs() < 1e-12);
+    }
 }
 
 #[test]
 fn bayes_optimal_toy_compresses_far_below_uniform() {
-    // Z is a fixed (compositional) function of W: K(Z|W) must be far below K(Z).
+    // Z is a fixed function of W and rows come in random order: after a few chunks the model
+    // knows the mapping, so K(Z|W) must be far below K(Z).
     let (w, z) = small_language(0.0, 5);
-    let r = language_compositionality(&w, &z, &small_cfg(), None).unwrap();
+    let mut cfg = small_cfg();
+    cfg.ordering = kcomp::estimators::prequential::Ordering::Random;
+    let r = language_compositionality(&w, &z, &cfg, None).unwrap();
     assert!((r.k_z - 560.0).abs() < 1e-9);
     assert!(
         r.k_data < 0.5 * r.k_z,
@@ -126,6 +156,7 @@ fn deterministic_across_thread_counts() {
 fn warm_start_runs_and_compresses() {
     let (w, z) = small_language(0.0, 5);
     let mut cfg = small_cfg();
+    cfg.ordering = kcomp::estimators::prequential::Ordering::Random;
     cfg.warm_start = true;
     let r = language_compositionality(&w, &z, &cfg, None).unwrap();
     assert!(r.c_l > 1.5, "C^L = {}", r.c_l);

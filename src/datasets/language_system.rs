@@ -115,7 +115,7 @@ impl LanguageSystemConfig {
         if self.n_vals < 2 {
             return Err(KcompError::param("n_vals", "must be >= 2"));
         }
-        if self.msg_len == 0 || self.msg_len % self.n_attr != 0 {
+        if self.msg_len == 0 || !self.msg_len.is_multiple_of(self.n_attr) {
             return Err(KcompError::param(
                 "msg_len",
                 format!("must be a positive multiple of n_attr ({})", self.n_attr),
@@ -221,9 +221,9 @@ impl LanguageSystemConfig {
         let mut tokens = Vec::with_capacity(n * self.msg_len);
         let mut values = Vec::with_capacity(n * a_n);
         let mut order = attr_order.clone();
-        for o in 0..n_obj {
+        for (o, &f) in form.iter().enumerate() {
             let z_vals = attrs_of(o);
-            let f_vals = attrs_of(form[o]);
+            let f_vals = attrs_of(f);
             for _ in 0..self.repeats {
                 values.extend(z_vals.iter().map(|&v| v as u32));
                 if self.word_order == WordOrder::Free {
@@ -296,7 +296,7 @@ mod tests {
     #[test]
     fn synonyms_and_free_order() {
         let cfg = LanguageSystemConfig {
-            vocab: 20,
+            vocab: 40,
             synonyms: 2,
             word_order: WordOrder::Free,
             ..Default::default()

@@ -93,7 +93,7 @@ impl Targets {
                 "must be positive and finite",
             ));
         }
-        if dim == 0 || values.len() % dim != 0 {
+        if dim == 0 || !values.len().is_multiple_of(dim) {
             return Err(KcompError::param("z", "row width does not divide the data"));
         }
         let mut grid = Vec::with_capacity(values.len());
@@ -118,7 +118,7 @@ impl Targets {
 
     /// Validates discrete targets (every value below `n_vals`).
     pub fn discrete(n_attr: usize, n_vals: usize, values: Vec<u32>) -> Result<Self> {
-        if n_attr == 0 || values.len() % n_attr != 0 {
+        if n_attr == 0 || !values.len().is_multiple_of(n_attr) {
             return Err(KcompError::param("z", "row width does not divide the data"));
         }
         if n_vals < 2 {

@@ -44,7 +44,7 @@ pub fn log_normal_mass(a: f64, b: f64) -> f64 {
         lb + ln_1m_exp(la - lb)
     } else {
         // The interval straddles 0: the mass is at least min(Phi(b) - 1/2, 1/2 - Phi(a)).
-        let qa = 0.5 * erfc(-a / std::f64::consts::SQRT_2); // P(X > a)
+        let qa = 0.5 * erfc(a / std::f64::consts::SQRT_2); // P(X > a)
         let qb = 0.5 * erfc(b / std::f64::consts::SQRT_2); // P(X > b)
         (qa - qb).ln()
     }

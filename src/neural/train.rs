@@ -96,6 +96,7 @@ pub trait Learner {
 
 /// Trains `learner` on rows `train` with early stopping on `stop_on`; restores the best weights.
 /// `shuffle_seed` fixes the mini-batch order.
+#[allow(clippy::too_many_arguments)]
 pub fn fit<L: Learner + ?Sized>(
     learner: &mut L,
     w: &TokenData,
