@@ -87,6 +87,7 @@ impl Baseline {
     }
 
     fn step(&mut self, targets: &[usize]) {
+        kcomp::neural::flush_denormals();
         for l in 0..3 {
             let (i, o) = (DIMS[l], DIMS[l + 1]);
             let (lo, hi) = self.acts.split_at_mut(l + 1);

@@ -373,8 +373,11 @@ fn sweep(args: &PrequentialArgs, base: ConfigFile, hs: &[f64]) -> Result<()> {
     std::fs::create_dir_all(&dir).map_err(|e| KcompError::io(&dir, e))?;
     let pb = progress_bar(!args.quiet);
     let mut runs: Vec<(f64, u64, PrequentialResult)> = Vec::new();
-    for &h in hs {
-        for s in 0..args.seeds {
+    // Seeds outermost, so that an interrupted sweep still covers every h; the tables are
+    // rewritten after every run.
+    let mut md = String::new();
+    for s in 0..args.seeds {
+        for &h in hs {
             let mut cfg = base.clone();
             let lang = cfg
                 .language
@@ -387,13 +390,31 @@ fn sweep(args: &PrequentialArgs, base: ConfigFile, hs: &[f64]) -> Result<()> {
             let sub = dir.join(format!("h{h}_seed{s}"));
             write_outputs(&r, &sub, &format!("h = {h}, seed {s}"))?;
             runs.push((h, s, r));
+            md = write_sweep_tables(&dir, hs, &runs)?;
         }
     }
     pb.finish_and_clear();
+    if args.json {
+        let v: Vec<serde_json::Value> = runs
+            .iter()
+            .map(|(h, s, r)| serde_json::json!({"h": h, "seed": s, "c_l": r.c_l, "k_data": r.k_data, "k_z": r.k_z}))
+            .collect();
+        println!("{}", serde_json::Value::Array(v));
+    } else {
+        print!("{md}");
+    }
+    Ok(())
+}
+
+fn write_sweep_tables(
+    dir: &Path,
+    hs: &[f64],
+    runs: &[(f64, u64, PrequentialResult)],
+) -> Result<String> {
     let runs_path = dir.join("runs.csv");
     let mut text =
         String::from("h,seed,k_z_bits,k_data_bits,k_data_given_f_bits,k_f_bits,c_l,wall_seconds\n");
-    for (h, s, r) in &runs {
+    for (h, s, r) in runs {
         text += &format!(
             "{h},{s},{:.3},{:.3},{:.3},{:.3},{:.5},{:.1}\n",
             r.k_z, r.k_data, r.k_data_given_f, r.k_f, r.c_l, r.wall_seconds
@@ -407,6 +428,9 @@ fn sweep(args: &PrequentialArgs, base: ConfigFile, hs: &[f64]) -> Result<()> {
     let mut points = Vec::new();
     for &h in hs {
         let c: Vec<f64> = runs.iter().filter(|r| r.0 == h).map(|r| r.2.c_l).collect();
+        if c.is_empty() {
+            continue;
+        }
         let k: Vec<f64> = runs
             .iter()
             .filter(|r| r.0 == h)
@@ -430,16 +454,7 @@ fn sweep(args: &PrequentialArgs, base: ConfigFile, hs: &[f64]) -> Result<()> {
     let mp = dir.join("table.md");
     std::fs::write(&mp, &md).map_err(|e| KcompError::io(&mp, e))?;
     plot_sweep(&points, &dir.join("c_l_vs_h.png"))?;
-    if args.json {
-        let v: Vec<serde_json::Value> = runs
-            .iter()
-            .map(|(h, s, r)| serde_json::json!({"h": h, "seed": s, "c_l": r.c_l, "k_data": r.k_data, "k_z": r.k_z}))
-            .collect();
-        println!("{}", serde_json::Value::Array(v));
-    } else {
-        print!("{md}");
-    }
-    Ok(())
+    Ok(md)
 }
 
 fn plot_sweep(points: &[(f64, f64, f64)], path: &Path) -> Result<()> {

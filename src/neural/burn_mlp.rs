@@ -198,6 +198,7 @@ impl BurnMlp {
 
 impl Learner for BurnMlp {
     fn train_epoch(&mut self, w: &TokenData, z: &Targets, order: &[usize], batch: usize) -> f64 {
+        super::flush_denormals();
         let dev = self.device.clone();
         let mut s = 0.0;
         let mut n = 0;

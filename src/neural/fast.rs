@@ -353,6 +353,7 @@ impl FastMlp {
 
     /// One Adam step on the rows `rows`; returns the batch's mean loss (nats per value).
     pub fn step(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> f64 {
+        super::flush_denormals();
         self.forward(w, rows, true);
         let total = self.head_loss(z, rows, true);
         self.backward(w, rows);

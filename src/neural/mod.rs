@@ -21,6 +21,25 @@ use serde::{Deserialize, Serialize};
 use crate::error::{KcompError, Result};
 
 pub use data::{Targets, TokenData};
+
+/// Sets flush-to-zero and denormals-are-zero for SSE arithmetic on the current thread.
+///
+/// Training on data the model has memorised drives gradients and Adam moments into the
+/// subnormal range, where x86 arithmetic is up to 100x slower; this made steps 3x slower than
+/// the sgemm baseline in long runs. Flushing them to zero is deterministic and changes code
+/// lengths only below 1e-38 relative. No-op on other architectures.
+#[inline]
+pub fn flush_denormals() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: reads and writes the MXCSR control register of the current thread only; setting
+    // the FTZ (bit 15) and DAZ (bit 6) flags is defined on every x86_64 CPU (SSE2 baseline).
+    unsafe {
+        let mut csr: u32 = 0;
+        std::arch::asm!("stmxcsr [{}]", in(reg) &mut csr, options(nostack, preserves_flags));
+        csr |= 0x8040;
+        std::arch::asm!("ldmxcsr [{}]", in(reg) &csr, options(nostack, preserves_flags));
+    }
+}
 pub use train::{FitReport, Learner, StopOn, TrainConfig};
 
 /// Standard deviation of a Gaussian head.
