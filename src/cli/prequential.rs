@@ -180,7 +180,13 @@ pub fn resolve(args: &PrequentialArgs) -> Result<ConfigFile> {
     let mut cfg = match &args.config {
         Some(p) => {
             let text = std::fs::read_to_string(p).map_err(|e| KcompError::io(p, e))?;
-            toml::from_str::<ConfigFile>(&text).map_err(|e| KcompError::file(p, e.to_string()))?
+            toml::from_str::<ConfigFile>(&text).map_err(|e| {
+                let line = e
+                    .span()
+                    .map(|s| text[..s.start.min(text.len())].lines().count().max(1))
+                    .unwrap_or(0);
+                KcompError::file(p, format!("line {line}: {}", e.message().trim()))
+            })?
         }
         None => ConfigFile::default(),
     };

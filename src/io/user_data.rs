@@ -257,10 +257,9 @@ pub fn read_table(path: &Path) -> Result<Table> {
         return Err(KcompError::file(
             path,
             format!(
-                "row {}, column {} is not finite ({})",
+                "row {}, column {} is not finite (missing or infinite values cannot be coded)",
                 i / t.cols + 1,
-                i % t.cols + 1,
-                v[i]
+                i % t.cols + 1
             ),
         ));
     }

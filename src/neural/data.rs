@@ -101,7 +101,11 @@ impl Targets {
             if !v.is_finite() {
                 return Err(KcompError::param(
                     "z",
-                    format!("row {} column {} is not finite ({v})", i / dim, i % dim),
+                    format!(
+                        "row {} column {} is not a finite number",
+                        i / dim + 1,
+                        i % dim + 1
+                    ),
                 ));
             }
             let k = (v / lam).round_ties_even();
