@@ -20,3 +20,5 @@ pub mod sweeps;
 
 pub use error::{KcompError, Result};
 pub mod neural;
+pub mod reports;
+pub mod sandbox;

@@ -1,14 +1,22 @@
 //! The `kcomp` command line. Each subcommand lives in its own file; this module routes them
 //! and maps every error to a one-line message and exit status 2.
 
+pub mod codelength;
+pub mod sweep;
+pub mod synth;
+
 use clap::{Parser, Subcommand};
 
 pub mod prequential;
+pub mod grid;
 
 /// kcomp: estimate the compositionality of data, representations and programs through
 /// Kolmogorov complexity. All description lengths are in bits.
+///
+/// Start with `kcomp reproduce` (seed 004's synthetic sweeps), `kcomp synth lookup --help` or
+/// `kcomp synth grammar --help`.
 #[derive(Debug, Parser)]
-#[command(name = "kcomp", version, about, long_about = None)]
+#[command(name = "kcomp", version, about, long_about)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -19,6 +27,16 @@ pub struct Cli {
 pub enum Command {
     /// Prequential code length of Z given W and the language compositionality C^L(Z).
     Prequential(prequential::PrequentialArgs),
+    /// Generate a synthetic representation and print its exact K terms, C(Z) and topsim.
+    Synth(synth::SynthArgs),
+    /// Run a TOML sweep of parameter values x seeds (tables, summaries, plots).
+    Sweep(sweep::SweepArgs),
+    /// Reproduce seed 004's Figure 2 sweeps and compare with the published means.
+    Reproduce(sweep::ReproduceArgs),
+    /// Code lengths under kcomp's primitives (e.g. Skellam).
+    Codelength(codelength::CodelengthArgs),
+    /// Mapping-table metric for LLM-written programs (string-to-grid).
+    Grid(grid::GridArgs),
 }
 
 /// Runs the CLI and returns the process exit code (0 success, 2 any error).
@@ -43,7 +61,11 @@ pub fn main_with_exit_code() -> i32 {
 /// Dispatches a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Prequential(args) => prequential::run(args)?,
+        Command::Prequential(args) => Ok(prequential::run(args)?),
+        Command::Synth(args) => synth::run_synth(args),
+        Command::Sweep(args) => sweep::run_sweep_command(args),
+        Command::Reproduce(args) => sweep::run_reproduce(args),
+        Command::Codelength(args) => codelength::run_codelength(args),
+        Command::Grid(args) => grid::run(args),
     }
-    Ok(())
 }

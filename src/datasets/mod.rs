@@ -1,2 +1,12 @@
-//! datasets
+//! Generators of synthetic datasets.
+//!
+//! - [`lookup_table`]: seed 004's lookup-table representations (Section 4.1, Appendix H);
+//! - [`grammar`]: seed 004's context-free-grammar representations;
+//! - [`validate`]: shared parameter checks;
+//! - [`string_grid`]: seed 001's string-to-grid datasets (Python-`random` compatible).
+
+pub mod grammar;
+pub mod lookup_table;
+pub mod string_grid;
+pub mod validate;
 pub mod language_system;

@@ -9,4 +9,5 @@
 
 pub mod mt19937;
 pub mod numpy_legacy;
+pub mod python_random;
 pub mod stream;

@@ -18,7 +18,9 @@ pub struct Mt19937 {
 
 impl std::fmt::Debug for Mt19937 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Mt19937").field("index", &self.index).finish()
+        f.debug_struct("Mt19937")
+            .field("index", &self.index)
+            .finish()
     }
 }
 
@@ -115,7 +117,10 @@ mod tests {
         // First outputs of the reference mt19937ar.c test program, key {0x123,0x234,0x345,0x456}.
         let mut mt = Mt19937::from_key(&[0x123, 0x234, 0x345, 0x456]);
         let first: Vec<u32> = (0..5).map(|_| mt.next_u32()).collect();
-        assert_eq!(first, [1067595299, 955945823, 477289528, 4107218783, 4228976476]);
+        assert_eq!(
+            first,
+            [1067595299, 955945823, 477289528, 4107218783, 4228976476]
+        );
     }
 
     #[test]

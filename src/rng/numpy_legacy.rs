@@ -38,7 +38,7 @@ impl NumpyLegacy {
 
     /// `randint(0, n)` for `1 <= n <= 2^32` with mask rejection.
     pub fn randint_below(&mut self, n: u64) -> u64 {
-        debug_assert!(n >= 1 && n <= 1 << 32);
+        debug_assert!((1..=1 << 32).contains(&n));
         let max = n - 1;
         if max == 0 {
             return 0;
@@ -152,7 +152,7 @@ fn numpy_loggam(x: f64) -> f64 {
         -5.952380952380952e-04,
         8.417508417508418e-04,
         -1.917526917526918e-03,
-        6.410256410256410e-03,
+        6.410_256_410_256_41e-3, // same f64 as NumPy's 6.410256410256410e-03
         -2.955065359477124e-02,
         1.796443723688307e-01,
         -1.39243221690590e+00,
@@ -188,6 +188,20 @@ mod tests {
         // ln(9!) = ln 362880.
         assert!((numpy_loggam(10.0) - 362_880f64.ln()).abs() < 1e-12);
         assert!((numpy_loggam(4.0) - 6f64.ln()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn replays_numpy_random_state() {
+        // Values printed by NumPy 2.4.6: r = RandomState((0, 0)); r.poisson(5000., 4);
+        // r.poisson(0.5, 6); r.randint(0, 10, size=6); r.random_sample().
+        let mut r = NumpyLegacy::from_array_seed(&[0, 0]);
+        let big: Vec<i64> = (0..4).map(|_| r.poisson(5000.0)).collect();
+        assert_eq!(big, [4917, 4922, 4953, 4914]);
+        let small: Vec<i64> = (0..6).map(|_| r.poisson(0.5)).collect();
+        assert_eq!(small, [1, 0, 1, 2, 2, 0]);
+        let ints: Vec<u64> = (0..6).map(|_| r.randint_below(10)).collect();
+        assert_eq!(ints, [5, 6, 6, 1, 6, 9]);
+        assert_eq!(r.random_sample(), 0.6147598903990517);
     }
 
     #[test]

@@ -81,11 +81,41 @@ impl Stream {
     /// all second Poissons, then the differences.
     pub fn skellam_symmetric(&mut self, mu: f64, count: usize) -> Vec<i64> {
         let first: Vec<i64> = (0..count).map(|_| self.poisson(mu)).collect();
-        first.into_iter().map(|a| a - self.poisson(mu)).collect::<Vec<_>>()
+        first
+            .into_iter()
+            .map(|a| a - self.poisson(mu))
+            .collect::<Vec<_>>()
     }
 
     /// Index drawn from a categorical distribution given as a NumPy-style CDF.
     pub fn categorical(&mut self, cdf: &NumpyCdf) -> usize {
         cdf.search_right(self.uniform())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numpy_stream_replays_scipy_skellam_rvs() {
+        // SciPy: skellam.rvs(5000, 5000, size=(2, 3), random_state=RandomState((3, 3))), then
+        // the same state's randint(0, 10, size=(2, 3)).
+        let mut s = Stream::new(RngKind::Numpy, 3);
+        assert_eq!(
+            s.skellam_symmetric(5000.0, 6),
+            [12, 149, -257, -186, -16, -250]
+        );
+        let ints: Vec<u64> = (0..6).map(|_| s.below(10)).collect();
+        assert_eq!(ints, [9, 4, 4, 5, 9, 8]);
+    }
+
+    #[test]
+    fn kcomp_stream_is_seeded() {
+        let a = Stream::new(RngKind::Kcomp, 7).skellam_symmetric(0.5, 100);
+        let b = Stream::new(RngKind::Kcomp, 7).skellam_symmetric(0.5, 100);
+        let c = Stream::new(RngKind::Kcomp, 8).skellam_symmetric(0.5, 100);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
     }
 }

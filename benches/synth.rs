@@ -1,0 +1,77 @@
+//! Hot paths of the synthetic-representation pipeline, each against a baseline measured in the
+//! same run:
+//! - Skellam log-pmf: kcomp's series/Debye evaluation vs a naive direct sum of
+//!   `exp(-mu1-mu2) mu1^(k+j) mu2^j / ((k+j)! j!)` in log space (what one would write first);
+//! - lookup-table generation and grammar generation + CYK parse at the seed-004 defaults
+//!   (N = 1000), the units of work of the Figure 2 sweeps.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use kcomp::coding::skellam::skellam_logpmf_nats;
+use kcomp::datasets::grammar::{self, GrammarParams, cfg::Grammar, cyk};
+use kcomp::datasets::lookup_table::{self, LookupParams};
+use statrs::function::gamma::ln_gamma;
+
+/// Baseline: log-sum-exp of the defining series, truncated when terms vanish.
+fn naive_skellam_logpmf(k: i64, mu1: f64, mu2: f64) -> f64 {
+    let (k, mu1, mu2) = if k < 0 { (-k, mu2, mu1) } else { (k, mu1, mu2) };
+    let kf = k as f64;
+    let mut logs = Vec::new();
+    let mut j = 0.0;
+    loop {
+        let t = (kf + j) * mu1.ln() + j * mu2.ln() - ln_gamma(kf + j + 1.0) - ln_gamma(j + 1.0);
+        logs.push(t);
+        if j > mu2 && t < logs.iter().copied().fold(f64::MIN, f64::max) - 40.0 {
+            break;
+        }
+        j += 1.0;
+    }
+    let m = logs.iter().copied().fold(f64::MIN, f64::max);
+    -mu1 - mu2 + m + logs.iter().map(|l| (l - m).exp()).sum::<f64>().ln()
+}
+
+fn skellam(c: &mut Criterion) {
+    let points: Vec<(i64, f64)> = [0.5, 50.0, 5000.0]
+        .iter()
+        .flat_map(|&mu| [0i64, 1, 10, 100].map(move |k| (k, mu)))
+        .collect();
+    let mut g = c.benchmark_group("skellam_logpmf");
+    g.bench_function("kcomp", |b| {
+        b.iter(|| {
+            points
+                .iter()
+                .map(|&(k, mu)| skellam_logpmf_nats(black_box(k), mu, mu))
+                .sum::<f64>()
+        })
+    });
+    g.bench_function("baseline_direct_series", |b| {
+        b.iter(|| {
+            points
+                .iter()
+                .map(|&(k, mu)| naive_skellam_logpmf(black_box(k), mu, mu))
+                .sum::<f64>()
+        })
+    });
+    g.finish();
+}
+
+fn generation(c: &mut Criterion) {
+    let mut g = c.benchmark_group("generate");
+    g.sample_size(10);
+    g.bench_function("lookup_defaults_n1000", |b| {
+        b.iter(|| lookup_table::generate(black_box(&LookupParams::default())).unwrap())
+    });
+    g.bench_function("grammar_defaults_n1000", |b| {
+        b.iter(|| grammar::generate(black_box(&GrammarParams::default())).unwrap())
+    });
+    let gr = Grammar::new(5, 3, 2);
+    let sentence: Vec<usize> = (0..16).map(|i| (i % 5) + 5 * (i % 3)).collect();
+    g.bench_function("cyk_parse_m16", |b| {
+        b.iter(|| cyk::parse(&gr, black_box(&sentence)).unwrap())
+    });
+    g.finish();
+}
+
+criterion_group!(benches, skellam, generation);
+criterion_main!(benches);

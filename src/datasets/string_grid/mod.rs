@@ -1,0 +1,372 @@
+//! String-to-grid datasets of the rule-generation paper (seed 001): each of `k` input
+//! positions takes one of `u` letters and drives a fixed set of grid cells, so the mapping is
+//! compositional by construction. [`generate`] reproduces the published generator's random
+//! stream (Python `random.seed(seed)` once per file) so that `--compat rgp` output equals the
+//! six published files byte for byte.
+
+pub mod json;
+pub mod prompt;
+
+use crate::error::{KcompError, Result};
+use crate::rng::python_random::PythonRandom;
+
+/// Which cells each input position drives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    /// Position i drives row i (contiguous chunk i of the row-major cells).
+    Horizontal,
+    /// Position i drives column i (chunk i of the column-major cells).
+    Vertical,
+    /// Position i drives a square block, blocks in row-major order.
+    Block,
+    /// The cells are shuffled and dealt to the positions.
+    Random,
+    /// Two random rows are horizontal, the other cells are random.
+    HorizontalRandom,
+    /// Horizontal with the position-to-row index permuted (never the identity).
+    HorizontalIndexShuffle,
+}
+
+impl Setting {
+    /// All settings in the order the published files are named.
+    pub const ALL: [Setting; 6] = [
+        Setting::Horizontal,
+        Setting::Vertical,
+        Setting::Block,
+        Setting::Random,
+        Setting::HorizontalRandom,
+        Setting::HorizontalIndexShuffle,
+    ];
+
+    /// Parses `h|v|b|r|hr|h-index-shuffle` (also the file spelling `h_index-shuffle`).
+    pub fn parse(s: &str) -> Result<Setting> {
+        Ok(match s {
+            "h" => Setting::Horizontal,
+            "v" => Setting::Vertical,
+            "b" => Setting::Block,
+            "r" => Setting::Random,
+            "hr" => Setting::HorizontalRandom,
+            "h-index-shuffle" | "h_index-shuffle" | "ri" => Setting::HorizontalIndexShuffle,
+            other => {
+                return Err(KcompError::param(
+                    "setting",
+                    format!("unknown setting `{other}` (expected h, v, b, r, hr, h-index-shuffle)"),
+                ));
+            }
+        })
+    }
+
+    /// Short CLI name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Setting::Horizontal => "h",
+            Setting::Vertical => "v",
+            Setting::Block => "b",
+            Setting::Random => "r",
+            Setting::HorizontalRandom => "hr",
+            Setting::HorizontalIndexShuffle => "h-index-shuffle",
+        }
+    }
+
+    /// The `type=` part of the published file names.
+    pub fn file_tag(self) -> &'static str {
+        match self {
+            Setting::HorizontalIndexShuffle => "h_index-shuffle",
+            s => s.name(),
+        }
+    }
+}
+
+/// Shape of a dataset family.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GridSpec {
+    /// Number of input positions (k).
+    pub positions: usize,
+    /// Letters per position (u); position i uses letters `chr(65 + u*i + v)`.
+    pub letters: usize,
+    /// Grid side; the grid has `side * side` cells, `side * side / positions` per position.
+    pub side: usize,
+    /// Samples per record (d), at most `letters ^ positions`.
+    pub samples: usize,
+    /// With two letters, the second letter's pattern is the complement of the first (as
+    /// published); otherwise every letter draws its own pattern.
+    pub complementary: bool,
+}
+
+impl Default for GridSpec {
+    fn default() -> Self {
+        GridSpec {
+            positions: 4,
+            letters: 2,
+            side: 4,
+            samples: 16,
+            complementary: true,
+        }
+    }
+}
+
+/// One record: `samples` inputs ("A C E G") and their grids (rows of '.'/'*' joined by "\n").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    pub input: Vec<String>,
+    pub output: Vec<String>,
+}
+
+impl Record {
+    /// The record as one `json.dumps` line (no newline).
+    pub fn to_json_line(&self) -> String {
+        format!(
+            "{{\"input\": {}, \"output\": {}}}",
+            json::py_json_str_list(&self.input),
+            json::py_json_str_list(&self.output)
+        )
+    }
+}
+
+impl GridSpec {
+    fn cells_per_position(&self) -> usize {
+        self.side * self.side / self.positions
+    }
+
+    /// Checks the shape and that `setting` is defined for it.
+    pub fn validate(&self, setting: Setting) -> Result<()> {
+        let p = |reason: String| Err(KcompError::param("grid spec", reason));
+        if self.positions == 0 || self.letters < 2 || self.side == 0 {
+            return p("positions >= 1, letters >= 2 and side >= 1 are required".into());
+        }
+        if self.positions * self.letters > 26 {
+            return p("positions x letters must be at most 26 (letters A-Z)".into());
+        }
+        let cells = self.side * self.side;
+        if !cells.is_multiple_of(self.positions) {
+            return p(format!(
+                "the {cells} cells do not split evenly among {} positions",
+                self.positions
+            ));
+        }
+        if self.cells_per_position() > 20 {
+            return p("at most 20 cells per position".into());
+        }
+        let total = (self.letters as u64).checked_pow(self.positions as u32);
+        match total {
+            Some(t) if t <= 1 << 20 && (self.samples as u64) <= t && self.samples > 0 => {}
+            _ => {
+                return p(format!(
+                    "samples must be in 1..=letters^positions (<= 2^20), got {}",
+                    self.samples
+                ));
+            }
+        }
+        if self.complementary && self.letters != 2 {
+            return p("complementary patterns need exactly 2 letters per position".into());
+        }
+        match setting {
+            Setting::Horizontal
+            | Setting::HorizontalRandom
+            | Setting::HorizontalIndexShuffle
+            | Setting::Vertical
+                if self.positions != self.side =>
+            {
+                p(format!(
+                    "setting {} needs positions == side (one row or column each)",
+                    setting.name()
+                ))
+            }
+            Setting::Block => {
+                let q = (self.positions as f64).sqrt().round() as usize;
+                if q * q != self.positions || !self.side.is_multiple_of(q) {
+                    return p(
+                        "setting b needs a square number of positions whose root divides side"
+                            .into(),
+                    );
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Cell indices (row-major) per position, drawing from `rng` as the published generator.
+    fn layout(&self, setting: Setting, rng: &mut PythonRandom) -> Vec<Vec<usize>> {
+        let (k, side) = (self.positions, self.side);
+        let c = self.cells_per_position();
+        let rows = |i: usize| (0..side).map(|col| i * side + col).collect::<Vec<_>>();
+        match setting {
+            Setting::Horizontal | Setting::HorizontalIndexShuffle => (0..k).map(rows).collect(),
+            Setting::Vertical => (0..k)
+                .map(|i| (0..side).map(|r| r * side + i).collect())
+                .collect(),
+            Setting::Block => {
+                let q = (k as f64).sqrt().round() as usize;
+                let bs = side / q;
+                (0..k)
+                    .map(|i| {
+                        let (r0, c0) = ((i / q) * bs, (i % q) * bs);
+                        let mut cells = Vec::with_capacity(bs * bs);
+                        for r in 0..bs {
+                            for col in 0..bs {
+                                cells.push((r0 + r) * side + c0 + col);
+                            }
+                        }
+                        cells
+                    })
+                    .collect()
+            }
+            Setting::Random => {
+                let mut pos: Vec<usize> = (0..side * side).collect();
+                rng.shuffle(&mut pos);
+                pos.chunks(c).map(|ch| ch.to_vec()).collect()
+            }
+            Setting::HorizontalRandom => {
+                let all: Vec<usize> = (0..k).collect();
+                let chosen = rng.sample(&all, 2.min(k)).unwrap_or_default();
+                let mut rest: Vec<usize> = (0..side * side)
+                    .filter(|cell| !chosen.contains(&(cell / side)))
+                    .collect();
+                rng.shuffle(&mut rest);
+                let mut chunks = rest.chunks(c);
+                (0..k)
+                    .map(|i| {
+                        if chosen.contains(&i) {
+                            rows(i)
+                        } else {
+                            chunks.next().map(|ch| ch.to_vec()).unwrap_or_default()
+                        }
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// Generates `records` records with one Python-compatible stream seeded once.
+    pub fn generate(&self, setting: Setting, records: usize, seed: i64) -> Result<Vec<Record>> {
+        self.validate(setting)?;
+        let mut rng = PythonRandom::seed(seed);
+        let (k, u, side) = (self.positions, self.letters, self.side);
+        let c = self.cells_per_position();
+        let n_patterns: Vec<u64> = (0..1u64 << c).collect();
+        let bits = |v: u64| -> Vec<bool> { (0..c).map(|b| (v >> (c - 1 - b)) & 1 == 1).collect() };
+        let mut out = Vec::with_capacity(records);
+        for _ in 0..records {
+            let layout = self.layout(setting, &mut rng);
+            // patterns[i][letter] = on/off per cell of position i
+            let mut patterns: Vec<Vec<Vec<bool>>> = Vec::with_capacity(k);
+            for _ in 0..k {
+                if self.complementary {
+                    let v = *rng.choice(&n_patterns).expect("non-empty");
+                    patterns.push(vec![bits(v), bits(v ^ ((1 << c) - 1))]);
+                } else {
+                    patterns.push(
+                        (0..u)
+                            .map(|_| bits(*rng.choice(&n_patterns).expect("non-empty")))
+                            .collect(),
+                    );
+                }
+            }
+            let mut control: Vec<usize> = (0..k).collect();
+            if setting == Setting::HorizontalIndexShuffle && k > 1 {
+                let identity = control.clone();
+                loop {
+                    rng.shuffle(&mut control);
+                    if control != identity {
+                        break;
+                    }
+                }
+            }
+            let total = u.pow(k as u32);
+            let mut samples = Vec::with_capacity(total);
+            for idx in 0..total {
+                let mut vals = vec![0usize; k];
+                let mut rem = idx;
+                for i in (0..k).rev() {
+                    vals[i] = rem % u;
+                    rem /= u;
+                }
+                let input: Vec<String> = vals
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| char::from(b'A' + (u * i + v) as u8).to_string())
+                    .collect();
+                let mut grid = vec![b'.'; side * side];
+                for (i, &v) in vals.iter().enumerate() {
+                    for (cell, &on) in layout[control[i]].iter().zip(&patterns[i][v]) {
+                        if on {
+                            grid[*cell] = b'*';
+                        }
+                    }
+                }
+                let rows: Vec<String> = grid
+                    .chunks(side)
+                    .map(|r| String::from_utf8_lossy(r).into_owned())
+                    .collect();
+                samples.push((input.join(" "), rows.join("\n")));
+            }
+            let chosen = rng
+                .sample(&samples, self.samples)
+                .expect("validated samples <= total");
+            let (input, output) = chosen.into_iter().unzip();
+            out.push(Record { input, output });
+        }
+        Ok(out)
+    }
+
+    /// The JSONL text of `records` (one `json.dumps` line each, newline-terminated).
+    pub fn to_jsonl(records: &[Record]) -> String {
+        let mut s = String::new();
+        for r in records {
+            s.push_str(&r.to_json_line());
+            s.push('\n');
+        }
+        s
+    }
+
+    /// Published file name, e.g. `k=4_u=2_d=16_type=h.jsonl`.
+    pub fn file_name(&self, setting: Setting) -> String {
+        format!(
+            "k={}_u={}_d={}_type={}.jsonl",
+            self.positions,
+            self.letters,
+            self.samples,
+            setting.file_tag()
+        )
+    }
+}
+
+/// Reads a JSONL dataset; every line must be {"input": [str], "output": [str]} of equal length.
+pub fn read_dataset(path: &std::path::Path) -> Result<Vec<Record>> {
+    let text = std::fs::read_to_string(path).map_err(|e| KcompError::file(path, e.to_string()))?;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let bad = |reason: String| KcompError::file(path, format!("line {}: {reason}", i + 1));
+        let v: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| bad(format!("malformed JSON: {e}")))?;
+        let field = |name: &str| -> Result<Vec<String>> {
+            let arr = v
+                .get(name)
+                .and_then(|x| x.as_array())
+                .ok_or_else(|| bad(format!("missing list field `{name}`")))?;
+            arr.iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| bad(format!("field `{name}` holds a non-string")))
+                })
+                .collect()
+        };
+        let input = field("input")?;
+        let output = field("output")?;
+        if input.len() != output.len() || input.is_empty() {
+            return Err(bad(
+                "`input` and `output` must be non-empty and equally long".into(),
+            ));
+        }
+        out.push(Record { input, output });
+    }
+    if out.is_empty() {
+        return Err(KcompError::file(path, "no records"));
+    }
+    Ok(out)
+}

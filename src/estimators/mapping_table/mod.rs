@@ -1,0 +1,175 @@
+//! The mapping-table metric of the rule-generation paper (seed 001): a program an LLM wrote
+//! for a string-to-grid dataset is read as a mapping table P+ of size L(P+) = sum n + sum m,
+//! run on the 16 samples for its error count E(P), and scored
+//! C(P) = 100 (L_z - clip(L(P), L_s, L_z)) / (L_z - L_s) with L(P) = L(P+) + (N+M) E(P).
+//!
+//! - [`reference`]: the published evaluator's counts, rule by rule (flaws included);
+//! - [`robust`]: a mapping table measured from the AST with those flaws fixed;
+//! - [`extract`]: getting the program out of an answer;
+//! - [`score`]: scores and T1/T2/T3 profiles.
+
+pub mod extract;
+pub mod pyval;
+pub mod reference;
+pub mod robust;
+pub mod score;
+pub mod space;
+pub mod unparse;
+
+use serde::Serialize;
+
+/// The four counts of a mapping table (the reference's `calculate_estimate` output).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counts {
+    /// Input-side size from dict keys.
+    pub n_dict: usize,
+    /// Output-side size from dict values.
+    pub m_dict: usize,
+    /// Input-side size from if/else paths and assignments.
+    pub n_block: usize,
+    /// Output-side size from '*'/'.' literals outside deleted dicts.
+    pub m_block: usize,
+}
+
+/// Which parser measures the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParserMode {
+    Reference,
+    Robust,
+}
+
+impl ParserMode {
+    /// Parses `reference|robust`.
+    pub fn parse(s: &str) -> crate::Result<ParserMode> {
+        match s {
+            "reference" => Ok(ParserMode::Reference),
+            "robust" => Ok(ParserMode::Robust),
+            other => Err(crate::KcompError::param(
+                "parser",
+                format!("unknown parser `{other}` (expected reference or robust)"),
+            )),
+        }
+    }
+}
+
+/// CPython's parser refuses more than 200 nested brackets ("too many nested parentheses");
+/// refusing them here too also bounds the recursion of our tree walks.
+pub const MAX_NESTING: usize = 200;
+
+/// Largest program measured (bytes); longer ones are treated as unparseable, which bounds
+/// the depth of operator chains (a 256 KiB chain fits the measuring thread's stack).
+pub const MAX_CODE_BYTES: usize = 256 * 1024;
+
+/// Parses a module like `ast.parse` would accept it: `None` on a syntax error, on more than
+/// [`MAX_NESTING`] nested brackets, or above [`MAX_CODE_BYTES`].
+pub fn parse_guarded(code: &str) -> Option<ruff_python_parser::Parsed<ruff_python_ast::ModModule>> {
+    if code.len() > MAX_CODE_BYTES {
+        return None;
+    }
+    let mut depth = 0usize;
+    for b in code.bytes() {
+        match b {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return None;
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    ruff_python_parser::parse_module(code).ok()
+}
+
+/// Measures the mapping table of a program with the chosen parser, on a thread with a large
+/// stack (long operator chains make deep trees).
+pub fn measure(code: &str, mode: ParserMode) -> Counts {
+    let code = code.to_string();
+    let run = move || match mode {
+        ParserMode::Reference => reference::calculate_estimate(&code),
+        ParserMode::Robust => robust::measure(&code),
+    };
+    std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(run)
+        .ok()
+        .and_then(|h| h.join().ok())
+        .unwrap_or_default()
+}
+
+/// Extracts the program from an answer with the chosen mode's rules.
+pub fn extract(answer: &str, mode: ParserMode) -> String {
+    match mode {
+        ParserMode::Reference => extract::extract_reference(answer),
+        ParserMode::Robust => extract::extract_robust(answer),
+    }
+}
+
+/// Per-answer outcome in a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerStatus {
+    /// Scored normally.
+    Ok,
+    /// The answer file is empty (or whitespace only): not scored.
+    EmptyAnswer,
+    /// No program could be extracted: scored as the empty program (every sample wrong).
+    NoProgram,
+    /// At least one sample hit the time limit.
+    Timeout,
+    /// At least one sample was stopped for too much output.
+    OutputLimit,
+    /// The interpreter could not be started: not scored.
+    SpawnFailed,
+}
+
+/// A scored answer.
+#[derive(Debug, Clone, Serialize)]
+pub struct AnswerEval {
+    pub status: AnswerStatus,
+    pub scores: Option<score::Scores>,
+}
+
+/// Extracts, runs (in parallel over samples) and scores one answer for one record.
+pub fn evaluate_answer(
+    answer: &str,
+    record: &crate::datasets::string_grid::Record,
+    mode: ParserMode,
+    cfg: &crate::sandbox::SandboxConfig,
+) -> crate::Result<AnswerEval> {
+    use crate::sandbox::RunStatus;
+    if answer.trim().is_empty() {
+        return Ok(AnswerEval {
+            status: AnswerStatus::EmptyAnswer,
+            scores: None,
+        });
+    }
+    let code = extract(answer, mode);
+    let counts = measure(&code, mode);
+    let samples = crate::sandbox::check_program(&code, &record.input, &record.output, cfg)?;
+    if samples.iter().any(|s| s.status == RunStatus::SpawnFailed) {
+        return Ok(AnswerEval {
+            status: AnswerStatus::SpawnFailed,
+            scores: None,
+        });
+    }
+    let errors = samples.iter().filter(|s| !s.correct).count();
+    let task = score::TaskSize {
+        d: record.input.len(),
+        ..score::TaskSize::default()
+    };
+    let status = if code.trim().is_empty() {
+        AnswerStatus::NoProgram
+    } else if samples.iter().any(|s| s.status == RunStatus::Timeout) {
+        AnswerStatus::Timeout
+    } else if samples.iter().any(|s| s.status == RunStatus::OutputLimit) {
+        AnswerStatus::OutputLimit
+    } else {
+        AnswerStatus::Ok
+    };
+    Ok(AnswerEval {
+        status,
+        scores: Some(score::score(&counts, errors, mode, &task)),
+    })
+}

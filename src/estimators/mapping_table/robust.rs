@@ -1,0 +1,411 @@
+//! Robust mapping-table measurement. Instead of the reference's line heuristics, it reads the
+//! literal data the program can actually run:
+//!
+//! - **Liveness**: module-level definitions (assignments, functions, classes, imports) count
+//!   only if a live statement uses a name they define (fixed point from the executable
+//!   statements); `assert`-only statements (self-tests) and bare string statements
+//!   (docstrings, notes) are not live; comments never reach the AST.
+//! - **Input side n**: letters 'A'-'H' in *data strings* (strings made only of letters A-H,
+//!   grid symbols, digits 0/1, whitespace and punctuation), wherever they hide: dict keys,
+//!   comprehensions, triple-quoted tables, conditions.
+//! - **Output side m**: '*'/'.' in data strings (or 0/1 when there are no '*'/'.'), 4 bits
+//!   per digit of a hex string, 8 bits per byte of a bytes literal, the bit length of ints
+//!   stored in collections (and of any int >= 256), 1 per (row, col) coordinate pair.
+//! - **Whole-sample entries**: a dict entry whose key names all N = 4 positions, or an entry
+//!   of a list/tuple of >= 8 entries, most holding >= 8 output cells and no letters (a table
+//!   indexed by the whole input, which also adds N), determines all M = 16 cells however
+//!   sparsely its value is written (on-cells only, an int with leading zeros).
+//!
+//! Prompt and message strings ("Enter the letters: ") contain other characters and count
+//! nothing. Every literal node is visited once, so nothing is counted twice. Syntax errors
+//! give empty counts (such a program fails every sample anyway).
+
+use super::Counts;
+use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
+use ruff_python_ast::{Expr, InterpolatedStringElement, Number, Stmt};
+use std::collections::HashSet;
+
+/// Input positions of the task (N).
+const N_POSITIONS: usize = 4;
+/// Output cells of the task (M).
+const M_CELLS: usize = 16;
+
+/// Letters 'A'-'H' in the string literals of an expression (a dict key).
+fn letters_in(e: &Expr) -> usize {
+    let mut c = Count::default();
+    c.visit_expr(e);
+    c.n
+}
+
+/// (letters, output cells) of a string literal; (0, 0) unless it is a data string.
+pub fn classify_string(s: &str) -> (usize, usize) {
+    let allowed = |c: char| {
+        c.is_whitespace()
+            || matches!(c, 'A'..='H' | '*' | '.' | '0' | '1')
+            || ",:;-=>|()[]{}'\"/_".contains(c)
+    };
+    if !s.chars().all(allowed) {
+        let hex = s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+        if hex.len() >= 8 && hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            return (0, 4 * hex.len());
+        }
+        return (0, 0);
+    }
+    let letters = s.chars().filter(|c| matches!(c, 'A'..='H')).count();
+    let symbols = s.chars().filter(|&c| c == '*' || c == '.').count();
+    let bits = s.chars().filter(|&c| c == '0' || c == '1').count();
+    let m = if symbols > 0 {
+        symbols
+    } else if bits >= 2 {
+        bits
+    } else {
+        0
+    };
+    (letters, m)
+}
+
+fn small_int(e: &Expr) -> Option<u64> {
+    match e {
+        Expr::NumberLiteral(n) => match &n.value {
+            Number::Int(i) => i.as_u64(),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+fn int_bits(e: &Expr) -> Option<usize> {
+    match e {
+        Expr::NumberLiteral(n) => match &n.value {
+            Number::Int(i) => Some(match i.as_u64() {
+                Some(v) => (64 - v.leading_zeros() as usize).max(1),
+                // Too large for u64: about 3.32 bits per decimal digit.
+                None => (i.to_string().len() as f64 * std::f64::consts::LOG2_10).ceil() as usize,
+            }),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// Counts literal data, knowing whether the parent expression is a collection display.
+#[derive(Default)]
+struct Count {
+    n: usize,
+    m: usize,
+    parent_is_collection: Vec<bool>,
+    in_key: bool,
+}
+
+impl Count {
+    fn string(&mut self, s: &str) {
+        let (n, m) = classify_string(s);
+        self.n += n;
+        self.packed(n, m);
+    }
+
+    /// Adds `m` cells of one literal; a letter-free literal of >= 4 grids' worth of cells is
+    /// a packed table indexed by the whole input, so it also carries N per grid.
+    fn packed(&mut self, n: usize, m: usize) {
+        self.m += m;
+        if n == 0 && m >= 4 * M_CELLS {
+            self.n += N_POSITIONS * m.div_ceil(M_CELLS);
+        }
+    }
+
+    fn visit_collection_items(&mut self, elts: &[Expr]) {
+        let mut implicit = Vec::new();
+        let mut big = 0;
+        for e in elts {
+            let (n0, m0) = (self.n, self.m);
+            self.parent_is_collection.push(true);
+            self.visit_expr(e);
+            self.parent_is_collection.pop();
+            let dm = self.m - m0;
+            if dm >= 8 {
+                big += 1;
+                if self.n == n0 {
+                    implicit.push(dm);
+                }
+            }
+        }
+        if elts.len() >= 8 && 2 * big >= elts.len() {
+            for dm in implicit {
+                self.n += N_POSITIONS;
+                self.m += M_CELLS.saturating_sub(dm);
+            }
+        }
+    }
+}
+
+impl<'a> Visitor<'a> for Count {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if !counts_stmt(stmt) {
+            return;
+        }
+        self.parent_is_collection.push(false);
+        walk_stmt(self, stmt);
+        self.parent_is_collection.pop();
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        let parent = self.parent_is_collection.last().copied().unwrap_or(false);
+        match expr {
+            Expr::StringLiteral(s) => self.string(s.value.to_str()),
+            Expr::BytesLiteral(b) => self.packed(0, 8 * b.value.bytes().count()),
+            Expr::NumberLiteral(_) => {
+                if let Some(bits) = int_bits(expr)
+                    && !self.in_key
+                    && (parent || bits > 8)
+                {
+                    self.packed(0, bits);
+                }
+            }
+            Expr::Tuple(_) | Expr::List(_)
+                if parent && {
+                    let elts = match expr {
+                        Expr::Tuple(t) => &t.elts,
+                        Expr::List(l) => &l.elts,
+                        _ => unreachable!(),
+                    };
+                    (2..=3).contains(&elts.len())
+                        && elts[..2]
+                            .iter()
+                            .all(|e| small_int(e).is_some_and(|v| v < 16))
+                } =>
+            {
+                // A (row, col[, value]) coordinate: one output cell.
+                self.m += 1;
+            }
+            Expr::Tuple(t) => self.visit_collection_items(&t.elts),
+            Expr::List(l) => self.visit_collection_items(&l.elts),
+            Expr::Set(s) => self.visit_collection_items(&s.elts),
+            Expr::Dict(d) => {
+                for item in &d.items {
+                    if let Some(k) = &item.key {
+                        let was = std::mem::replace(&mut self.in_key, true);
+                        self.parent_is_collection.push(true);
+                        self.visit_expr(k);
+                        self.parent_is_collection.pop();
+                        self.in_key = was;
+                    }
+                    let m0 = self.m;
+                    self.parent_is_collection.push(true);
+                    self.visit_expr(&item.value);
+                    self.parent_is_collection.pop();
+                    // A key naming every position is a whole sample: its entry determines
+                    // the whole grid however sparsely the value is written.
+                    let key_letters = item.key.as_ref().map_or(0, letters_in);
+                    if key_letters >= N_POSITIONS {
+                        self.m += M_CELLS.saturating_sub(self.m - m0);
+                    }
+                }
+            }
+            _ => {
+                self.parent_is_collection.push(false);
+                walk_expr(self, expr);
+                self.parent_is_collection.pop();
+            }
+        }
+    }
+
+    fn visit_interpolated_string_element(&mut self, e: &'a InterpolatedStringElement) {
+        match e {
+            InterpolatedStringElement::Literal(l) => self.string(&l.value),
+            InterpolatedStringElement::Interpolation(i) => self.visit_expr(&i.expression),
+        }
+    }
+}
+
+/// Statements whose literals never describe the mapping: asserts (self-tests), bare strings
+/// (docstrings, notes), and loops/ifs made only of those.
+fn counts_stmt(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Assert(_) => false,
+        Stmt::Expr(e) => !matches!(&*e.value, Expr::StringLiteral(_) | Expr::FString(_)),
+        Stmt::For(f) => f.body.iter().any(counts_stmt) || f.orelse.iter().any(counts_stmt),
+        Stmt::While(w) => w.body.iter().any(counts_stmt),
+        Stmt::If(i) => {
+            i.body.iter().any(counts_stmt)
+                || i.elif_else_clauses
+                    .iter()
+                    .any(|c| c.body.iter().any(counts_stmt))
+        }
+        _ => true,
+    }
+}
+
+#[derive(Default)]
+struct Names(HashSet<String>);
+
+impl<'a> Visitor<'a> for Names {
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        if let Expr::Name(n) = expr {
+            self.0.insert(n.id.to_string());
+        }
+        walk_expr(self, expr);
+    }
+}
+
+fn used_names(stmt: &Stmt) -> HashSet<String> {
+    let mut v = Names::default();
+    v.visit_stmt(stmt);
+    v.0
+}
+
+fn target_base(e: &Expr, out: &mut Vec<String>) {
+    match e {
+        Expr::Name(n) => out.push(n.id.to_string()),
+        Expr::Subscript(s) => target_base(&s.value, out),
+        Expr::Attribute(a) => target_base(&a.value, out),
+        Expr::Starred(s) => target_base(&s.value, out),
+        Expr::Tuple(t) => t.elts.iter().for_each(|x| target_base(x, out)),
+        Expr::List(t) => t.elts.iter().for_each(|x| target_base(x, out)),
+        _ => {}
+    }
+}
+
+/// Names a definition statement binds; `None` for statements that run for effect (roots).
+fn defined_names(stmt: &Stmt) -> Option<Vec<String>> {
+    let mut out = Vec::new();
+    match stmt {
+        Stmt::Assign(a) => a.targets.iter().for_each(|t| target_base(t, &mut out)),
+        Stmt::AnnAssign(a) => target_base(&a.target, &mut out),
+        Stmt::AugAssign(a) => target_base(&a.target, &mut out),
+        Stmt::FunctionDef(f) => out.push(f.name.to_string()),
+        Stmt::ClassDef(c) => out.push(c.name.to_string()),
+        Stmt::Import(i) => {
+            for a in &i.names {
+                let n = a.asname.as_ref().unwrap_or(&a.name).to_string();
+                out.push(n.split('.').next().unwrap_or_default().to_string());
+            }
+        }
+        Stmt::ImportFrom(i) => {
+            for a in &i.names {
+                out.push(a.asname.as_ref().unwrap_or(&a.name).to_string());
+            }
+        }
+        _ => return None,
+    }
+    Some(out)
+}
+
+/// Module-level statements that run or are used by what runs.
+fn live_statements(body: &[Stmt]) -> Vec<&Stmt> {
+    let defs: Vec<Option<Vec<String>>> = body.iter().map(defined_names).collect();
+    let mut live: Vec<bool> = body
+        .iter()
+        .zip(&defs)
+        .map(|(s, d)| d.is_none() && counts_stmt(s))
+        .collect();
+    let mut used: HashSet<String> = HashSet::new();
+    for (s, l) in body.iter().zip(&live) {
+        if *l {
+            used.extend(used_names(s));
+        }
+    }
+    loop {
+        let mut changed = false;
+        for (i, s) in body.iter().enumerate() {
+            if live[i] {
+                continue;
+            }
+            if let Some(names) = &defs[i]
+                && names.iter().any(|n| used.contains(n))
+            {
+                live[i] = true;
+                used.extend(used_names(s));
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    body.iter()
+        .zip(live)
+        .filter(|(_, l)| *l)
+        .map(|(s, _)| s)
+        .collect()
+}
+
+/// Measures the mapping table of a program (see the module docs). All input goes into
+/// `n_dict`/`m_dict` (the robust parser does not split dicts from blocks).
+pub fn measure(code: &str) -> Counts {
+    let Ok(parsed) = super::parse_guarded(code).ok_or(()) else {
+        return Counts::default();
+    };
+    let mut c = Count::default();
+    for s in live_statements(&parsed.syntax().body) {
+        c.visit_stmt(s);
+    }
+    Counts {
+        n_dict: c.n,
+        m_dict: c.m,
+        n_block: 0,
+        m_block: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nm(code: &str) -> (usize, usize) {
+        let c = measure(code);
+        (c.n_dict, c.m_dict)
+    }
+
+    #[test]
+    fn strings_are_classified() {
+        assert_eq!(classify_string("A C E G"), (4, 0));
+        assert_eq!(classify_string("*..*\n.**."), (0, 8));
+        assert_eq!(classify_string("Enter the letters."), (0, 0));
+        assert_eq!(classify_string("1010"), (0, 4));
+        assert_eq!(classify_string("a5f0a5f0"), (0, 32));
+    }
+
+    #[test]
+    fn docstrings_asserts_and_dead_tables_do_not_count() {
+        let code = "\"\"\"A -> **..\"\"\"\nTESTS = {'A C E G': '*...'}\ndef unused():\n    return '****'\n\
+                    ROW = {'A': '**..'}\nassert ROW['A'] == '**..'\nprint(ROW[input()])\n";
+        assert_eq!(nm(code), (1, 4));
+    }
+
+    #[test]
+    fn coordinates_and_bitmasks() {
+        assert_eq!(nm("ON = {'A': [(0, 1), (0, 3)]}\nprint(ON)"), (1, 2));
+        assert_eq!(nm("M = {'A': 0b1010}\nprint(M)"), (1, 4));
+        // A whole-input table: 8 letter-free entries of >= 8 cells each carry N = 4 and M = 16.
+        let g = "G = [0xA5F0, 0x0F0F, 0x1234, 0xFFFF, 0xA5F0, 0x0F0F, 0x1234, 0xFFFF]\nprint(G)";
+        assert_eq!(nm(g), (32, 128));
+        // Per-position rows indexed by letter offset are not a whole-input table.
+        let rows = "ROWS = [['**..', '..**'], ['**.*', '..*.'], ['...*', '***.'], ['*...', '.***']]\nprint(ROWS)";
+        assert_eq!(nm(rows), (0, 32));
+        assert_eq!(nm("D = {'A C E G': [(0, 0)]}\nprint(D)"), (4, 16));
+    }
+
+    #[test]
+    fn reference_flaws_are_fixed() {
+        // A dict inside print is counted once, not as dict and block.
+        assert_eq!(
+            nm("s = input()\nprint({'E': '*..*', 'F': '.**.'}[s[2]])"),
+            (2, 8)
+        );
+        // Identifiers and message strings carry no letters.
+        assert_eq!(
+            nm("DATA = input('Enter the letters: ')\nGRID = False\nprint(DATA, GRID)"),
+            (0, 0)
+        );
+        // '#' in a string is just a string.
+        assert_eq!(
+            nm("SEP = '#'\nROW = {'A': '*..*'}\nprint(SEP, ROW)"),
+            (1, 4)
+        );
+    }
+
+    #[test]
+    fn syntax_errors_give_empty_counts() {
+        assert_eq!(measure("x = ("), Counts::default());
+    }
+}

@@ -1,0 +1,485 @@
+//! Topological similarity (Brighton & Kirby 2006): the correlation, over pairs of samples,
+//! between distances in sentence space W and distances in representation space Z.
+//!
+//! Options: Pearson or Spearman correlation; W distance Hamming, cityblock on one-hot codes
+//! (= 2 x Hamming for equal-length sentences, the seed-004 notebook's choice) or Levenshtein
+//! edit distance; Z distance Euclidean or cosine; all pairs, or a seeded sample of pairs.
+
+use rand::RngExt;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{KcompError, Result};
+
+/// Correlation coefficient.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Correlation {
+    /// Pearson's r.
+    #[default]
+    Pearson,
+    /// Spearman's rho (Pearson on average ranks).
+    Spearman,
+}
+
+/// Distance between sentences.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum WDistance {
+    /// Positions that differ.
+    Hamming,
+    /// Cityblock distance between one-hot encodings.
+    #[default]
+    OneHotCityblock,
+    /// Levenshtein edit distance.
+    Edit,
+}
+
+/// Distance between representations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ZDistance {
+    /// Euclidean distance.
+    #[default]
+    Euclidean,
+    /// 1 - cosine similarity.
+    Cosine,
+}
+
+/// Topological-similarity settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TopsimConfig {
+    /// Correlation coefficient.
+    pub correlation: Correlation,
+    /// Sentence distance.
+    pub w_distance: WDistance,
+    /// Representation distance.
+    pub z_distance: ZDistance,
+    /// Use all pairs when N(N-1)/2 is at most this; otherwise sample this many pairs.
+    pub max_pairs: usize,
+    /// Seed of the pair sample.
+    pub seed: u64,
+}
+
+impl Default for TopsimConfig {
+    fn default() -> Self {
+        TopsimConfig {
+            correlation: Correlation::Pearson,
+            w_distance: WDistance::OneHotCityblock,
+            z_distance: ZDistance::Euclidean,
+            max_pairs: 1_000_000,
+            seed: 0,
+        }
+    }
+}
+
+fn w_distance(kind: WDistance, a: &[i64], b: &[i64]) -> f64 {
+    match kind {
+        WDistance::Hamming => a.iter().zip(b).filter(|(x, y)| x != y).count() as f64,
+        WDistance::OneHotCityblock => {
+            // One-hot per position: a differing position contributes 2; extra positions 1.
+            let differ: usize = a.iter().zip(b).map(|(x, y)| usize::from(x != y)).sum();
+            (2 * differ + a.len().abs_diff(b.len())) as f64
+        }
+        WDistance::Edit => edit_distance(a, b) as f64,
+    }
+}
+
+fn edit_distance(a: &[i64], b: &[i64]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, x) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, y) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(x != y);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+fn z_distance(kind: ZDistance, a: &[f64], b: &[f64]) -> f64 {
+    match kind {
+        ZDistance::Euclidean => squared_euclidean(a, b).sqrt(),
+        ZDistance::Cosine => {
+            let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+            let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt();
+            let nb: f64 = b.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if na == 0.0 || nb == 0.0 {
+                1.0
+            } else {
+                1.0 - dot / (na * nb)
+            }
+        }
+    }
+}
+
+/// Sum of squared differences with four independent accumulators (lets the compiler vectorise;
+/// the summation order is fixed, so results are deterministic).
+fn squared_euclidean(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let (ca, cb) = (a.chunks_exact(4), b.chunks_exact(4));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for l in 0..4 {
+            let d = x[l] - y[l];
+            acc[l] += d * d;
+        }
+    }
+    let tail: f64 = ra.iter().zip(rb).map(|(x, y)| (x - y) * (x - y)).sum();
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+/// Equal-length sentences packed as `u32` for fast Hamming-type distances.
+struct PackedW {
+    flat: Vec<u32>,
+    len: usize,
+    scale: f64,
+}
+
+impl PackedW {
+    /// `None` unless the distance is Hamming or one-hot cityblock, all rows have the same
+    /// length and every word id fits in `u32`.
+    fn new(w: &[Vec<i64>], kind: WDistance) -> Option<Self> {
+        let scale = match kind {
+            WDistance::Hamming => 1.0,
+            WDistance::OneHotCityblock => 2.0,
+            WDistance::Edit => return None,
+        };
+        let len = w[0].len();
+        if w.iter().any(|r| r.len() != len) {
+            return None;
+        }
+        let flat = w
+            .iter()
+            .flatten()
+            .map(|&x| u32::try_from(x).ok())
+            .collect::<Option<Vec<u32>>>()?;
+        Some(PackedW { flat, len, scale })
+    }
+
+    fn distance(&self, i: usize, j: usize) -> f64 {
+        let a = &self.flat[i * self.len..(i + 1) * self.len];
+        let b = &self.flat[j * self.len..(j + 1) * self.len];
+        let differ: u32 = a.iter().zip(b).map(|(x, y)| u32::from(x != y)).sum();
+        self.scale * f64::from(differ)
+    }
+}
+
+/// Rows per block of the Gram-matrix path.
+const GRAM_BLOCK: usize = 128;
+
+/// Z flattened row-major with squared norms, for distances through dot products:
+/// `|a - b|^2 = |a|^2 + |b|^2 - 2 a.b` (clamped at 0), `cos = a.b / (|a| |b|)`.
+struct GramZ {
+    flat: Vec<f64>,
+    norms2: Vec<f64>,
+    n: usize,
+    d: usize,
+}
+
+impl GramZ {
+    fn new(z: &[Vec<f64>]) -> Self {
+        let d = z[0].len();
+        let flat: Vec<f64> = z.iter().flatten().copied().collect();
+        let norms2 = z.iter().map(|r| r.iter().map(|x| x * x).sum()).collect();
+        GramZ {
+            flat,
+            norms2,
+            n: z.len(),
+            d,
+        }
+    }
+
+    /// Dot products of rows `rows` with every row: a `rows.len() x n` row-major matrix.
+    fn block_dots(&self, rows: std::ops::Range<usize>) -> Vec<f64> {
+        let (m, n, k) = (rows.len(), self.n, self.d);
+        let mut out = vec![0.0; m * n];
+        let a = &self.flat[rows.start * k..rows.end * k];
+        // SAFETY: `a` is m x k row-major (strides k, 1); Z^T is read from the n x k row-major
+        // matrix with strides (1, k); `out` is m x n row-major. All slices are in bounds.
+        unsafe {
+            matrixmultiply::dgemm(
+                m,
+                k,
+                n,
+                1.0,
+                a.as_ptr(),
+                k as isize,
+                1,
+                self.flat.as_ptr(),
+                1,
+                k as isize,
+                0.0,
+                out.as_mut_ptr(),
+                n as isize,
+                1,
+            );
+        }
+        out
+    }
+
+    fn distance(&self, kind: ZDistance, i: usize, j: usize, dot: f64) -> f64 {
+        let (ni, nj) = (self.norms2[i], self.norms2[j]);
+        match kind {
+            ZDistance::Euclidean => (ni + nj - 2.0 * dot).max(0.0).sqrt(),
+            ZDistance::Cosine => {
+                if ni == 0.0 || nj == 0.0 {
+                    1.0
+                } else {
+                    1.0 - dot / (ni.sqrt() * nj.sqrt())
+                }
+            }
+        }
+    }
+}
+
+/// Pearson correlation; `None` when either side is constant.
+pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
+    let n = x.len() as f64;
+    let mx = x.iter().sum::<f64>() / n;
+    let my = y.iter().sum::<f64>() / n;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x.iter().zip(y) {
+        let (da, db) = (a - mx, b - my);
+        sxy += da * db;
+        sxx += da * da;
+        syy += db * db;
+    }
+    if sxx == 0.0 || syy == 0.0 {
+        None
+    } else {
+        Some(sxy / (sxx * syy).sqrt())
+    }
+}
+
+/// Average ranks (1-based), ties sharing their mean rank.
+pub fn average_ranks(x: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..x.len()).collect();
+    order.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
+    let mut ranks = vec![0.0; x.len()];
+    let mut i = 0;
+    while i < order.len() {
+        let mut j = i;
+        while j + 1 < order.len() && x[order[j + 1]] == x[order[i]] {
+            j += 1;
+        }
+        let rank = (i + j) as f64 / 2.0 + 1.0;
+        for &o in &order[i..=j] {
+            ranks[o] = rank;
+        }
+        i = j + 1;
+    }
+    ranks
+}
+
+/// Topological similarity of sentences `w` (rows of word ids) and representations `z` (rows of
+/// reals). Errors on mismatched or too few rows, and when either distance is constant
+/// (the correlation is undefined there).
+pub fn topological_similarity(
+    w: &[Vec<i64>],
+    z: &[Vec<f64>],
+    config: &TopsimConfig,
+) -> Result<f64> {
+    if w.len() != z.len() {
+        return Err(KcompError::param(
+            "topsim",
+            format!("W has {} rows but Z has {}", w.len(), z.len()),
+        ));
+    }
+    let n = w.len();
+    if n < 3 {
+        return Err(KcompError::param("topsim", "needs at least 3 samples"));
+    }
+    let total_pairs = n * (n - 1) / 2;
+    let distances = |i: usize, j: usize| {
+        (
+            w_distance(config.w_distance, &w[i], &w[j]),
+            z_distance(config.z_distance, &z[i], &z[j]),
+        )
+    };
+    let (dw, dz): (Vec<f64>, Vec<f64>) = if total_pairs <= config.max_pairs {
+        // All pairs, one parallel task per block of rows, concatenated in row order. Z
+        // distances come from a block Gram matrix (one GEMM per block) when rows share a width.
+        let width = z[0].len();
+        let gram = z.iter().all(|r| r.len() == width).then(|| GramZ::new(z));
+        let packed = PackedW::new(w, config.w_distance);
+        let blocks: Vec<(Vec<f64>, Vec<f64>)> = (0..n.div_ceil(GRAM_BLOCK))
+            .into_par_iter()
+            .map(|block| {
+                let rows = block * GRAM_BLOCK..((block + 1) * GRAM_BLOCK).min(n);
+                let dots = gram.as_ref().map(|g| g.block_dots(rows.clone()));
+                let mut dw = Vec::new();
+                let mut dz = Vec::new();
+                for i in rows.clone() {
+                    if let Some(p) = &packed {
+                        dw.extend((i + 1..n).map(|j| p.distance(i, j)));
+                    } else {
+                        dw.extend((i + 1..n).map(|j| w_distance(config.w_distance, &w[i], &w[j])));
+                    }
+                    for j in i + 1..n {
+                        dz.push(match (&gram, &dots) {
+                            (Some(g), Some(d)) => {
+                                g.distance(config.z_distance, i, j, d[(i - rows.start) * n + j])
+                            }
+                            _ => z_distance(config.z_distance, &z[i], &z[j]),
+                        });
+                    }
+                }
+                (dw, dz)
+            })
+            .collect();
+        let mut dw = Vec::with_capacity(total_pairs);
+        let mut dz = Vec::with_capacity(total_pairs);
+        for (a, b) in blocks {
+            dw.extend(a);
+            dz.extend(b);
+        }
+        (dw, dz)
+    } else {
+        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
+        let pairs: Vec<(usize, usize)> = (0..config.max_pairs)
+            .map(|_| {
+                loop {
+                    let i = rng.random_range(0..n);
+                    let j = rng.random_range(0..n);
+                    if i != j {
+                        break (i.min(j), i.max(j));
+                    }
+                }
+            })
+            .collect();
+        pairs.par_iter().map(|&(i, j)| distances(i, j)).unzip()
+    };
+    let r = match config.correlation {
+        Correlation::Pearson => pearson(&dw, &dz),
+        Correlation::Spearman => pearson(&average_ranks(&dw), &average_ranks(&dz)),
+    };
+    r.ok_or_else(|| {
+        KcompError::param(
+            "topsim",
+            "a distance is constant over all pairs, so the correlation is undefined",
+        )
+    })
+}
+
+/// Topological similarity of integer-grid data: `z` grid indices times `lam`.
+pub fn topsim_grid(
+    w: &ndarray::Array2<i64>,
+    z: &ndarray::Array2<i64>,
+    lam: f64,
+    config: &TopsimConfig,
+) -> Result<f64> {
+    let wr: Vec<Vec<i64>> = w.rows().into_iter().map(|r| r.to_vec()).collect();
+    let zr: Vec<Vec<f64>> = z
+        .rows()
+        .into_iter()
+        .map(|r| r.iter().map(|&k| k as f64 * lam).collect())
+        .collect();
+    topological_similarity(&wr, &zr, config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn distances() {
+        assert_eq!(w_distance(WDistance::Hamming, &[1, 2, 3], &[1, 5, 6]), 2.0);
+        assert_eq!(
+            w_distance(WDistance::OneHotCityblock, &[1, 2, 3], &[1, 5, 6]),
+            4.0
+        );
+        assert_eq!(edit_distance(&[1, 2, 3, 4], &[2, 3, 4, 5]), 2);
+        assert_eq!(
+            z_distance(ZDistance::Euclidean, &[0.0, 3.0], &[4.0, 0.0]),
+            5.0
+        );
+        assert!((z_distance(ZDistance::Cosine, &[1.0, 0.0], &[0.0, 2.0]) - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn ranks_average_ties() {
+        assert_eq!(
+            average_ranks(&[10.0, 20.0, 10.0, 5.0]),
+            vec![2.5, 4.0, 2.5, 1.0]
+        );
+    }
+
+    #[test]
+    fn perfectly_compositional_map_has_topsim_one_and_random_near_zero() {
+        // z = one-hot(w) scaled: Euclidean^2 is proportional to Hamming, so Spearman = 1.
+        let w: Vec<Vec<i64>> = (0..27).map(|i| vec![i % 3, (i / 3) % 3, i / 9]).collect();
+        let z: Vec<Vec<f64>> = w
+            .iter()
+            .map(|s| {
+                let mut v = vec![0.0; 9];
+                for (p, &x) in s.iter().enumerate() {
+                    v[p * 3 + x as usize] = 1.0;
+                }
+                v
+            })
+            .collect();
+        let cfg = TopsimConfig {
+            correlation: Correlation::Spearman,
+            ..Default::default()
+        };
+        assert!((topological_similarity(&w, &z, &cfg).unwrap() - 1.0).abs() < 1e-12);
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let zr: Vec<Vec<f64>> = (0..27)
+            .map(|_| (0..9).map(|_| rng.random::<f64>()).collect())
+            .collect();
+        let r = topological_similarity(&w, &zr, &cfg).unwrap();
+        assert!(r.abs() < 0.2, "{r}");
+    }
+
+    #[test]
+    fn gram_path_matches_direct_distances() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let z: Vec<Vec<f64>> = (0..300)
+            .map(|_| (0..7).map(|_| rng.random::<f64>() * 4.0 - 2.0).collect())
+            .collect();
+        let g = GramZ::new(&z);
+        let dots = g.block_dots(128..256);
+        for (i, j) in [(128, 0), (130, 299), (255, 256), (200, 200)] {
+            let dot = dots[(i - 128) * 300 + j];
+            for kind in [ZDistance::Euclidean, ZDistance::Cosine] {
+                let direct = z_distance(kind, &z[i], &z[j]);
+                assert!(
+                    (g.distance(kind, i, j, dot) - direct).abs() < 1e-6,
+                    "{i} {j}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn sampled_pairs_are_seeded() {
+        let w: Vec<Vec<i64>> = (0..40).map(|i| vec![i % 5, i / 5]).collect();
+        let z: Vec<Vec<f64>> = w
+            .iter()
+            .map(|s| vec![s[0] as f64, s[1] as f64 * 2.0])
+            .collect();
+        let full = topological_similarity(&w, &z, &TopsimConfig::default()).unwrap();
+        let cfg = TopsimConfig {
+            max_pairs: 400,
+            ..Default::default()
+        };
+        let a = topological_similarity(&w, &z, &cfg).unwrap();
+        assert_eq!(a, topological_similarity(&w, &z, &cfg).unwrap());
+        assert!((a - full).abs() < 0.1, "sampled {a} vs all pairs {full}");
+        let other = TopsimConfig { seed: 9, ..cfg };
+        assert_ne!(a, topological_similarity(&w, &z, &other).unwrap());
+    }
+
+    #[test]
+    fn constant_distances_are_an_error_not_nan() {
+        let w = vec![vec![1], vec![1], vec![1]];
+        let z = vec![vec![0.0], vec![1.0], vec![2.0]];
+        assert!(topological_similarity(&w, &z, &TopsimConfig::default()).is_err());
+    }
+}

@@ -1,0 +1,196 @@
+//! The `kcomp grid` command line: byte-identical generation, the score JSON record, and clear
+//! errors with exit status 2 on bad input.
+
+use std::process::Command;
+
+fn kcomp(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_kcomp"))
+        .args(args)
+        .output()
+        .expect("binary runs")
+}
+
+fn data(tag: &str) -> String {
+    format!(
+        "{}/../shared/data/rgp/k=4_u=2_d=16_type={tag}.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+#[test]
+fn generate_compat_rgp_is_byte_identical_for_all_six_settings() {
+    for (setting, tag) in [
+        ("h", "h"),
+        ("v", "v"),
+        ("b", "b"),
+        ("r", "r"),
+        ("hr", "hr"),
+        ("h-index-shuffle", "h_index-shuffle"),
+    ] {
+        let out = kcomp(&[
+            "grid",
+            "generate",
+            "--setting",
+            setting,
+            "--records",
+            "30",
+            "--seed",
+            "0",
+            "--compat",
+            "rgp",
+        ]);
+        assert!(out.status.success());
+        assert_eq!(out.stdout, std::fs::read(data(tag)).unwrap(), "{setting}");
+    }
+}
+
+#[test]
+fn score_prints_the_json_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let ans = dir.path().join("a.md");
+    // Horizontal record 0 rows per letter, as a dict (C = 100 in reference mode).
+    std::fs::write(
+        &ans,
+        "```python\nROW = {'A': '**..', 'B': '..**', 'C': '**.*', 'D': '..*.', 'E': '...*', 'F': '***.', 'G': '*...', 'H': '.***'}\n\
+         print('\\n'.join(ROW[c] for c in input().split()))\n```\n",
+    )
+    .unwrap();
+    let out = kcomp(&[
+        "grid",
+        "score",
+        "--dataset",
+        &data("h"),
+        "--record",
+        "0",
+        "--answer",
+        ans.to_str().unwrap(),
+        "--parser",
+        "reference",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut want = vec![
+        "c_dict_n",
+        "c_dict_m",
+        "c_block_n",
+        "c_block_m",
+        "c_error",
+        "c_length",
+        "norm_c",
+        "log_norm_c",
+        "in_acc",
+        "profile",
+    ];
+    let mut got = keys.clone();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want);
+    assert_eq!(v["c_dict_n"], 8);
+    assert_eq!(v["c_dict_m"], 32);
+    assert_eq!(v["c_error"], 0);
+    assert_eq!(v["norm_c"], 100.0);
+    assert_eq!(v["profile"], "T1");
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty.md");
+    std::fs::write(&empty, "  \n").unwrap();
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{\"input\": [\"A\"]\n").unwrap();
+    let e = empty.to_str().unwrap();
+    for args in [
+        vec![
+            "grid",
+            "score",
+            "--dataset",
+            &data("h"),
+            "--record",
+            "30",
+            "--answer",
+            e,
+        ],
+        vec![
+            "grid",
+            "score",
+            "--dataset",
+            &data("h"),
+            "--record",
+            "0",
+            "--answer",
+            e,
+        ],
+        vec![
+            "grid",
+            "score",
+            "--dataset",
+            bad.to_str().unwrap(),
+            "--record",
+            "0",
+            "--answer",
+            e,
+        ],
+        vec![
+            "grid",
+            "score",
+            "--dataset",
+            &data("h"),
+            "--record",
+            "0",
+            "--answer",
+            e,
+            "--parser",
+            "fast",
+        ],
+        vec!["grid", "generate", "--setting", "diagonal"],
+        vec![
+            "grid",
+            "prompt",
+            "--dataset",
+            "/nonexistent.jsonl",
+            "--record",
+            "0",
+        ],
+    ] {
+        let out = kcomp(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn prompts_list_all_samples_or_eight_and_a_query() {
+    let out = kcomp(&[
+        "grid",
+        "prompt",
+        "--dataset",
+        &data("v"),
+        "--record",
+        "2",
+        "--style",
+        "stdin",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches("Input: ").count(), 16);
+    assert!(text.contains("standard input"));
+    let out = kcomp(&[
+        "grid",
+        "prompt",
+        "--dataset",
+        &data("v"),
+        "--record",
+        "2",
+        "--result-query",
+        "9",
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.matches("Input: ").count(), 9);
+}
