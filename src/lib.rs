@@ -19,5 +19,6 @@ pub mod rng;
 pub mod sweeps;
 
 pub use error::{KcompError, Result};
+pub mod neural;
 pub mod reports;
 pub mod sandbox;

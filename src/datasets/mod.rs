@@ -9,3 +9,4 @@ pub mod grammar;
 pub mod lookup_table;
 pub mod string_grid;
 pub mod validate;
+pub mod language_system;

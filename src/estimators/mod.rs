@@ -7,3 +7,4 @@
 pub mod ground_truth;
 pub mod mapping_table;
 pub mod topsim;
+pub mod prequential;

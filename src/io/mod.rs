@@ -1,3 +1,4 @@
 //! Interoperability: NumPy `.npy` files for W and Z.
 
 pub mod npy;
+pub mod user_data;

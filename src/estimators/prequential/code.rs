@@ -1,0 +1,426 @@
+//! The prequential code length of Z given W, K(Data|f), K(f), K(Z) and C^L(Z).
+
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::naive::naive_bits;
+use super::schedule::{Ordering, Schedule, order_rows};
+use crate::error::{KcompError, Result};
+use crate::neural::burn_mlp::BurnMlp;
+use crate::neural::fast::FastMlp;
+use crate::neural::train::{FitReport, Learner, StopOn, TrainConfig, fit};
+use crate::neural::{HeadSpec, MlpSpec, StdSpec, Targets, TokenData};
+
+/// Model hyper-parameters (the data fix the vocabulary, sentence length and head size).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelConfig {
+    /// Token embedding size.
+    pub emb_dim: usize,
+    /// Hidden layer widths of the MLP.
+    pub hidden: Vec<usize>,
+    /// Dropout after each hidden layer.
+    pub dropout: f64,
+    /// Standard deviation of the Gaussian head (continuous Z only).
+    pub std: StdSpec,
+}
+
+impl Default for ModelConfig {
+    fn default() -> Self {
+        ModelConfig {
+            emb_dim: 64,
+            hidden: vec![256, 256],
+            dropout: 0.0,
+            std: StdSpec::Learned { min_std: 1e-2 },
+        }
+    }
+}
+
+/// Which implementation trains the models.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum ModelBackend {
+    /// The specialised f32 CPU MLP (default).
+    #[default]
+    Fast,
+    /// burn 0.22 (flex CPU backend, or wgpu with the `gpu-wgpu` feature).
+    Burn,
+}
+
+/// How K(Z) is obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum KzMethod {
+    /// Discrete Z: uniform over the V^A objects (the reference); continuous Z: the naive code
+    /// of all encoded rows (a Gaussian per dimension with charged parameters).
+    #[default]
+    Analytic,
+    /// The prequential code of Z by a model that sees no W (same schedule and training).
+    Prequential,
+}
+
+/// Which loss stops the training of the final model on all training rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum FinalStop {
+    /// Training loss (the reference's `allow_final_overfit: True`).
+    #[default]
+    Training,
+    /// Validation loss.
+    Validation,
+}
+
+/// Everything that defines one prequential run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PrequentialConfig {
+    /// Seed of the ordering and of every model (chunk i uses a seed derived from (seed, i)).
+    pub seed: u64,
+    /// Row ordering before the split.
+    pub ordering: Ordering,
+    /// Rows held out for early stopping (the last rows of the ordering; never encoded).
+    pub val_size: usize,
+    /// Chunk boundaries.
+    pub schedule: Schedule,
+    /// Model shape.
+    pub model: ModelConfig,
+    /// Optimisation and early stopping.
+    pub train: TrainConfig,
+    /// Continue each chunk's training from the previous chunk's model (cheaper, sequential).
+    pub warm_start: bool,
+    /// Implementation of the models.
+    pub backend: ModelBackend,
+    /// How K(Z) is obtained.
+    pub k_z: KzMethod,
+    /// Early-stopping criterion of the final model.
+    pub final_stop: FinalStop,
+    /// Worker threads for the independent chunk trainings (0 = all cores).
+    pub threads: usize,
+}
+
+impl Default for PrequentialConfig {
+    fn default() -> Self {
+        PrequentialConfig {
+            seed: 0,
+            ordering: Ordering::Grouped,
+            val_size: 400,
+            schedule: Schedule::default(),
+            model: ModelConfig::default(),
+            train: TrainConfig::default(),
+            warm_start: false,
+            backend: ModelBackend::Fast,
+            k_z: KzMethod::Analytic,
+            final_stop: FinalStop::Training,
+            threads: 0,
+        }
+    }
+}
+
+/// One encoded chunk of the prequential curve.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chunk {
+    /// Rows encoded before this chunk (the model was trained on them).
+    pub start: usize,
+    /// Rows encoded after this chunk.
+    pub end: usize,
+    /// Code length of the chunk under the model, bits (null for the first chunk).
+    pub model_bits: Option<f64>,
+    /// Code length of the chunk under the naive code, bits.
+    pub naive_bits: f64,
+    /// Bits charged: min(model, naive) + 1 flag bit (first chunk: naive, no flag).
+    pub bits: f64,
+    /// Bits charged per row of the chunk.
+    pub bits_per_sample: f64,
+    /// Whether the model's code was used.
+    pub used_model: bool,
+    /// Epochs of the training run that produced the model (0 for the first chunk).
+    pub epochs: usize,
+}
+
+/// Result of a prequential run. All lengths in bits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PrequentialResult {
+    /// K(Data): the prequential code length of the encoded Z given W.
+    pub k_data: f64,
+    /// K(Data|f): code length of the encoded Z under the final model (trained on all of them).
+    pub k_data_given_f: f64,
+    /// K(f) = K(Data) - K(Data|f).
+    pub k_f: f64,
+    /// K(Z).
+    pub k_z: f64,
+    /// C^L(Z) = K(Z) / K(Data).
+    pub c_l: f64,
+    /// How K(Z) was obtained.
+    pub k_z_method: KzMethod,
+    /// Rows encoded.
+    pub n_encoded: usize,
+    /// Rows held out for validation.
+    pub n_val: usize,
+    /// The curve.
+    pub chunks: Vec<Chunk>,
+    /// Epochs of the final model.
+    pub final_epochs: usize,
+    /// Wall-clock seconds of the run.
+    pub wall_seconds: f64,
+}
+
+/// The prequential code without the C^L ratio (used for K(Z|W) and the prequential K(Z)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrequentialCode {
+    pub k_data: f64,
+    pub k_data_given_f: f64,
+    pub chunks: Vec<Chunk>,
+    pub final_epochs: usize,
+    pub n_encoded: usize,
+    pub n_val: usize,
+}
+
+/// SplitMix64 finaliser: independent seeds from (seed, index).
+pub fn derive_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed
+        .wrapping_add(0x9E37_79B9_7F4A_7C15u64.wrapping_mul(index.wrapping_add(1)))
+        .wrapping_add(0xD1B5_4A32_D192_ED03);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The model specification for data `w`, `z` and hyper-parameters `m`.
+pub fn model_spec(w: &TokenData, z: &Targets, m: &ModelConfig) -> MlpSpec {
+    let head = match z {
+        Targets::Discrete { n_attr, n_vals, .. } => HeadSpec::Categorical {
+            n_attr: *n_attr,
+            n_vals: *n_vals,
+        },
+        Targets::Continuous { dim, .. } => HeadSpec::Gaussian {
+            dim: *dim,
+            std: m.std,
+        },
+    };
+    MlpSpec {
+        vocab: w.vocab,
+        n_words: w.n_words,
+        emb_dim: m.emb_dim,
+        hidden: m.hidden.clone(),
+        dropout: m.dropout,
+        head,
+    }
+}
+
+/// A fresh learner of the chosen backend.
+pub fn make_learner(
+    spec: &MlpSpec,
+    train: &TrainConfig,
+    backend: ModelBackend,
+    seed: u64,
+) -> Box<dyn Learner> {
+    match backend {
+        ModelBackend::Fast => Box::new(FastMlp::new(spec, train.lr, seed)),
+        ModelBackend::Burn => Box::new(BurnMlp::new(spec, train.lr, seed)),
+    }
+}
+
+fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<()> {
+    cfg.train.validate()?;
+    if w.n != z.n() {
+        return Err(KcompError::param(
+            "w/z",
+            format!("W has {} rows but Z has {} rows", w.n, z.n()),
+        ));
+    }
+    if w.n == 0 {
+        return Err(KcompError::param("w/z", "no rows"));
+    }
+    if cfg.val_size >= w.n {
+        return Err(KcompError::param(
+            "val_size",
+            format!(
+                "the validation set ({}) leaves no row to encode out of {}",
+                cfg.val_size, w.n
+            ),
+        ));
+    }
+    model_spec(w, z, &cfg.model).validate()
+}
+
+/// Runs the prequential code of `z` given `w`. `progress` counts finished trainings.
+pub fn prequential_code(
+    w: &TokenData,
+    z: &Targets,
+    cfg: &PrequentialConfig,
+    progress: Option<&ProgressBar>,
+) -> Result<PrequentialCode> {
+    validate(w, z, cfg)?;
+    let order = order_rows(z, cfg.ordering, cfg.seed);
+    let n_train = w.n - cfg.val_size;
+    let (train_rows, val_rows) = order.split_at(n_train);
+    let bounds = cfg.schedule.boundaries(n_train)?;
+    let spec = model_spec(w, z, &cfg.model);
+    let n_jobs = bounds.len(); // bounds.len() - 1 encoding models + the final model
+    if let Some(pb) = progress {
+        pb.set_length(pb.length().unwrap_or(0) + n_jobs as u64);
+    }
+    let final_stop = match cfg.final_stop {
+        FinalStop::Training => StopOn::Training,
+        FinalStop::Validation => StopOn::Validation,
+    };
+    // Job j trains on the first bounds[j] rows; for j < last it encodes the next chunk.
+    let run_job = |learner: &mut dyn Learner, j: usize| -> (FitReport, f64) {
+        let prefix = &train_rows[..bounds[j]];
+        let last = j + 1 == bounds.len();
+        let stop = if last { final_stop } else { StopOn::Validation };
+        let shuffle_seed = derive_seed(cfg.seed, 2 * j as u64 + 1);
+        let rep = fit(
+            learner,
+            w,
+            z,
+            prefix,
+            val_rows,
+            &cfg.train,
+            stop,
+            shuffle_seed,
+        );
+        let bits = if last {
+            learner.code_bits(w, z, train_rows)
+        } else {
+            learner.code_bits(w, z, &train_rows[bounds[j]..bounds[j + 1]])
+        };
+        if let Some(pb) = progress {
+            pb.inc(1);
+        }
+        (rep, bits)
+    };
+    let results: Vec<(FitReport, f64)> = if cfg.warm_start {
+        let mut learner = make_learner(&spec, &cfg.train, cfg.backend, derive_seed(cfg.seed, 0));
+        (0..n_jobs)
+            .map(|j| {
+                learner.reset_optimizer();
+                run_job(learner.as_mut(), j)
+            })
+            .collect()
+    } else {
+        let jobs = || -> Vec<(FitReport, f64)> {
+            (0..n_jobs)
+                .into_par_iter()
+                .with_max_len(1)
+                .map(|j| {
+                    let mut l = make_learner(
+                        &spec,
+                        &cfg.train,
+                        cfg.backend,
+                        derive_seed(cfg.seed, 2 * j as u64),
+                    );
+                    run_job(l.as_mut(), j)
+                })
+                .collect()
+        };
+        if cfg.threads == 0 {
+            jobs()
+        } else {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(cfg.threads)
+                .build()
+                .map_err(|e| KcompError::Other(format!("cannot start threads: {e}")))?
+                .install(jobs)
+        }
+    };
+    let mut chunks = Vec::with_capacity(n_jobs);
+    let first = &train_rows[..bounds[0]];
+    let nb0 = naive_bits(z, first);
+    chunks.push(Chunk {
+        start: 0,
+        end: bounds[0],
+        model_bits: None,
+        naive_bits: nb0,
+        bits: nb0,
+        bits_per_sample: nb0 / bounds[0] as f64,
+        used_model: false,
+        epochs: 0,
+    });
+    for j in 0..n_jobs - 1 {
+        let rows = &train_rows[bounds[j]..bounds[j + 1]];
+        let nb = naive_bits(z, rows);
+        let (rep, mb) = results[j];
+        let used_model = mb < nb;
+        let bits = mb.min(nb) + 1.0;
+        chunks.push(Chunk {
+            start: bounds[j],
+            end: bounds[j + 1],
+            model_bits: Some(mb),
+            naive_bits: nb,
+            bits,
+            bits_per_sample: bits / rows.len() as f64,
+            used_model,
+            epochs: rep.epochs,
+        });
+    }
+    let k_data = chunks.iter().map(|c| c.bits).sum();
+    let (final_rep, k_data_given_f) = results[n_jobs - 1];
+    Ok(PrequentialCode {
+        k_data,
+        k_data_given_f,
+        chunks,
+        final_epochs: final_rep.epochs,
+        n_encoded: n_train,
+        n_val: cfg.val_size,
+    })
+}
+
+/// A progress bar on stderr (hidden when stderr is not a terminal).
+pub fn progress_bar(enabled: bool) -> ProgressBar {
+    if !enabled {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(0);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} trainings (eta {eta})",
+    ) {
+        pb.set_style(style);
+    }
+    pb
+}
+
+/// The full estimate: prequential K(Z|W), K(f), K(Z) and C^L(Z) = K(Z) / K(Z|W).
+pub fn language_compositionality(
+    w: &TokenData,
+    z: &Targets,
+    cfg: &PrequentialConfig,
+    progress: Option<&ProgressBar>,
+) -> Result<PrequentialResult> {
+    let t0 = Instant::now();
+    let code = prequential_code(w, z, cfg, progress)?;
+    let k_z = match cfg.k_z {
+        KzMethod::Analytic => match z {
+            Targets::Discrete { .. } => {
+                let idx: Vec<usize> = (0..code.n_encoded).collect();
+                naive_bits(z, &idx)
+            }
+            Targets::Continuous { .. } => {
+                let order = order_rows(z, cfg.ordering, cfg.seed);
+                naive_bits(z, &order[..code.n_encoded])
+            }
+        },
+        KzMethod::Prequential => {
+            let blind = TokenData::blind(w.n);
+            // Same seed, hence the same ordering, split and schedule as the code given W.
+            prequential_code(&blind, z, cfg, progress)?.k_data
+        }
+    };
+    let c_l = k_z / code.k_data;
+    Ok(PrequentialResult {
+        k_data: code.k_data,
+        k_data_given_f: code.k_data_given_f,
+        k_f: code.k_data - code.k_data_given_f,
+        k_z,
+        c_l,
+        k_z_method: cfg.k_z,
+        n_encoded: code.n_encoded,
+        n_val: code.n_val,
+        chunks: code.chunks,
+        final_epochs: code.final_epochs,
+        wall_seconds: t0.elapsed().as_secs_f64(),
+    })
+}

@@ -1,0 +1,357 @@
+//! Reading user data W (integer tokens) and Z (integer attributes or float vectors) from
+//! `.npy`, CSV or JSONL files, with validation. Every error names the file.
+//!
+//! - `.npy`: 1-D (one column) or 2-D arrays; integer dtypes (any width, signed or not) or
+//!   float32/float64 (Z only).
+//! - `.csv`: one row per sample, comma-separated numbers; a first line that does not parse as
+//!   numbers is taken as a header.
+//! - `.jsonl` / `.ndjson`: one JSON array of numbers (or a single number) per line.
+//!
+//! Z is discrete when every value is an integer and no precision is given; otherwise it is
+//! continuous and quantised to the grid of spacing `precision` (required for float Z).
+
+use std::path::Path;
+
+use ndarray::ArrayD;
+use ndarray_npy::read_npy;
+
+use crate::error::{KcompError, Result};
+use crate::neural::{Targets, TokenData};
+
+/// Numbers read from a file, row-major.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Values {
+    Int(Vec<i64>),
+    Float(Vec<f64>),
+}
+
+/// A rectangular table of numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Table {
+    pub rows: usize,
+    pub cols: usize,
+    pub values: Values,
+}
+
+fn from_array<T: Copy>(path: &Path, a: ArrayD<T>) -> Result<Table>
+where
+    Values: From<Vec<T>>,
+{
+    let shape = a.shape().to_vec();
+    let (rows, cols) = match shape.len() {
+        1 => (shape[0], 1),
+        2 => (shape[0], shape[1]),
+        d => {
+            return Err(KcompError::file(
+                path,
+                format!("expected a 1-D or 2-D array, found {d} dimensions {shape:?}"),
+            ));
+        }
+    };
+    let v: Vec<T> = a.iter().copied().collect();
+    Ok(Table {
+        rows,
+        cols,
+        values: Values::from(v),
+    })
+}
+
+macro_rules! impl_from_ints {
+    ($($t:ty),*) => {$(
+        impl From<Vec<$t>> for Values {
+            fn from(v: Vec<$t>) -> Self {
+                Values::Int(v.into_iter().map(|x| x as i64).collect())
+            }
+        }
+    )*};
+}
+impl_from_ints!(i64, i32, i16, i8, u32, u16, u8);
+
+impl From<Vec<u64>> for Values {
+    fn from(v: Vec<u64>) -> Self {
+        Values::Int(
+            v.into_iter()
+                .map(|x| x.min(i64::MAX as u64) as i64)
+                .collect(),
+        )
+    }
+}
+impl From<Vec<f64>> for Values {
+    fn from(v: Vec<f64>) -> Self {
+        Values::Float(v)
+    }
+}
+impl From<Vec<f32>> for Values {
+    fn from(v: Vec<f32>) -> Self {
+        Values::Float(v.into_iter().map(|x| x as f64).collect())
+    }
+}
+
+fn read_npy_table(path: &Path) -> Result<Table> {
+    macro_rules! attempt {
+        ($t:ty) => {
+            if let Ok(a) = read_npy::<_, ArrayD<$t>>(path) {
+                return from_array(path, a);
+            }
+        };
+    }
+    attempt!(i64);
+    attempt!(i32);
+    attempt!(u8);
+    attempt!(i16);
+    attempt!(i8);
+    attempt!(u16);
+    attempt!(u32);
+    attempt!(u64);
+    attempt!(f64);
+    attempt!(f32);
+    // Report the real reason with the most common type.
+    match read_npy::<_, ArrayD<i64>>(path) {
+        Err(e) => Err(KcompError::file(
+            path,
+            format!("not a readable .npy array of integers or floats ({e})"),
+        )),
+        Ok(_) => unreachable!(),
+    }
+}
+
+fn parse_row(path: &Path, line_no: usize, fields: &[&str]) -> Result<Vec<f64>> {
+    fields
+        .iter()
+        .enumerate()
+        .map(|(c, f)| {
+            f.trim().parse::<f64>().map_err(|_| {
+                KcompError::file(
+                    path,
+                    format!(
+                        "line {line_no}, column {}: `{}` is not a number",
+                        c + 1,
+                        f.trim()
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+fn finish_rows(path: &Path, rows: Vec<Vec<f64>>) -> Result<Table> {
+    if rows.is_empty() {
+        return Err(KcompError::file(path, "empty file: no data rows"));
+    }
+    let cols = rows[0].len();
+    if cols == 0 {
+        return Err(KcompError::file(path, "rows have no values"));
+    }
+    for (i, r) in rows.iter().enumerate() {
+        if r.len() != cols {
+            return Err(KcompError::file(
+                path,
+                format!("row {} has {} values, row 1 has {cols}", i + 1, r.len()),
+            ));
+        }
+    }
+    let flat: Vec<f64> = rows.into_iter().flatten().collect();
+    let n = flat.len() / cols;
+    let all_int = flat
+        .iter()
+        .all(|v| v.is_finite() && v.fract() == 0.0 && v.abs() < 9e15);
+    let values = if all_int {
+        Values::Int(flat.iter().map(|&v| v as i64).collect())
+    } else {
+        Values::Float(flat)
+    };
+    Ok(Table {
+        rows: n,
+        cols,
+        values,
+    })
+}
+
+fn read_csv_table(path: &Path) -> Result<Table> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .from_path(path)
+        .map_err(|e| KcompError::file(path, e.to_string()))?;
+    let mut rows = Vec::new();
+    for (i, rec) in rdr.records().enumerate() {
+        let rec = rec.map_err(|e| KcompError::file(path, e.to_string()))?;
+        let fields: Vec<&str> = rec.iter().collect();
+        if fields.iter().all(|f| f.trim().is_empty()) {
+            continue;
+        }
+        match parse_row(path, i + 1, &fields) {
+            Ok(r) => rows.push(r),
+            Err(e) if i == 0 => {
+                let _ = e; // header line
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    finish_rows(path, rows)
+}
+
+fn read_jsonl_table(path: &Path) -> Result<Table> {
+    let text = std::fs::read_to_string(path).map_err(|e| KcompError::io(path, e))?;
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let v: serde_json::Value = serde_json::from_str(line)
+            .map_err(|e| KcompError::file(path, format!("line {}: invalid JSON ({e})", i + 1)))?;
+        let items = match v {
+            serde_json::Value::Array(a) => a,
+            n @ serde_json::Value::Number(_) => vec![n],
+            _ => {
+                return Err(KcompError::file(
+                    path,
+                    format!("line {}: expected an array of numbers", i + 1),
+                ));
+            }
+        };
+        let row: Result<Vec<f64>> = items
+            .iter()
+            .enumerate()
+            .map(|(c, x)| {
+                x.as_f64().ok_or_else(|| {
+                    KcompError::file(
+                        path,
+                        format!("line {}, item {}: `{x}` is not a number", i + 1, c + 1),
+                    )
+                })
+            })
+            .collect();
+        rows.push(row?);
+    }
+    finish_rows(path, rows)
+}
+
+/// Reads a table from `.npy`, `.csv` or `.jsonl`/`.ndjson` (by extension).
+pub fn read_table(path: &Path) -> Result<Table> {
+    if !path.exists() {
+        return Err(KcompError::file(path, "file not found"));
+    }
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let t = match ext.as_str() {
+        "npy" => read_npy_table(path)?,
+        "csv" => read_csv_table(path)?,
+        "jsonl" | "ndjson" => read_jsonl_table(path)?,
+        _ => {
+            return Err(KcompError::file(
+                path,
+                "unknown format: use .npy, .csv or .jsonl",
+            ));
+        }
+    };
+    if t.rows == 0 || t.cols == 0 {
+        return Err(KcompError::file(path, "empty array: no data rows"));
+    }
+    if let Values::Float(v) = &t.values
+        && let Some(i) = v.iter().position(|x| !x.is_finite())
+    {
+        return Err(KcompError::file(
+            path,
+            format!(
+                "row {}, column {} is not finite (missing or infinite values cannot be coded)",
+                i / t.cols + 1,
+                i % t.cols + 1
+            ),
+        ));
+    }
+    Ok(t)
+}
+
+/// Interprets a table as tokens W (non-negative integers; vocabulary = max + 1).
+pub fn tokens_from_table(t: &Table, path: &Path) -> Result<TokenData> {
+    let v = match &t.values {
+        Values::Int(v) => v,
+        Values::Float(_) => {
+            return Err(KcompError::file(
+                path,
+                "W must hold integer tokens, found floating-point values",
+            ));
+        }
+    };
+    if let Some(i) = v.iter().position(|&x| x < 0 || x > u32::MAX as i64 / 2) {
+        return Err(KcompError::file(
+            path,
+            format!(
+                "row {}, column {}: token {} is not a non-negative integer below 2^31",
+                i / t.cols + 1,
+                i % t.cols + 1,
+                v[i]
+            ),
+        ));
+    }
+    let vocab = *v.iter().max().unwrap_or(&0) as usize + 1;
+    if vocab > 10_000_000 {
+        return Err(KcompError::file(path, "vocabulary larger than 1e7 tokens"));
+    }
+    TokenData::new(t.rows, t.cols, vocab, v.iter().map(|&x| x as u32).collect())
+        .map_err(|e| KcompError::file(path, e.to_string()))
+}
+
+/// Interprets a table as targets Z: discrete (integers, no precision) or continuous (floats
+/// quantised at `precision`).
+pub fn targets_from_table(t: &Table, path: &Path, precision: Option<f64>) -> Result<Targets> {
+    match (&t.values, precision) {
+        (Values::Int(v), None) => {
+            if let Some(i) = v.iter().position(|&x| !(0..=1_000_000).contains(&x)) {
+                return Err(KcompError::file(
+                    path,
+                    format!(
+                        "row {}, column {}: attribute value {} is not in 0..=1000000 \
+                         (give --precision to treat Z as continuous)",
+                        i / t.cols + 1,
+                        i % t.cols + 1,
+                        v[i]
+                    ),
+                ));
+            }
+            let n_vals = (*v.iter().max().unwrap_or(&0) as usize + 1).max(2);
+            Targets::discrete(t.cols, n_vals, v.iter().map(|&x| x as u32).collect())
+                .map_err(|e| KcompError::file(path, e.to_string()))
+        }
+        (Values::Float(_), None) => Err(KcompError::file(
+            path,
+            "Z holds floating-point values: give --precision (grid spacing) to code it",
+        )),
+        (vals, Some(lam)) => {
+            let f: Vec<f64> = match vals {
+                Values::Int(v) => v.iter().map(|&x| x as f64).collect(),
+                Values::Float(v) => v.clone(),
+            };
+            Targets::from_floats(t.cols, lam, &f).map_err(|e| KcompError::file(path, e.to_string()))
+        }
+    }
+}
+
+/// Loads W and Z and checks they have the same number of rows.
+pub fn load_user_data(
+    w_path: &Path,
+    z_path: &Path,
+    precision: Option<f64>,
+) -> Result<(TokenData, Targets)> {
+    let wt = read_table(w_path)?;
+    let zt = read_table(z_path)?;
+    if wt.rows != zt.rows {
+        return Err(KcompError::file(
+            z_path,
+            format!(
+                "{} rows, but {} has {} rows",
+                zt.rows,
+                w_path.display(),
+                wt.rows
+            ),
+        ));
+    }
+    Ok((
+        tokens_from_table(&wt, w_path)?,
+        targets_from_table(&zt, z_path, precision)?,
+    ))
+}

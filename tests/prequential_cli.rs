@@ -1,0 +1,236 @@
+//! `kcomp prequential` on user files: good input works, bad input exits 2 with a clear message.
+
+use std::path::Path;
+use std::process::Command;
+
+fn kcomp(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
+        .args(args)
+        .output()
+        .expect("run kcomp");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// A small compositional data set: W = (a, b), Z = (a, b), 60 rows.
+fn good_csv(dir: &Path) -> (String, String) {
+    let mut w = String::from("w0,w1\n");
+    let mut z = String::new();
+    for i in 0..60 {
+        let (a, b) = (i % 3, (i / 3) % 4);
+        w += &format!("{a},{b}\n");
+        z += &format!("{a},{b}\n");
+    }
+    (write(dir, "w.csv", &w), write(dir, "z.csv", &z))
+}
+
+const SMALL: &[&str] = &[
+    "--val-size",
+    "10",
+    "--increment",
+    "10,10",
+    "--hidden",
+    "16",
+    "--emb-dim",
+    "4",
+    "--max-epochs",
+    "20",
+    "--patience",
+    "5",
+    "--batch-size",
+    "10",
+    "--ordering",
+    "random",
+    "--quiet",
+];
+
+#[test]
+fn csv_input_json_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, z) = good_csv(dir.path());
+    let out = dir.path().join("out");
+    let mut args = vec![
+        "prequential",
+        "--w",
+        &w,
+        "--z",
+        &z,
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(SMALL);
+    let (code, stdout, stderr) = kcomp(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    for k in ["k_data", "k_data_given_f", "k_f", "k_z", "c_l"] {
+        assert!(v[k].as_f64().unwrap().is_finite(), "{k}");
+    }
+    // K(Z): 50 encoded rows, uniform over 3 x 4 values (n_vals = 4 shared): 50 * 2 * 2 bits.
+    assert!((v["k_z"].as_f64().unwrap() - 200.0).abs() < 1e-9);
+    assert_eq!(v["chunks"].as_array().unwrap().len(), 5);
+    for f in ["result.json", "curve.csv", "curve.png"] {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    let csv = std::fs::read_to_string(out.join("curve.csv")).unwrap();
+    assert!(csv.starts_with(
+        "chunk,start_rows,end_rows,model_bits,naive_bits,charged_bits,bits_per_sample"
+    ));
+}
+
+#[test]
+fn npy_and_jsonl_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let w = ndarray::Array2::from_shape_fn((60, 2), |(i, j)| ((i + j) % 5) as i64);
+    let z = ndarray::Array2::from_shape_fn((60, 1), |(i, _)| (i % 5) as f64 * 0.3);
+    let wp = dir.path().join("w.npy");
+    let zp = dir.path().join("z.npy");
+    ndarray_npy::write_npy(&wp, &w).unwrap();
+    ndarray_npy::write_npy(&zp, &z).unwrap();
+    let mut args = vec![
+        "prequential",
+        "--w",
+        wp.to_str().unwrap(),
+        "--z",
+        zp.to_str().unwrap(),
+        "--precision",
+        "0.01",
+        "--json",
+    ];
+    args.extend_from_slice(SMALL);
+    let (code, stdout, stderr) = kcomp(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("\"c_l\""));
+    // JSONL.
+    let wl: String = (0..60)
+        .map(|i| format!("[{}, {}]\n", i % 3, i % 2))
+        .collect();
+    let zl: String = (0..60).map(|i| format!("[{}]\n", i % 3)).collect();
+    let (w, z) = (
+        write(dir.path(), "w.jsonl", &wl),
+        write(dir.path(), "z.jsonl", &zl),
+    );
+    let mut args = vec!["prequential", "--w", &w, "--z", &z];
+    args.extend_from_slice(SMALL);
+    let (code, stdout, stderr) = kcomp(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("C^L(Z)"));
+}
+
+fn expect_error(args: &[&str], needle: &str) {
+    let (code, stdout, stderr) = kcomp(args);
+    assert_eq!(code, 2, "stdout {stdout} stderr {stderr}");
+    assert!(stderr.contains(needle), "expected `{needle}` in: {stderr}");
+    assert_eq!(stderr.trim().lines().count(), 1, "one-line error: {stderr}");
+    assert!(!stderr.contains("NaN") && !stderr.contains("panicked"));
+}
+
+#[test]
+fn bad_input_exits_2_with_a_clear_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (w, z) = good_csv(d);
+    // Mismatched row counts.
+    let z_short = write(d, "z_short.csv", "0,1\n1,2\n");
+    expect_error(
+        &["prequential", "--w", &w, "--z", &z_short, "--quiet"],
+        "z_short.csv",
+    );
+    // NaN.
+    let z_nan = write(
+        d,
+        "z_nan.csv",
+        &"0.5\n".repeat(30).replace("0.5\n0.5\n0.5", "0.5\nNaN\n0.5"),
+    );
+    let w30 = write(d, "w30.csv", &"1,2\n".repeat(30));
+    expect_error(
+        &[
+            "prequential",
+            "--w",
+            &w30,
+            "--z",
+            &z_nan,
+            "--precision",
+            "0.1",
+        ],
+        "not finite",
+    );
+    // Wrong dtype: float tokens.
+    let w_float = write(d, "w_float.csv", &"1.5,2\n".repeat(60));
+    expect_error(
+        &["prequential", "--w", &w_float, "--z", &z],
+        "integer tokens",
+    );
+    // Float Z without precision.
+    let z_float = write(d, "z_float.csv", &"0.25\n".repeat(60));
+    expect_error(&["prequential", "--w", &w, "--z", &z_float], "precision");
+    // Empty file.
+    let empty = write(d, "empty.csv", "");
+    expect_error(&["prequential", "--w", &empty, "--z", &z], "empty.csv");
+    // Too few rows for the schedule.
+    expect_error(
+        &[
+            "prequential",
+            "--w",
+            &w,
+            "--z",
+            &z,
+            "--val-size",
+            "10",
+            "--increment",
+            "50,50",
+        ],
+        "too few rows",
+    );
+    // Validation set swallowing everything.
+    expect_error(
+        &["prequential", "--w", &w, "--z", &z, "--val-size", "60"],
+        "val_size",
+    );
+    // Missing file, unknown format, bad config.
+    expect_error(
+        &["prequential", "--w", "/nonexistent/w.npy", "--z", &z],
+        "not found",
+    );
+    let txt = write(d, "w.txt", "1\n");
+    expect_error(&["prequential", "--w", &txt, "--z", &z], "unknown format");
+    let cfg = write(d, "bad.toml", "[prequential]\nbogus = 1\n");
+    expect_error(&["prequential", "--config", &cfg], "bad.toml");
+    // Bad numbers in flags.
+    expect_error(
+        &["prequential", "--w", &w, "--z", &z, "--hidden", "16,x"],
+        "hidden",
+    );
+    expect_error(&["prequential", "--w", &w, "--z", &z, "--lr=-1"], "lr");
+    // Clap usage errors also exit 2.
+    let (code, _, _) = kcomp(&["prequential", "--no-such-flag"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn config_files_parse() {
+    for f in [
+        "configs/prequential/emergent.toml",
+        "configs/prequential/emergent-holistic.toml",
+    ] {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(f);
+        let text = std::fs::read_to_string(&p).unwrap();
+        let cfg: kcomp::cli::prequential::ConfigFile = toml::from_str(&text).unwrap();
+        let lang = cfg.language.unwrap();
+        assert_eq!(
+            (lang.n_attr, lang.n_vals, lang.vocab, lang.repeats),
+            (2, 8, 8, 50)
+        );
+        assert_eq!(cfg.prequential.val_size, 400);
+        assert_eq!(cfg.prequential.train.patience, 50);
+    }
+}
