@@ -7,8 +7,8 @@ pub mod synth;
 
 use clap::{Parser, Subcommand};
 
-pub mod prequential;
 pub mod grid;
+pub mod prequential;
 
 /// kcomp: estimate the compositionality of data, representations and programs through
 /// Kolmogorov complexity. All description lengths are in bits.

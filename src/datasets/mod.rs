@@ -6,7 +6,7 @@
 //! - [`string_grid`]: seed 001's string-to-grid datasets (Python-`random` compatible).
 
 pub mod grammar;
+pub mod language_system;
 pub mod lookup_table;
 pub mod string_grid;
 pub mod validate;
-pub mod language_system;

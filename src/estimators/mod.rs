@@ -6,5 +6,5 @@
 
 pub mod ground_truth;
 pub mod mapping_table;
-pub mod topsim;
 pub mod prequential;
+pub mod topsim;
