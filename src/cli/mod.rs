@@ -26,7 +26,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Prequential code length of Z given W and the language compositionality C^L(Z).
-    Prequential(prequential::PrequentialArgs),
+    Prequential(Box<prequential::PrequentialArgs>),
     /// Generate a synthetic representation and print its exact K terms, C(Z) and topsim.
     Synth(synth::SynthArgs),
     /// Run a TOML sweep of parameter values x seeds (tables, summaries, plots).
@@ -61,7 +61,7 @@ pub fn main_with_exit_code() -> i32 {
 /// Dispatches a parsed command line.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Prequential(args) => Ok(prequential::run(args)?),
+        Command::Prequential(args) => Ok(prequential::run(*args)?),
         Command::Synth(args) => synth::run_synth(args),
         Command::Sweep(args) => sweep::run_sweep_command(args),
         Command::Reproduce(args) => sweep::run_reproduce(args),
