@@ -17,7 +17,7 @@ fn models(cells: &[Cell]) -> Vec<String> {
 }
 
 fn mean(v: &[f64]) -> Option<f64> {
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    crate::sweeps::summary::Stat::of(v).map(|s| s.mean)
 }
 
 /// Grouped bars: x = setting, one bar per model, y = mean C(P).
