@@ -234,3 +234,88 @@ fn config_files_parse() {
         assert_eq!(cfg.prequential.train.patience, 50);
     }
 }
+
+/// A tiny language sweep: 2 attributes x 3 values, 4 utterances per object.
+fn tiny_sweep_config(dir: &Path, lr: &str) -> String {
+    write(
+        dir,
+        &format!("sweep_{lr}.toml"),
+        &format!(
+            "[language]\nn_attr = 2\nn_vals = 3\nmsg_len = 2\nvocab = 3\nrepeats = 4\n\
+             holistic_fraction = 0.0\nsynonyms = 1\nword_order = \"fixed\"\nseed = 0\n\n\
+             [prequential]\nordering = \"random\"\nval_size = 6\nthreads = 1\n\n\
+             [prequential.schedule]\nkind = \"increment\"\nmin = 10\nstep = 10\n\n\
+             [prequential.model]\nemb_dim = 4\nhidden = [8]\n\n\
+             [prequential.train]\nlr = {lr}\nbatch_size = 10\nmax_epochs = 10\npatience = 3\n"
+        ),
+    )
+}
+
+fn runs_csv_k_data(out: &Path) -> Vec<f64> {
+    let text = std::fs::read_to_string(out.join("runs.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = header.iter().position(|c| *c == "k_data_bits").unwrap();
+    lines
+        .map(|l| l.split(',').nth(col).unwrap().parse().unwrap())
+        .collect()
+}
+
+#[test]
+fn sweep_writes_tables_and_resumes_only_matching_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sweep");
+    let out_s = out.to_string_lossy().into_owned();
+    let cfg = tiny_sweep_config(dir.path(), "0.01");
+    let sweep = |cfg: &str, resume: bool| {
+        let mut a = vec![
+            "prequential",
+            "--config",
+            cfg,
+            "--sweep-h",
+            "0,1",
+            "--seeds",
+            "2",
+            "--out",
+            &out_s,
+            "--quiet",
+        ];
+        if resume {
+            a.push("--resume");
+        }
+        let (code, stdout, stderr) = kcomp(&a);
+        assert_eq!(code, 0, "{stderr}");
+        stdout
+    };
+    let md = sweep(&cfg, false);
+    assert!(md.contains("| 0 | 2 |") && md.contains("| 1 | 2 |"), "{md}");
+    for f in ["runs.csv", "table.csv", "table.md", "c_l_vs_h.png"] {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    let first = runs_csv_k_data(&out);
+    assert_eq!(first.len(), 4);
+    assert!(first.iter().all(|k| k.is_finite() && *k > 0.0));
+
+    // Mark one finished run; --resume must read it back rather than recompute it.
+    let marked = out.join("h1_seed0").join("result.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&marked).unwrap()).unwrap();
+    json["k_data"] = serde_json::json!(12345.0);
+    std::fs::write(&marked, json.to_string()).unwrap();
+    sweep(&cfg, true);
+    let resumed = runs_csv_k_data(&out);
+    assert_eq!(resumed[1], 12345.0);
+    assert_eq!(
+        (resumed[0], resumed[2], resumed[3]),
+        (first[0], first[2], first[3])
+    );
+
+    // Without --resume, or with other settings, every run is computed again.
+    sweep(&cfg, false);
+    assert_eq!(runs_csv_k_data(&out), first);
+    std::fs::write(&marked, json.to_string()).unwrap();
+    let other = tiny_sweep_config(dir.path(), "0.02");
+    sweep(&other, true);
+    let changed = runs_csv_k_data(&out);
+    assert_ne!(changed[1], 12345.0);
+}

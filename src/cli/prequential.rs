@@ -149,6 +149,11 @@ pub struct PrequentialArgs {
     /// Seeds per holistic fraction in a sweep (language seed = model seed = 0..N).
     #[arg(long, default_value_t = 5)]
     pub seeds: u64,
+    /// In a sweep, keep the runs already finished in --out: a run folder whose config.toml
+    /// matches the run's configuration (threads and output folder aside) is read back
+    /// instead of recomputed, so an interrupted sweep continues where it stopped.
+    #[arg(long)]
+    pub resume: bool,
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
@@ -304,9 +309,42 @@ pub fn load_data(cfg: &ConfigFile) -> Result<(TokenData, Targets)> {
     }
 }
 
-/// Writes result.json, curve.csv and curve.png into `dir`.
-pub fn write_outputs(r: &PrequentialResult, dir: &Path, title: &str) -> Result<()> {
+/// The settings that determine a run's numbers, as TOML: the configuration without the
+/// output folder, the title and the thread count (results do not depend on them).
+fn run_fingerprint(cfg: &ConfigFile) -> Result<String> {
+    let mut c = cfg.clone();
+    c.title = None;
+    c.output = OutputConfig::default();
+    c.prequential.threads = 0;
+    toml::to_string(&c)
+        .map_err(|e| KcompError::Other(format!("cannot serialise the configuration: {e}")))
+}
+
+/// A finished run in `dir` made with the same settings, if there is one.
+fn finished_run(cfg: &ConfigFile, dir: &Path) -> Result<Option<PrequentialResult>> {
+    let Ok(stored) = std::fs::read_to_string(dir.join("config.toml")) else {
+        return Ok(None);
+    };
+    if stored != run_fingerprint(cfg)? {
+        return Ok(None);
+    }
+    let Ok(text) = std::fs::read_to_string(dir.join("result.json")) else {
+        return Ok(None);
+    };
+    Ok(serde_json::from_str(&text).ok())
+}
+
+/// Writes config.toml (the settings that determine the numbers), result.json, curve.csv and
+/// curve.png into `dir`.
+pub fn write_outputs(
+    r: &PrequentialResult,
+    cfg: &ConfigFile,
+    dir: &Path,
+    title: &str,
+) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
+    let cfg_path = dir.join("config.toml");
+    std::fs::write(&cfg_path, run_fingerprint(cfg)?).map_err(|e| KcompError::io(&cfg_path, e))?;
     write_json(r, &dir.join("result.json"))?;
     write_csv(r, &dir.join("curve.csv"))?;
     write_png(r, &dir.join("curve.png"), title)
@@ -327,7 +365,7 @@ pub fn run(args: PrequentialArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| "prequential code".into());
     if let Some(dir) = &cfg.output.dir {
-        write_outputs(&r, dir, &title)?;
+        write_outputs(&r, &cfg, dir, &title)?;
     }
     if args.json {
         println!("{}", to_json(&r));
@@ -391,10 +429,21 @@ fn sweep(args: &PrequentialArgs, base: ConfigFile, hs: &[f64]) -> Result<()> {
             lang.holistic_fraction = h;
             lang.seed = s;
             cfg.prequential.seed = s;
-            let (w, z) = load_data(&cfg)?;
-            let r = language_compositionality(&w, &z, &cfg.prequential, Some(&pb))?;
             let sub = dir.join(format!("h{h}_seed{s}"));
-            write_outputs(&r, &sub, &format!("h = {h}, seed {s}"))?;
+            let reused = if args.resume {
+                finished_run(&cfg, &sub)?
+            } else {
+                None
+            };
+            let r = match reused {
+                Some(r) => r,
+                None => {
+                    let (w, z) = load_data(&cfg)?;
+                    let r = language_compositionality(&w, &z, &cfg.prequential, Some(&pb))?;
+                    write_outputs(&r, &cfg, &sub, &format!("h = {h}, seed {s}"))?;
+                    r
+                }
+            };
             runs.push((h, s, r));
             md = write_sweep_tables(&dir, hs, &runs)?;
         }
