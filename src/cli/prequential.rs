@@ -376,7 +376,8 @@ pub fn run(args: PrequentialArgs) -> Result<()> {
         println!("K(Z|W) = K(Data)    {:.1} bits", r.k_data);
         println!("K(Data|f)           {:.1} bits", r.k_data_given_f);
         println!("K(f)                {:.1} bits", r.k_f);
-        println!("K(Z) ({:?})   {:.1} bits", r.k_z_method, r.k_z);
+        let k_z_label = format!("K(Z) ({})", format!("{:?}", r.k_z_method).to_lowercase());
+        println!("{k_z_label:<20}{:.1} bits", r.k_z);
         println!("C^L(Z)              {:.4}", r.c_l);
         println!("wall time           {:.1} s", r.wall_seconds);
         if let Some(dir) = &cfg.output.dir {
