@@ -41,6 +41,7 @@ fn small_cfg() -> PrequentialConfig {
             max_epochs: 200,
             patience: 10,
             tolerance: 1e-3,
+            ..Default::default()
         },
         ..Default::default()
     }

@@ -124,6 +124,14 @@ pub struct PrequentialArgs {
     /// Early-stopping tolerance (nats per value).
     #[arg(long)]
     pub tolerance: Option<f64>,
+    /// Multiply the learning rate by this factor after every --lr-patience epochs without
+    /// improvement (default 1: constant, as the reference). E.g. 0.5 with --lr-patience 10
+    /// lets continuous-Z models resolve values finer than the constant rate allows.
+    #[arg(long)]
+    pub lr_decay: Option<f64>,
+    /// Epochs without improvement before each learning-rate decay (0 = never).
+    #[arg(long)]
+    pub lr_patience: Option<usize>,
     /// Continue each chunk's model from the previous one (cheaper).
     #[arg(long)]
     pub warm_start: bool,
@@ -273,6 +281,12 @@ pub fn resolve(args: &PrequentialArgs) -> Result<ConfigFile> {
     }
     if let Some(x) = args.patience {
         p.train.patience = x;
+    }
+    if let Some(x) = args.lr_decay {
+        p.train.lr_decay = x;
+    }
+    if let Some(x) = args.lr_patience {
+        p.train.lr_patience = x;
     }
     if let Some(x) = args.tolerance {
         p.train.tolerance = x;

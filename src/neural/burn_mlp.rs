@@ -252,4 +252,8 @@ impl Learner for BurnMlp {
         self.optim = AdamConfig::new().with_epsilon(1e-8).init();
         self.best = None;
     }
+
+    fn set_lr(&mut self, lr: f64) {
+        self.lr = lr;
+    }
 }

@@ -434,6 +434,10 @@ impl Learner for FastMlp {
         self.t = 0;
         self.best = None;
     }
+
+    fn set_lr(&mut self, lr: f64) {
+        self.lr = lr as f32;
+    }
 }
 
 /// Per-row code lengths in bits of the targets of `rows` given the model outputs (row-major,

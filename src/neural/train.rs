@@ -23,6 +23,24 @@ pub struct TrainConfig {
     pub patience: usize,
     /// An epoch improves if its loss is below best - tolerance (loss: mean nats per value).
     pub tolerance: f64,
+    /// Learning-rate decay on plateaus: after every `lr_patience` epochs without improvement
+    /// the learning rate is multiplied by `lr_decay` (1 = constant learning rate, the
+    /// reference protocol). Helps a model resolve fine-grained continuous targets.
+    #[serde(skip_serializing_if = "is_one")]
+    pub lr_decay: f64,
+    /// Epochs without improvement before each decay (0 = never decay).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub lr_patience: usize,
+}
+
+// Defaults are left out of serialised configurations, so that run fingerprints written
+// before these options existed still match.
+fn is_one(x: &f64) -> bool {
+    *x == 1.0
+}
+
+fn is_zero(x: &usize) -> bool {
+    *x == 0
 }
 
 impl Default for TrainConfig {
@@ -33,6 +51,8 @@ impl Default for TrainConfig {
             max_epochs: 10_000,
             patience: 50,
             tolerance: 1e-3,
+            lr_decay: 1.0,
+            lr_patience: 0,
         }
     }
 }
@@ -52,7 +72,15 @@ impl TrainConfig {
         if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
             return Err(KcompError::param("tolerance", "must be >= 0 and finite"));
         }
+        if !(self.lr_decay > 0.0 && self.lr_decay <= 1.0) {
+            return Err(KcompError::param("lr_decay", "must be in (0, 1]"));
+        }
         Ok(())
+    }
+
+    /// Whether the learning rate decays on plateaus.
+    pub fn decays(&self) -> bool {
+        self.lr_decay < 1.0 && self.lr_patience > 0
     }
 }
 
@@ -92,10 +120,13 @@ pub trait Learner {
     fn restore_best(&mut self);
     /// Forgets Adam's moments (used between warm-started runs).
     fn reset_optimizer(&mut self);
+    /// Sets Adam's learning rate.
+    fn set_lr(&mut self, lr: f64);
 }
 
-/// Trains `learner` on rows `train` with early stopping on `stop_on`; restores the best weights.
-/// `shuffle_seed` fixes the mini-batch order.
+/// Trains `learner` on rows `train` with early stopping on `stop_on` (and learning-rate decay
+/// on plateaus if configured); restores the best weights. `shuffle_seed` fixes the mini-batch
+/// order.
 #[allow(clippy::too_many_arguments)]
 pub fn fit<L: Learner + ?Sized>(
     learner: &mut L,
@@ -118,6 +149,9 @@ pub fn fit<L: Learner + ?Sized>(
     } else {
         stop_on
     };
+    let mut lr = cfg.lr;
+    // A warm-started learner may come with a decayed rate: every run starts from cfg.lr.
+    learner.set_lr(lr);
     while epochs < cfg.max_epochs {
         for i in (1..order.len()).rev() {
             let j = rng.random_range(0..=i);
@@ -139,6 +173,10 @@ pub fn fit<L: Learner + ?Sized>(
             if since >= cfg.patience {
                 break;
             }
+            if cfg.decays() && since % cfg.lr_patience == 0 {
+                lr *= cfg.lr_decay;
+                learner.set_lr(lr);
+            }
         }
     }
     learner.restore_best();
@@ -146,5 +184,90 @@ pub fn fit<L: Learner + ?Sized>(
         epochs,
         best_epoch,
         best_loss: best,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A learner whose losses are scripted, recording every learning rate it is given.
+    struct Scripted {
+        losses: Vec<f64>,
+        epoch: usize,
+        lrs: Vec<f64>,
+    }
+
+    impl Learner for Scripted {
+        fn train_epoch(&mut self, _: &TokenData, _: &Targets, _: &[usize], _: usize) -> f64 {
+            self.epoch += 1;
+            self.losses[(self.epoch - 1).min(self.losses.len() - 1)]
+        }
+        fn mean_loss(&mut self, _: &TokenData, _: &Targets, _: &[usize]) -> f64 {
+            unreachable!("no validation rows")
+        }
+        fn code_bits(&mut self, _: &TokenData, _: &Targets, _: &[usize]) -> f64 {
+            0.0
+        }
+        fn save_best(&mut self) {}
+        fn restore_best(&mut self) {}
+        fn reset_optimizer(&mut self) {}
+        fn set_lr(&mut self, lr: f64) {
+            self.lrs.push(lr);
+        }
+    }
+
+    fn run(cfg: &TrainConfig, losses: Vec<f64>) -> (FitReport, Vec<f64>) {
+        let w = TokenData::new(2, 1, 2, vec![0, 1]).unwrap();
+        let z = Targets::discrete(1, 2, vec![0, 1]).unwrap();
+        let mut l = Scripted {
+            losses,
+            epoch: 0,
+            lrs: Vec::new(),
+        };
+        let r = fit(&mut l, &w, &z, &[0, 1], &[], cfg, StopOn::Training, 0);
+        (r, l.lrs)
+    }
+
+    #[test]
+    fn plateaus_decay_the_learning_rate_and_patience_still_stops() {
+        let cfg = TrainConfig {
+            lr: 0.01,
+            patience: 7,
+            tolerance: 0.0,
+            lr_decay: 0.5,
+            lr_patience: 3,
+            ..TrainConfig::default()
+        };
+        // Improves for 2 epochs, then a plateau: decays after 3 and 6 stale epochs, stops at 7.
+        let (r, lrs) = run(&cfg, vec![3.0, 2.0, 2.0]);
+        assert_eq!((r.epochs, r.best_epoch, r.best_loss), (9, 2, 2.0));
+        assert_eq!(lrs, vec![0.01, 0.005, 0.0025]);
+        // Constant rate by default (the reference protocol): only the initial rate is set.
+        let (r, lrs) = run(
+            &TrainConfig {
+                lr_decay: 1.0,
+                ..cfg.clone()
+            },
+            vec![3.0, 2.0, 2.0],
+        );
+        assert_eq!(r.epochs, 9);
+        assert_eq!(lrs, vec![0.01]);
+    }
+
+    #[test]
+    fn decay_settings_are_validated_and_defaults_not_serialised() {
+        for bad in [0.0, -0.5, 1.5, f64::NAN] {
+            let cfg = TrainConfig {
+                lr_decay: bad,
+                ..TrainConfig::default()
+            };
+            assert!(cfg.validate().is_err(), "{bad}");
+        }
+        let text = toml::to_string(&TrainConfig::default()).unwrap();
+        assert!(
+            !text.contains("lr_decay") && !text.contains("lr_patience"),
+            "{text}"
+        );
     }
 }
