@@ -97,7 +97,8 @@ def summary(out):
     md = [
         "| q | K | N | seeds | "
         + " | ".join(f"{m}: prequential / exact | {m}: final / noise" for m in models)
-        + " | best of models + 1 bit: prequential / exact | least squares / noise |",
+        + f" | best of {len(models)} + {math.log2(len(models)):g} bits: prequential / exact"
+        + " | least squares / noise |",
         "|---" * (4 + 2 * len(models) + 2) + "|",
     ]
     for q, k, n in keys:
