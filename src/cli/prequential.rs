@@ -16,6 +16,7 @@ use crate::estimators::prequential::{
 };
 use crate::io::user_data::load_user_data;
 use crate::neural::{Targets, TokenData};
+use crate::sweeps::summary::Stat;
 
 /// User data files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -401,18 +402,6 @@ pub fn run(args: PrequentialArgs) -> Result<()> {
     Ok(())
 }
 
-/// Mean and sample standard deviation.
-fn mean_std(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let var = if v.len() > 1 {
-        v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)
-    } else {
-        0.0
-    };
-    (m, var.sqrt())
-}
-
 /// C^L against the holistic fraction, several seeds each.
 fn sweep(args: &PrequentialArgs, base: ConfigFile, hs: &[f64]) -> Result<()> {
     if base.files.is_some() {
@@ -497,19 +486,16 @@ fn write_sweep_tables(
     );
     let mut points = Vec::new();
     for &h in hs {
-        let c: Vec<f64> = runs.iter().filter(|r| r.0 == h).map(|r| r.2.c_l).collect();
-        if c.is_empty() {
+        let at_h: Vec<&PrequentialResult> =
+            runs.iter().filter(|r| r.0 == h).map(|r| &r.2).collect();
+        let c: Vec<f64> = at_h.iter().map(|r| r.c_l).collect();
+        let k: Vec<f64> = at_h.iter().map(|r| r.k_data).collect();
+        let (Some(c_stat), Some(k_stat)) = (Stat::of(&c), Stat::of(&k)) else {
             continue;
-        }
-        let k: Vec<f64> = runs
-            .iter()
-            .filter(|r| r.0 == h)
-            .map(|r| r.2.k_data)
-            .collect();
-        let (m, sd) = mean_std(&c);
+        };
+        let (m, sd, km) = (c_stat.mean, c_stat.std, k_stat.mean);
         let lo = c.iter().cloned().fold(f64::INFINITY, f64::min);
         let hi = c.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        let (km, _) = mean_std(&k);
         table += &format!("{h},{},{m:.5},{sd:.5},{lo:.5},{hi:.5},{km:.1}\n", c.len());
         md += &format!(
             "| {h} | {} | {m:.3} | {sd:.3} | {lo:.3} | {hi:.3} | {km:.0} |\n",
