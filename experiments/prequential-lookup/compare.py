@@ -1,4 +1,5 @@
-"""Row of ratios.csv for one (model, q, K, N, seed) run, or the summary (--summary DIR).
+"""Row of ratios.csv for one (model, q, K, N, seed) run; the least-squares floor of one data
+set (--least-squares Q K DIR, once before its rows); or the summary (--summary DIR).
 
 All code lengths in bits. The least-squares reference fits the generator's own model family in
 closed form: Z from one-hot (segment, n-gram) features on all N rows (for q = 1 these are the
@@ -60,6 +61,14 @@ def least_squares_bits_per_row(w, z, vocab, q, lam):
     return nats.mean() / math.log(2)
 
 
+def least_squares(q, k, d):
+    """Writes the least-squares floor (bits per row) of the data in d/data to d/ls_bits_per_row."""
+    w = np.load(f"{d}/data/W.npy").astype(np.int64)
+    z = np.load(f"{d}/data/Z.npy").astype(np.float64)
+    bits = least_squares_bits_per_row(w, z, int(k), int(q), 0.01)
+    open(f"{d}/ls_bits_per_row", "w").write(f"{float(bits)!r}\n")
+
+
 def row(name, q, k, n, seed, d):
     n = int(n)
     ex = json.load(open(f"{d}/exact.json"))
@@ -69,9 +78,7 @@ def row(name, q, k, n, seed, d):
     enc = pr["n_encoded"]
     exact_enc = kf + kn * enc / n
     noise_enc = kn * enc / n
-    w = np.load(f"{d}/data/W.npy").astype(np.int64)
-    z = np.load(f"{d}/data/Z.npy").astype(np.float64)
-    ls = least_squares_bits_per_row(w, z, int(k), int(q), 0.01) * enc
+    ls = float(open(f"{d}/ls_bits_per_row").read()) * enc
     print(
         f"{name},{q},{k},{n},{seed},{enc},{kf:.1f},{kn:.1f},{exact_enc:.1f},{pr['k_data']:.1f},"
         f"{pr['k_data_given_f']:.1f},{pr['k_data'] / exact_enc:.4f},{ls:.1f},"
@@ -132,5 +139,7 @@ def summary(out):
 if __name__ == "__main__":
     if sys.argv[1] == "--summary":
         summary(sys.argv[2])
+    elif sys.argv[1] == "--least-squares":
+        least_squares(*sys.argv[2:5])
     else:
         row(*sys.argv[1:7])

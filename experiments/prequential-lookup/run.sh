@@ -27,7 +27,7 @@ SEEDS="${SEEDS:-0 1 2}"
 # Fields: name:embedding:hidden:lr:lr_decay:lr_patience
 MODELS="${MODELS:-linear:16::0.01:1:0 mlp256:16:256:0.003:1:0 linear_decay:16::0.01:0.5:10 mlp256_decay:16:256:0.003:0.5:10}"
 HERE=experiments/prequential-lookup
-OUT=$HERE/results
+OUT="${OUT:-$HERE/results}"
 mkdir -p "$OUT"
 cargo build --release
 BIN=./target/release/kcomp
@@ -40,6 +40,7 @@ for SEED in $SEEDS; do
       mkdir -p "$D"
       $BIN synth lookup --samples "$N" --length 16 --vocab "$K" --dim 64 --ngram "$Q" \
         --precision 0.01 --noise 0.01 --seed "$SEED" --no-topsim --json --out "$D/data" > "$D/exact.json"
+      python3 "$HERE/compare.py" --least-squares "$Q" "$K" "$D"
       VAL=$((N / 10))
       for MODEL in $MODELS; do
         IFS=: read -r NAME EMB HIDDEN LR DECAY LR_PATIENCE <<< "$MODEL"
@@ -47,12 +48,12 @@ for SEED in $SEEDS; do
           --ordering random --val-size "$VAL" --log-schedule 16,8 --seed "$SEED" \
           --emb-dim "$EMB" --hidden "$HIDDEN" --lr "$LR" --batch-size 32 --max-epochs 2000 \
           --patience 50 --tolerance 0.0001 --lr-decay "$DECAY" --lr-patience "$LR_PATIENCE" --quiet --json --out "$D/$NAME" > "$D/$NAME.json"
-        # curve.csv holds the curve; 48 PNGs would add 9 MB to the repository.
+        # curve.csv holds the curve; a PNG per run would add about 19 MB to the repository.
         rm -f "$D/$NAME/curve.png"
         python3 "$HERE/compare.py" "$NAME" "$Q" "$K" "$N" "$SEED" "$D" >> "$OUT/ratios.csv"
         tail -1 "$OUT/ratios.csv"
       done
-      rm -rf "$D/data"
+      rm -rf "$D/data" "$D/ls_bits_per_row"
     done
   done
 done
