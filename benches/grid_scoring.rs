@@ -10,7 +10,7 @@ use std::hint::black_box;
 fn snippets() -> Vec<String> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../shared/data/rgp/golden/snippets.jsonl"
+        "/tests/data/rgp/golden/snippets.jsonl"
     );
     std::fs::read_to_string(path)
         .expect("golden snippets")

@@ -7,10 +7,11 @@
 //! - `kcomp_burn`: the same model with burn 0.22 (flex CPU backend + autodiff, Adam).
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use kcomp::dataset::{Targets, TokenData};
 use kcomp::neural::burn_mlp::BurnMlp;
 use kcomp::neural::fast::FastMlp;
 use kcomp::neural::train::Learner;
-use kcomp::neural::{HeadSpec, MlpSpec, Targets, TokenData};
+use kcomp::neural::{HeadSpec, MlpSpec};
 
 const B: usize = 50;
 const DIMS: [usize; 4] = [128, 256, 256, 16];

@@ -12,7 +12,7 @@ fn kcomp(args: &[&str]) -> std::process::Output {
 
 fn data(tag: &str) -> String {
     format!(
-        "{}/../shared/data/rgp/k=4_u=2_d=16_type={tag}.jsonl",
+        "{}/tests/data/rgp/k=4_u=2_d=16_type={tag}.jsonl",
         env!("CARGO_MANIFEST_DIR")
     )
 }

@@ -4,7 +4,7 @@ use kcomp::datasets::string_grid::{GridSpec, Setting};
 use std::path::PathBuf;
 
 fn shared() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/rgp")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/rgp")
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 #[test]
 fn reference_parser_matches_all_golden_snippets() {
     let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/rgp/golden/snippets.jsonl");
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/rgp/golden/snippets.jsonl");
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     let mut failures = Vec::new();
     let mut total = 0;

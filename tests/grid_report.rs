@@ -17,7 +17,7 @@ fn report_scores_a_tree_with_bad_answers() {
     std::fs::write(h.join("2.txt"), "no code at all").unwrap();
     std::fs::write(root.join("m2/h/0.txt"), "```python\nprint('....')\n```").unwrap();
     std::fs::write(root.join("m2/h/0.result.txt"), "....\n....\n....\n....").unwrap();
-    let data = format!("{}/../shared/data/rgp", env!("CARGO_MANIFEST_DIR"));
+    let data = format!("{}/tests/data/rgp", env!("CARGO_MANIFEST_DIR"));
     let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
         .args([
             "grid",

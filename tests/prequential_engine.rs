@@ -1,5 +1,6 @@
 //! The prequential engine on small data: real values, not just "it runs".
 
+use kcomp::dataset::{Targets, TokenData};
 use kcomp::datasets::language_system::LanguageSystemConfig;
 use kcomp::estimators::prequential::{
     ModelBackend, ModelConfig, PrequentialConfig, Schedule, language_compositionality,
@@ -7,7 +8,7 @@ use kcomp::estimators::prequential::{
 };
 use kcomp::neural::fast::FastMlp;
 use kcomp::neural::train::{Learner, TrainConfig};
-use kcomp::neural::{HeadSpec, MlpSpec, Targets, TokenData};
+use kcomp::neural::{HeadSpec, MlpSpec};
 
 fn small_language(h: f64, seed: u64) -> (TokenData, Targets) {
     let ls = LanguageSystemConfig {

@@ -1,4 +1,4 @@
-//! The Skellam log-pmf and log_ive against 50-digit mpmath oracles (../shared/data/skellam).
+//! The Skellam log-pmf and log_ive against 50-digit mpmath oracles (tests/data/skellam).
 
 mod common;
 
@@ -10,9 +10,8 @@ fn rel_err(got: f64, want: f64) -> f64 {
 
 #[test]
 fn log_ive_matches_mpmath_to_1e12() {
-    let text =
-        std::fs::read_to_string(common::shared_dir().join("data/skellam/log_ive_oracle.tsv"))
-            .expect("oracle file");
+    let text = std::fs::read_to_string(common::data_dir().join("skellam/log_ive_oracle.tsv"))
+        .expect("oracle file");
     let mut worst = 0.0f64;
     let mut count = 0;
     for line in text
@@ -40,10 +39,9 @@ fn log_ive_matches_mpmath_to_1e12() {
 
 #[test]
 fn logpmf_matches_mpmath_including_scipy_minus_inf_points() {
-    let text = std::fs::read_to_string(
-        common::shared_dir().join("data/skellam/skellam_logpmf_reference.txt"),
-    )
-    .expect("oracle file");
+    let text =
+        std::fs::read_to_string(common::data_dir().join("skellam/skellam_logpmf_reference.txt"))
+            .expect("oracle file");
     let mut count = 0;
     let mut scipy_inf = 0;
     for line in text.lines() {

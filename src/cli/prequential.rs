@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use serde::{Deserialize, Serialize};
 
+use crate::dataset::{Targets, TokenData};
 use crate::datasets::language_system::{LanguageSystemConfig, WordOrder};
 use crate::error::{KcompError, Result};
 use crate::estimators::prequential::code::progress_bar;
@@ -15,7 +16,6 @@ use crate::estimators::prequential::{
     language_compositionality,
 };
 use crate::io::user_data::load_user_data;
-use crate::neural::{Targets, TokenData};
 use crate::sweeps::summary::Stat;
 
 /// User data files.

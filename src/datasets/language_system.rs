@@ -21,8 +21,8 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
-use crate::neural::{Targets, TokenData};
 
 /// Word order of the messages.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]

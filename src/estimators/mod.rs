@@ -1,10 +1,12 @@
 //! Estimators of description lengths and compositionality.
 //!
+//! - [`interface`]: the [`interface::Estimator`] trait every estimator implements;
 //! - [`ground_truth`]: the exact terms of C(Z) = K(Z)/K(Z|W) for generators whose code we know;
 //! - [`topsim`]: topological similarity, the classic baseline;
 //! - [`mapping_table`]: seed 001's mapping-table metric for LLM-written programs.
 
 pub mod ground_truth;
+pub mod interface;
 pub mod mapping_table;
 pub mod prequential;
 pub mod topsim;

@@ -15,8 +15,8 @@ use std::path::Path;
 use ndarray::ArrayD;
 use ndarray_npy::read_npy;
 
+use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
-use crate::neural::{Targets, TokenData};
 
 /// Numbers read from a file, row-major.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,10 +11,10 @@ use burn::tensor::{Device, Int, Tensor, TensorData, activation};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::data::{Targets, TokenData};
 use super::fast::{FastMlp, code_bits_from_outputs};
 use super::train::Learner;
 use super::{HeadSpec, MlpSpec, StdSpec};
+use crate::dataset::{Targets, TokenData};
 
 const LN_2PI_HALF: f64 = 0.918_938_533_204_672_8;
 const EVAL_BATCH: usize = 512;

@@ -8,10 +8,10 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
-use super::data::{Targets, TokenData};
 use super::likelihood::{gaussian_nll_density_nats, grid_gaussian_nll_nats, log_softmax};
 use super::train::Learner;
 use super::{HeadSpec, MlpSpec, StdSpec};
+use crate::dataset::{Targets, TokenData};
 
 const ADAM_B1: f32 = 0.9;
 const ADAM_B2: f32 = 0.999;

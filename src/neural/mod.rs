@@ -11,7 +11,6 @@
 //! lengths (checked in the tests). Every code length returned here is in **bits**.
 
 pub mod burn_mlp;
-pub mod data;
 pub mod fast;
 pub mod likelihood;
 pub mod train;
@@ -19,8 +18,6 @@ pub mod train;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{KcompError, Result};
-
-pub use data::{Targets, TokenData};
 
 /// Sets flush-to-zero and denormals-are-zero for SSE arithmetic on the current thread.
 ///

@@ -5,7 +5,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use super::data::{Targets, TokenData};
+use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
 
 /// Optimisation settings (reference emergent protocol: lr 1e-3, batch 50, patience 50,

@@ -6,7 +6,7 @@ use kcomp::datasets::string_grid::Record;
 use std::path::PathBuf;
 
 pub fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/rgp")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/rgp")
 }
 
 /// Per position: its cells (row, col) and the cell values for its first and second letter.

@@ -8,11 +8,12 @@ use serde::{Deserialize, Serialize};
 
 use super::naive::naive_bits;
 use super::schedule::{Ordering, Schedule, order_rows};
+use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
 use crate::neural::burn_mlp::BurnMlp;
 use crate::neural::fast::FastMlp;
 use crate::neural::train::{FitReport, Learner, StopOn, TrainConfig, fit};
-use crate::neural::{HeadSpec, MlpSpec, StdSpec, Targets, TokenData};
+use crate::neural::{HeadSpec, MlpSpec, StdSpec};
 
 /// Model hyper-parameters (the data fix the vocabulary, sentence length and head size).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -223,7 +224,7 @@ pub fn make_learner(
     }
 }
 
-fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<()> {
+pub(crate) fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<()> {
     cfg.train.validate()?;
     if w.n != z.n() {
         return Err(KcompError::param(

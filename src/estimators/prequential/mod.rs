@@ -6,9 +6,11 @@
 //! - [`naive`]: the fallback code (uniform for discrete Z, a charged discretised Gaussian for
 //!   continuous Z);
 //! - [`code`]: the engine (parallel, deterministic chunk trainings; warm start);
-//! - [`report`]: JSON, CSV and PNG outputs.
+//! - [`report`]: JSON, CSV and PNG outputs;
+//! - [`estimator`]: the engine behind the panel's [`crate::estimators::interface::Estimator`] interface.
 
 pub mod code;
+pub mod estimator;
 pub mod naive;
 pub mod report;
 pub mod schedule;

@@ -6,7 +6,7 @@
 //!   index and the standard deviation as `2^(j/8)` grid cells, both integers coded with the
 //!   signed Elias-delta code. The parameters are the chunk's own rounded mean and std.
 
-use crate::neural::Targets;
+use crate::dataset::Targets;
 use crate::neural::likelihood::grid_gaussian_nll_nats;
 
 /// Length in bits of the Elias-delta code of `n >= 1`.

@@ -6,8 +6,8 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::dataset::Targets;
 use crate::error::{KcompError, Result};
-use crate::neural::Targets;
 
 /// How the rows are ordered before the split into encoded rows and validation rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
