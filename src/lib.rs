@@ -22,5 +22,7 @@ pub mod sweeps;
 
 pub use error::{KcompError, Result};
 pub mod neural;
+pub mod panel;
+pub mod plot;
 pub mod reports;
 pub mod sandbox;

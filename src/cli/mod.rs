@@ -2,6 +2,7 @@
 //! and maps every error to a one-line message and exit status 2.
 
 pub mod codelength;
+pub mod compare;
 pub mod sweep;
 pub mod synth;
 
@@ -33,6 +34,8 @@ pub enum Command {
     Sweep(sweep::SweepArgs),
     /// Reproduce seed 004's Figure 2 sweeps and compare with the published means.
     Reproduce(sweep::ReproduceArgs),
+    /// Every estimator of K(Z|W) and compositionality on the same datasets.
+    Compare(Box<compare::CompareArgs>),
     /// Code lengths under kcomp's primitives (e.g. Skellam).
     Codelength(codelength::CodelengthArgs),
     /// Mapping-table metric for LLM-written programs (string-to-grid).
@@ -65,6 +68,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Synth(args) => synth::run_synth(args),
         Command::Sweep(args) => sweep::run_sweep_command(args),
         Command::Reproduce(args) => sweep::run_reproduce(args),
+        Command::Compare(args) => compare::run(*args),
         Command::Codelength(args) => codelength::run_codelength(args),
         Command::Grid(args) => grid::run(args),
     }

@@ -108,7 +108,8 @@ impl LanguageSystemConfig {
         Ok(n)
     }
 
-    fn validate(&self) -> Result<usize> {
+    /// Checks every parameter; returns the number of objects V^A.
+    pub fn validate(&self) -> Result<usize> {
         if self.n_attr == 0 {
             return Err(KcompError::param("n_attr", "must be >= 1"));
         }

@@ -1,0 +1,278 @@
+//! The `kcomp compare` TOML format: dataset families x parameter values x seeds, and the
+//! estimators run on every dataset.
+//!
+//! ```toml
+//! name = "default"
+//! seeds = 3                                 # seeds 0..3 (or seed_list = [..]); no duplicates
+//! estimators = ["exact", "mapping_mdl", "prequential", "compression", "topsim", "posdis", "bosdis"]
+//!
+//! [[family]]
+//! name = "language-h"                       # output sub-folder, plot titles
+//! kind = "language"                         # lookup | grammar | language | grid
+//! parameter = "holistic_fraction"           # the swept generator parameter
+//! values = [0.0, 0.5, 1.0]                  # no duplicates
+//! [family.params]                           # fixed generator parameters (unknown names are errors)
+//! repeats = 10
+//!
+//! [prequential]                             # optional: the prequential estimator's settings
+//! val_fraction = 0.1
+//! [prequential.config.train]
+//! max_epochs = 200
+//! ```
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{KcompError, Result};
+use crate::estimators::topsim::TopsimConfig;
+
+/// One family: a generator, the parameter it varies, its values and fixed parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FamilySpec {
+    /// Label (output sub-folder, plot titles); defaults to `kind-parameter`.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// `lookup`, `grammar`, `language` or `grid`.
+    pub kind: String,
+    /// The swept generator parameter.
+    pub parameter: String,
+    /// Its values.
+    pub values: Vec<toml::Value>,
+    /// Fixed generator parameters.
+    #[serde(default)]
+    pub params: toml::Table,
+}
+
+impl FamilySpec {
+    /// The family's label.
+    pub fn label(&self) -> String {
+        self.name
+            .clone()
+            .unwrap_or_else(|| format!("{}-{}", self.kind, self.parameter))
+    }
+}
+
+/// Settings of the prequential estimator inside a panel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PanelPrequential {
+    /// Fraction of each dataset's rows held out for early stopping.
+    pub val_fraction: f64,
+    /// The engine's configuration (`val_size` and `threads` are set per dataset).
+    pub config: crate::estimators::prequential::PrequentialConfig,
+}
+
+impl Default for PanelPrequential {
+    fn default() -> Self {
+        let mut config = crate::estimators::prequential::PrequentialConfig::default();
+        // Datasets run in parallel; each training stays on one thread.
+        config.threads = 1;
+        PanelPrequential {
+            val_fraction: 0.1,
+            config,
+        }
+    }
+}
+
+/// A comparison panel.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PanelConfig {
+    /// Name (plot titles).
+    pub name: String,
+    /// Seeds `0..seeds`.
+    #[serde(default)]
+    pub seeds: Option<u64>,
+    /// Explicit seeds (instead of `seeds`).
+    #[serde(default)]
+    pub seed_list: Option<Vec<u64>>,
+    /// Estimator names, in table order.
+    pub estimators: Vec<String>,
+    /// The dataset families.
+    #[serde(rename = "family")]
+    pub families: Vec<FamilySpec>,
+    /// Prequential settings.
+    #[serde(default)]
+    pub prequential: PanelPrequential,
+    /// Topological-similarity settings.
+    #[serde(default)]
+    pub topsim: TopsimConfig,
+    /// Seed of the bootstrap over seeds in the agreement table.
+    #[serde(default)]
+    pub bootstrap_seed: u64,
+    /// Bootstrap resamples.
+    #[serde(default = "default_resamples")]
+    pub bootstrap_resamples: usize,
+}
+
+fn default_resamples() -> usize {
+    1000
+}
+
+/// Errors when a list holds the same value twice (a duplicate seed or value would be counted
+/// twice in every mean and every rank correlation).
+pub fn no_duplicates<T: PartialEq + std::fmt::Debug>(field: &str, list: &[T]) -> Result<()> {
+    for (i, a) in list.iter().enumerate() {
+        if list[..i].contains(a) {
+            return Err(KcompError::param(field, format!("{a:?} is listed twice")));
+        }
+    }
+    Ok(())
+}
+
+impl PanelConfig {
+    /// Settings for one dataset given on the command line: defaults, no families.
+    pub fn single_dataset_defaults() -> Self {
+        PanelConfig {
+            name: "single".into(),
+            seeds: Some(1),
+            seed_list: None,
+            estimators: Vec::new(),
+            families: Vec::new(),
+            prequential: PanelPrequential::default(),
+            topsim: TopsimConfig::default(),
+            bootstrap_seed: 0,
+            bootstrap_resamples: default_resamples(),
+        }
+    }
+
+    /// Reads and validates a TOML file; errors name the file and the field.
+    pub fn from_file(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| KcompError::io(path, e))?;
+        Self::from_toml(&path.display().to_string(), &text)
+    }
+
+    /// Parses and validates TOML text; `origin` names it in errors.
+    pub fn from_toml(origin: &str, text: &str) -> Result<Self> {
+        let config: PanelConfig =
+            toml::from_str(text).map_err(|e| KcompError::file(origin, format!("{e}")))?;
+        config
+            .validate()
+            .map_err(|e| KcompError::file(origin, e.to_string()))?;
+        Ok(config)
+    }
+
+    /// The seeds.
+    pub fn seed_values(&self) -> Result<Vec<u64>> {
+        let seeds = match (&self.seeds, &self.seed_list) {
+            (Some(_), Some(_)) => {
+                return Err(KcompError::param(
+                    "seeds",
+                    "give either `seeds` or `seed_list`, not both",
+                ));
+            }
+            (Some(n), None) if (1..=10_000).contains(n) => (0..*n).collect(),
+            (None, Some(list)) if !list.is_empty() => list.clone(),
+            _ => {
+                return Err(KcompError::param(
+                    "seeds",
+                    "give `seeds = N` (1..=10000) or a non-empty `seed_list`",
+                ));
+            }
+        };
+        no_duplicates("seed_list", &seeds)?;
+        Ok(seeds)
+    }
+
+    /// Checks everything that can be checked without generating data: seeds, estimator names,
+    /// families (kinds, parameters, duplicate values) and every planned generator setting.
+    pub fn validate(&self) -> Result<()> {
+        self.seed_values()?;
+        if self.estimators.is_empty() {
+            return Err(KcompError::param(
+                "estimators",
+                "list at least one estimator",
+            ));
+        }
+        no_duplicates("estimators", &self.estimators)?;
+        for name in &self.estimators {
+            super::registry::check_name(name)?;
+        }
+        if self.families.is_empty() {
+            return Err(KcompError::param(
+                "family",
+                "define at least one [[family]]",
+            ));
+        }
+        let labels: Vec<String> = self.families.iter().map(FamilySpec::label).collect();
+        no_duplicates("family.name", &labels)?;
+        if !(self.prequential.val_fraction > 0.0 && self.prequential.val_fraction < 0.5) {
+            return Err(KcompError::param(
+                "prequential.val_fraction",
+                "must be in (0, 0.5)",
+            ));
+        }
+        if !(1..=1_000_000).contains(&self.bootstrap_resamples) {
+            return Err(KcompError::param(
+                "bootstrap_resamples",
+                "must be in 1..=1000000",
+            ));
+        }
+        for family in &self.families {
+            let label = family.label();
+            if family.values.is_empty() {
+                return Err(KcompError::param(
+                    format!("family {label}: values"),
+                    "list at least one value",
+                ));
+            }
+            no_duplicates(&format!("family {label}: values"), &family.values)?;
+            for value in &family.values {
+                super::family::check(family, value)
+                    .map_err(|e| KcompError::param(format!("family {label}"), e.to_string()))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "t"
+seeds = 2
+estimators = ["exact", "topsim"]
+[[family]]
+kind = "lookup"
+parameter = "ngram"
+values = [1, 2]
+[family.params]
+samples = 50
+length = 4
+dim = 8
+"#;
+
+    #[test]
+    fn good_config_validates() {
+        let c = PanelConfig::from_toml("t.toml", GOOD).unwrap();
+        assert_eq!(c.seed_values().unwrap(), vec![0, 1]);
+        assert_eq!(c.families[0].label(), "lookup-ngram");
+    }
+
+    #[test]
+    fn errors_name_file_and_field() {
+        for (bad, needle) in [
+            (
+                GOOD.replace("values = [1, 2]", "values = [1, 1]"),
+                "listed twice",
+            ),
+            (
+                GOOD.replace("seeds = 2", "seed_list = [0, 0]"),
+                "listed twice",
+            ),
+            (GOOD.replace("\"topsim\"", "\"nope\""), "nope"),
+            (GOOD.replace("dim = 8", "dimm = 8"), "dimm"),
+            (GOOD.replace("length = 4", "ngram = 4"), "ngram"),
+            (GOOD.replace("values = [1, 2]", "values = [3]"), "ngram"),
+        ] {
+            let e = PanelConfig::from_toml("t.toml", &bad)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("t.toml") && e.contains(needle), "{needle}: {e}");
+        }
+    }
+}

@@ -1,0 +1,141 @@
+//! A panel's figures: per family, every estimator's C (log axis: estimators differ by orders
+//! of magnitude) and every score against the family parameter; and a heat map of the
+//! rank-agreement matrix (Kendall's tau-b).
+
+use std::path::{Path, PathBuf};
+
+use crate::error::Result;
+use crate::plot::{self, Figure, Panel, Point, Series, parameter_label, x_axis_for};
+
+use super::run::PanelResult;
+use super::tables::{AgreementRow, SummaryRow};
+
+/// Writes `<family>_estimators.{png,svg}` per family and `agreement.{png,svg}` into `dir`.
+pub fn plot_panel(
+    result: &PanelResult,
+    summary: &[SummaryRow],
+    agreement: &[AgreementRow],
+    dir: &Path,
+) -> Result<Vec<PathBuf>> {
+    let mut written = Vec::new();
+    let n_seeds = result.config.seed_values()?.len();
+    for fam in &result.config.families {
+        let label = fam.label();
+        let rows: Vec<&SummaryRow> = summary.iter().filter(|r| r.family == label).collect();
+        let values: Vec<String> = fam
+            .values
+            .iter()
+            .map(|v| match v {
+                toml::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect();
+        let (axis, xs) = x_axis_for(&values);
+        let mut c_series = Vec::new();
+        let mut score_series = Vec::new();
+        for est in &result.config.estimators {
+            let pick = |mean: fn(&SummaryRow) -> Option<f64>,
+                        sd: fn(&SummaryRow) -> Option<f64>| {
+                rows.iter()
+                    .filter(|r| &r.estimator == est)
+                    .filter_map(|r| {
+                        Some(Point {
+                            x: xs[r.value_index],
+                            y: mean(r)?,
+                            err: sd(r).unwrap_or(0.0),
+                        })
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let c = pick(|r| r.c_mean, |r| r.c_sd);
+            if !c.is_empty() {
+                c_series.push(Series {
+                    label: est.clone(),
+                    points: c,
+                    reference: false,
+                });
+            }
+            let s = pick(|r| r.score_mean, |r| r.score_sd);
+            if !s.is_empty() {
+                score_series.push(Series {
+                    label: est.clone(),
+                    points: s,
+                    reference: false,
+                });
+            }
+        }
+        let x_label = parameter_label(&fam.parameter);
+        let mut panels = Vec::new();
+        if !c_series.is_empty() {
+            panels.push(Panel {
+                title: format!("{label}: C = K(Z)/K(Z|W)"),
+                x_label: x_label.clone(),
+                y_label: "C (ratio of code lengths, log scale)".into(),
+                x_axis: axis.clone(),
+                y_log: true,
+                series: c_series,
+            });
+        }
+        if !score_series.is_empty() {
+            panels.push(Panel {
+                title: format!("{label}: scores"),
+                x_label,
+                y_label: "score (estimator's own range)".into(),
+                x_axis: axis,
+                y_log: false,
+                series: score_series,
+            });
+        }
+        if panels.is_empty() {
+            continue;
+        }
+        let figure = Figure {
+            panels,
+            caption: format!(
+                "Points: mean over {n_seeds} seeds; error bars: +-1 sd over seeds. \
+                 K(Z) shared by all estimators ({}).",
+                rows.first().map_or("", |_| "family convention")
+            ),
+        };
+        written.extend(plot::line_figure(
+            &dir.join(format!("{label}_estimators")),
+            &figure,
+        )?);
+    }
+    written.extend(plot_agreement(result, agreement, dir)?);
+    Ok(written)
+}
+
+/// Heat map of Kendall's tau-b between every pair of estimators, pooled over families (or the
+/// single family).
+fn plot_agreement(
+    result: &PanelResult,
+    agreement: &[AgreementRow],
+    dir: &Path,
+) -> Result<Vec<PathBuf>> {
+    let group = if result.config.families.len() > 1 {
+        "pooled".to_string()
+    } else {
+        result.config.families[0].label()
+    };
+    let names = &result.config.estimators;
+    let mut matrix = vec![vec![None; names.len()]; names.len()];
+    for (i, row) in matrix.iter_mut().enumerate() {
+        row[i] = Some(1.0);
+    }
+    for r in agreement.iter().filter(|r| r.group == group) {
+        let a = names.iter().position(|n| *n == r.estimator_a);
+        let b = names.iter().position(|n| *n == r.estimator_b);
+        if let (Some(a), Some(b)) = (a, b) {
+            matrix[a][b] = r.kendall_tau_b;
+            matrix[b][a] = r.kendall_tau_b;
+        }
+    }
+    plot::heatmap(
+        &dir.join("agreement"),
+        &format!("Rank agreement (Kendall tau-b), {group}"),
+        names,
+        &matrix,
+        "C for code lengths, the score otherwise; n/a: too few common datasets",
+    )
+}

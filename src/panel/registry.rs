@@ -1,0 +1,50 @@
+//! Estimator names of the panel and how each is built from a [`PanelConfig`].
+
+use crate::error::{KcompError, Result};
+use crate::estimators::interface::Estimator;
+use crate::estimators::prequential::estimator::PrequentialEstimator;
+
+use super::config::PanelConfig;
+
+/// Every estimator the panel knows, in the default table order.
+pub const ESTIMATORS: [&str; 7] = [
+    "exact",
+    "mapping_mdl",
+    "prequential",
+    "compression",
+    "topsim",
+    "posdis",
+    "bosdis",
+];
+
+/// Errors on an unknown estimator name.
+pub fn check_name(name: &str) -> Result<()> {
+    if ESTIMATORS.contains(&name) {
+        Ok(())
+    } else {
+        Err(KcompError::param(
+            "estimators",
+            format!(
+                "unknown estimator `{name}` (known: {})",
+                ESTIMATORS.join(", ")
+            ),
+        ))
+    }
+}
+
+/// Builds the named estimator with the panel's settings.
+pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
+    check_name(name)?;
+    Ok(match name {
+        "prequential" => Box::new(PrequentialEstimator {
+            config: config.prequential.config.clone(),
+            val_fraction: config.prequential.val_fraction,
+        }),
+        _ => {
+            return Err(KcompError::param(
+                "estimators",
+                format!("`{name}` is not available in this build"),
+            ));
+        }
+    })
+}

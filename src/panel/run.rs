@@ -1,0 +1,268 @@
+//! Running a panel: every (family, value, seed) dataset through every estimator, in parallel
+//! over datasets, with results that do not depend on the thread count (each dataset and each
+//! estimator is seeded from the dataset's own seed; rows are kept in plan order).
+//!
+//! With an output folder, every dataset's rows are saved as `runs/<family>/<value>_s<seed>.json`
+//! together with the settings that produced them; `resume` reads a saved file back when its
+//! settings are the same and recomputes it otherwise.
+
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{KcompError, Result};
+use crate::estimators::interface::{EstimateStatus, Progress, run_estimator};
+
+use super::config::PanelConfig;
+use super::{family, registry};
+
+/// One dataset of the plan.
+#[derive(Debug, Clone)]
+pub struct PlannedDataset {
+    pub family_index: usize,
+    pub family: String,
+    pub kind: String,
+    pub parameter: String,
+    pub value: toml::Value,
+    pub value_index: usize,
+    pub seed: u64,
+}
+
+impl PlannedDataset {
+    /// The value as text (strings without quotes).
+    pub fn value_label(&self) -> String {
+        match &self.value {
+            toml::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
+/// One row of `runs.csv`: an estimator on a dataset. Lengths in bits.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PanelRow {
+    pub family: String,
+    pub kind: String,
+    pub parameter: String,
+    pub value: String,
+    pub value_index: usize,
+    pub seed: u64,
+    pub n: usize,
+    pub estimator: String,
+    /// `ok`, `not_applicable` or `failed`.
+    pub status: String,
+    /// Why the estimator did not apply or failed.
+    pub reason: String,
+    pub k_z_given_w_bits: Option<f64>,
+    pub k_z_bits: f64,
+    pub k_z_method: String,
+    pub c: Option<f64>,
+    pub score: Option<f64>,
+    pub seconds: f64,
+    /// The estimator's native fields as JSON text.
+    pub native: String,
+    /// Notes joined by "; ".
+    pub notes: String,
+}
+
+impl PanelRow {
+    /// The value the agreement tables rank: C for code lengths, the score otherwise.
+    pub fn ranked_value(&self) -> Option<f64> {
+        self.c.or(self.score).filter(|v| v.is_finite())
+    }
+}
+
+/// What a saved dataset file holds.
+#[derive(Debug, Serialize, Deserialize)]
+struct SavedRun {
+    settings: serde_json::Value,
+    rows: Vec<PanelRow>,
+}
+
+/// The finished panel.
+#[derive(Debug, Clone)]
+pub struct PanelResult {
+    pub config: PanelConfig,
+    pub plan: Vec<PlannedDataset>,
+    /// Rows in plan order, estimators in config order within a dataset.
+    pub rows: Vec<PanelRow>,
+    /// Datasets read back from a previous run.
+    pub resumed: usize,
+}
+
+/// Families outer, values, then seeds inner.
+pub fn plan(config: &PanelConfig) -> Result<Vec<PlannedDataset>> {
+    let seeds = config.seed_values()?;
+    let mut plan = Vec::new();
+    for (family_index, fam) in config.families.iter().enumerate() {
+        for (value_index, value) in fam.values.iter().enumerate() {
+            for &seed in &seeds {
+                plan.push(PlannedDataset {
+                    family_index,
+                    family: fam.label(),
+                    kind: fam.kind.clone(),
+                    parameter: fam.parameter.clone(),
+                    value: value.clone(),
+                    value_index,
+                    seed,
+                });
+            }
+        }
+    }
+    Ok(plan)
+}
+
+/// The settings that determine one dataset's rows (saved beside them for `--resume`).
+fn settings_of(config: &PanelConfig, planned: &PlannedDataset) -> serde_json::Value {
+    let fam = &config.families[planned.family_index];
+    let uses_prequential = config.estimators.iter().any(|e| e == "prequential");
+    let uses_topsim = config.estimators.iter().any(|e| e == "topsim");
+    serde_json::json!({
+        "kind": fam.kind,
+        "parameter": fam.parameter,
+        "value": planned.value,
+        "params": fam.params,
+        "seed": planned.seed,
+        "estimators": config.estimators,
+        "prequential": uses_prequential.then(|| &config.prequential),
+        "topsim": uses_topsim.then(|| &config.topsim),
+        "kcomp_version": env!("CARGO_PKG_VERSION"),
+    })
+}
+
+fn run_path(dir: &Path, planned: &PlannedDataset) -> PathBuf {
+    let safe: String = planned
+        .value_label()
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    dir.join("runs").join(&planned.family).join(format!(
+        "{}={safe}_s{}.json",
+        planned.parameter, planned.seed
+    ))
+}
+
+fn read_saved(path: &Path, settings: &serde_json::Value) -> Option<Vec<PanelRow>> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let saved: SavedRun = serde_json::from_str(&text).ok()?;
+    (saved.settings == *settings).then_some(saved.rows)
+}
+
+/// Runs one dataset through every estimator.
+fn run_dataset(config: &PanelConfig, planned: &PlannedDataset) -> Result<Vec<PanelRow>> {
+    let fam = &config.families[planned.family_index];
+    let data = family::generate(fam, &planned.value, planned.seed)
+        .map_err(|e| KcompError::param(format!("family {}", planned.family), e.to_string()))?;
+    let hidden = Progress::hidden();
+    let mut rows = Vec::with_capacity(config.estimators.len());
+    for name in &config.estimators {
+        let estimator = registry::build(name, config)?;
+        let row = run_estimator(estimator.as_ref(), &data, &hidden);
+        let (status, reason) = match &row.status {
+            EstimateStatus::Ok => ("ok", String::new()),
+            EstimateStatus::NotApplicable(r) => ("not_applicable", r.clone()),
+            EstimateStatus::Failed(r) => ("failed", r.clone()),
+        };
+        rows.push(PanelRow {
+            family: planned.family.clone(),
+            kind: planned.kind.clone(),
+            parameter: planned.parameter.clone(),
+            value: planned.value_label(),
+            value_index: planned.value_index,
+            seed: planned.seed,
+            n: data.n(),
+            estimator: row.estimator,
+            status: status.into(),
+            reason,
+            k_z_given_w_bits: row.k_z_given_w_bits,
+            k_z_bits: row.k_z_bits,
+            k_z_method: serde_json::to_value(data.k_z.method)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            c: row.c,
+            score: row.score,
+            seconds: row.seconds,
+            native: serde_json::Value::Object(row.native).to_string(),
+            notes: row.notes.join("; "),
+        });
+    }
+    Ok(rows)
+}
+
+/// Runs the panel on `threads` worker threads (0 = all cores). With `out`, saves every
+/// dataset's rows as it finishes; with `resume`, reuses saved rows whose settings match.
+pub fn run_panel(
+    config: &PanelConfig,
+    out: Option<&Path>,
+    threads: usize,
+    resume: bool,
+    progress: &Progress,
+) -> Result<PanelResult> {
+    config.validate()?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if threads > 4 * cores {
+        return Err(KcompError::param(
+            "threads",
+            format!("{threads} is more than 4 x the {cores} cores"),
+        ));
+    }
+    let plan = plan(config)?;
+    progress.set_length(plan.len() as u64);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| KcompError::Other(format!("thread pool: {e}")))?;
+    let outcomes: Vec<Result<(Vec<PanelRow>, bool)>> = pool.install(|| {
+        plan.par_iter()
+            .map(|planned| {
+                let settings = settings_of(config, planned);
+                let path = out.map(|dir| run_path(dir, planned));
+                if resume && let Some(rows) = path.as_deref().and_then(|p| read_saved(p, &settings))
+                {
+                    progress.inc(1);
+                    return Ok((rows, true));
+                }
+                let rows = run_dataset(config, planned)?;
+                if let Some(path) = &path {
+                    write_saved(path, settings, &rows)?;
+                }
+                progress.inc(1);
+                Ok((rows, false))
+            })
+            .collect()
+    });
+    let mut rows = Vec::new();
+    let mut resumed = 0;
+    for outcome in outcomes {
+        let (r, was_resumed) = outcome?;
+        resumed += usize::from(was_resumed);
+        rows.extend(r);
+    }
+    Ok(PanelResult {
+        config: config.clone(),
+        plan,
+        rows,
+        resumed,
+    })
+}
+
+fn write_saved(path: &Path, settings: serde_json::Value, rows: &[PanelRow]) -> Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| KcompError::io(parent, e))?;
+    }
+    let saved = SavedRun {
+        settings,
+        rows: rows.to_vec(),
+    };
+    let text = serde_json::to_string_pretty(&saved)
+        .map_err(|e| KcompError::Other(format!("{}: {e}", path.display())))?;
+    std::fs::write(path, text).map_err(|e| KcompError::io(path, e))
+}
