@@ -5,6 +5,9 @@
 //! - [`topsim`]: topological similarity, the classic baseline;
 //! - [`mapping_table`]: seed 001's mapping-table metric for LLM-written programs.
 
+pub mod agreement;
+pub mod compression;
+pub mod disentanglement;
 pub mod ground_truth;
 pub mod interface;
 pub mod mapping_table;
