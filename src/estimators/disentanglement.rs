@@ -99,7 +99,11 @@ pub fn bosdis(attributes: &[Vec<u64>], messages: &[Vec<u64>], vocab: usize) -> O
     gap_mi_first_second(&a, &hist)
 }
 
-fn discrete_rows(data: &Dataset) -> Result<(Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+/// Rows of symbols or attribute values.
+type Rows = Vec<Vec<u64>>;
+
+/// Z's attribute rows and W's message rows.
+fn discrete_rows(data: &Dataset) -> Result<(Rows, Rows)> {
     let Targets::Discrete { n_attr, values, .. } = &data.z else {
         return Err(KcompError::param("z", "disentanglement needs discrete Z"));
     };
