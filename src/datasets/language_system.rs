@@ -312,3 +312,186 @@ mod tests {
         assert!(bad.generate().is_err());
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Exact K(Z|W) of a language system and its panel dataset.
+//
+// The language's own decoder W -> Z, as a program whose random parts are charged under uniform
+// codes (the family's parameters A, V, L, vocab, s, word-order kind and h are given, as the
+// lookup-table terms take D, K and M as given). With S = vocab^(L/A) word forms, O = V^A objects
+// and n_h holistic objects, in bits:
+//
+// - lexicon, fixed or permuted order: each attribute names its V values with disjoint sets of s
+//   words out of S (the slot tells the attribute): A log2(S! / ((S - V s)! (s!)^V));
+// - lexicon, free order: one map word -> (attribute, value), injective over all A V s words
+//   (that is what lets the decoder read a word anywhere): log2(S! / ((S - A V s)! (s!)^(A V)));
+//   synonyms cost only through their sets: which synonym an utterance uses is W's business;
+// - word order: log2(A!) for the one permutation of a permuted language, 0 for fixed and free;
+// - holistic exceptions: which objects are holistic and which object each of their messages
+//   now names, an injective map of n_h objects into O: log2(O! / (O - n_h)!) =
+//   log2 C(O, n_h) + log2 n_h!. The generator draws a derangement; we charge any permutation
+//   (valid even for its fallback; at most log2 e = 1.44 bits more). With n_h < 2 nothing is
+//   exchanged and nothing is charged.
+//
+// K(Z|W) is their sum (repeats cost nothing: each row's z is decoded from its w). Near h = 1 a
+// bare table message -> object (log2 (S^A)! / (S^A - O)!) can be shorter than lexicon plus
+// exceptions; the exact term stays the language's own program.
+// K(Z) = N log2(V^A): uniform over the objects (seed 004's convention).
+// ---------------------------------------------------------------------------------------------
+
+/// log2(n! / (n - k)!), the falling factorial, exact summation for moderate k.
+fn log2_falling(n: f64, k: usize) -> f64 {
+    if k > 100_000 {
+        use statrs::function::gamma::ln_gamma;
+        return (ln_gamma(n + 1.0) - ln_gamma(n - k as f64 + 1.0)) / std::f64::consts::LN_2;
+    }
+    (0..k).map(|i| (n - i as f64).log2()).sum()
+}
+
+fn log2_factorial(k: usize) -> f64 {
+    log2_falling(k as f64, k)
+}
+
+impl LanguageSystemConfig {
+    /// Exact terms of the language's decoder (see the derivation above) for `n_holistic`
+    /// holistic objects and `samples` rows; parts `lexicon`, `word_order`,
+    /// `holistic_exceptions`.
+    pub fn exact_terms(&self, n_holistic: usize, samples: usize) -> Result<ExactTerms> {
+        let n_obj = self.validate()?;
+        let (a, v, s) = (self.n_attr, self.n_vals, self.synonyms);
+        let space = (self.vocab as f64).powi((self.msg_len / a) as i32);
+        let lexicon = match self.word_order {
+            WordOrder::Free => log2_falling(space, a * v * s) - (a * v) as f64 * log2_factorial(s),
+            _ => a as f64 * (log2_falling(space, v * s) - v as f64 * log2_factorial(s)),
+        };
+        let order = match self.word_order {
+            WordOrder::Permuted => log2_factorial(a),
+            _ => 0.0,
+        };
+        let exceptions = if n_holistic >= 2 {
+            log2_falling(n_obj as f64, n_holistic)
+        } else {
+            0.0
+        };
+        let k_z = samples as f64 * (n_obj as f64).log2();
+        Ok(exact_terms_from_parts(
+            k_z,
+            &[
+                ("lexicon", lexicon),
+                ("word_order", order),
+                ("holistic_exceptions", exceptions),
+            ],
+        ))
+    }
+
+    /// Generates the language system as a panel [`Dataset`] (family `language`).
+    pub fn dataset(&self) -> Result<Dataset> {
+        self.generate()?.to_dataset(self)
+    }
+}
+
+impl LanguageSystem {
+    /// The panel [`Dataset`] of a system generated from `config`: provenance (family
+    /// `language`), K(Z) = N log2(V^A) (uniform over objects) and the exact terms.
+    pub fn to_dataset(&self, config: &LanguageSystemConfig) -> Result<Dataset> {
+        let exact = config.exact_terms(self.holistic_objects.len(), self.w.n)?;
+        let k_z = KzReference {
+            bits: exact.k_z_bits,
+            method: KzMethod::Uniform,
+        };
+        Dataset::new(
+            self.w.clone(),
+            self.z.clone(),
+            Provenance::generated("language", config, config.seed),
+            k_z,
+            Some(exact),
+        )
+    }
+}
+
+use crate::dataset::{Dataset, ExactTerms, KzMethod, KzReference, Provenance};
+use crate::estimators::ground_truth::exact_terms_from_parts;
+
+#[cfg(test)]
+mod exact_tests {
+    use super::*;
+
+    fn log2_fact(n: u32) -> f64 {
+        (1..=n).map(|i| f64::from(i).log2()).sum()
+    }
+
+    #[test]
+    fn compositional_lexicon_is_a_bijection_per_attribute() {
+        // A = 2, V = 8, L = 2, vocab 8, h = 0: each attribute's lexicon is a bijection of the
+        // 8 values onto the 8 words, log2 8! = 15.2992 bits; K(Z|W) = 2 log2 8! = 30.5984.
+        let cfg = LanguageSystemConfig::default();
+        let d = cfg.dataset().unwrap();
+        let e = d.exact.as_ref().unwrap();
+        assert!((e.k_z_given_w_bits - 2.0 * log2_fact(8)).abs() < 1e-9);
+        assert!((e.k_z_given_w_bits - 30.598_410).abs() < 1e-5);
+        assert_eq!(e.parts["holistic_exceptions"], 0.0);
+        // K(Z) = 3200 x log2 64 = 19200 bits; exact C ~ 627.5.
+        assert_eq!(d.k_z.bits, 19200.0);
+        assert_eq!(d.k_z.method, KzMethod::Uniform);
+        assert!((d.k_z.bits / e.k_z_given_w_bits - 627.483).abs() < 1e-3);
+        assert_eq!(d.provenance.family, "language");
+        assert_eq!(d.provenance.params["n_vals"], 8);
+        // The lexicon is what the data shows: 8 distinct words per slot.
+        for slot in 0..2 {
+            let words: std::collections::HashSet<u32> =
+                (0..d.n()).map(|i| d.w.row(i)[slot]).collect();
+            assert_eq!(words.len(), 8);
+        }
+    }
+
+    #[test]
+    fn order_synonyms_and_holistic_closed_forms() {
+        // Permuted, A = 3, V = 4, L = 3, vocab 5: 3 log2(5!/1!) + log2 3!.
+        let cfg = LanguageSystemConfig {
+            n_attr: 3,
+            n_vals: 4,
+            msg_len: 3,
+            vocab: 5,
+            repeats: 2,
+            word_order: WordOrder::Permuted,
+            ..Default::default()
+        };
+        let e = cfg.exact_terms(0, 128).unwrap();
+        let want = 3.0 * log2_fact(5) + 6f64.log2();
+        assert!((e.k_z_given_w_bits - want).abs() < 1e-9);
+        assert!((e.k_z_bits - 128.0 * 6.0).abs() < 1e-9);
+        // Free order with 2 synonyms over 40 words: one injective map of 32 words in sets of 2:
+        // log2(40! / 8!) - 16 log2 2!.
+        let free = LanguageSystemConfig {
+            vocab: 40,
+            synonyms: 2,
+            word_order: WordOrder::Free,
+            ..Default::default()
+        };
+        let e = free.exact_terms(0, 3200).unwrap();
+        let want = log2_fact(40) - log2_fact(8) - 16.0;
+        assert!((e.k_z_given_w_bits - want).abs() < 1e-9);
+        // h = 0.25 of 64 objects: 16 holistic, log2(64!/48!) on top of the lexicon.
+        let hol = LanguageSystemConfig {
+            holistic_fraction: 0.25,
+            ..Default::default()
+        };
+        let d = hol.dataset().unwrap();
+        let e = d.exact.unwrap();
+        let want_exc = log2_fact(64) - log2_fact(48);
+        assert!((e.parts["holistic_exceptions"] - want_exc).abs() < 1e-9);
+        assert!((e.k_z_given_w_bits - 2.0 * log2_fact(8) - want_exc).abs() < 1e-9);
+        // A single holistic object keeps its own message: nothing to charge.
+        assert_eq!(
+            cfg.exact_terms(1, 128).unwrap().parts["holistic_exceptions"],
+            0.0
+        );
+    }
+
+    #[test]
+    fn falling_factorial_paths_agree() {
+        let exact: f64 = (0..200_000).map(|i| (1e9 - i as f64).log2()).sum();
+        assert!((log2_falling(1e9, 200_000) - exact).abs() < 1e-3 * 1.0);
+        assert!((log2_factorial(10) - 3_628_800f64.log2()).abs() < 1e-12);
+    }
+}

@@ -417,3 +417,46 @@ mod tests {
         assert!((data.terms.k_f / (1e16 * 64.0 * h_bits) - 1.0).abs() < 1e-12);
     }
 }
+
+impl LookupDataset {
+    /// The panel [`crate::dataset::Dataset`] (family `lookup`): W tokens, Z on the grid at the
+    /// generator's precision, K(Z) = the exact four terms (totals), exact terms from
+    /// [`ComplexityTerms`].
+    pub fn to_dataset(&self) -> Result<crate::dataset::Dataset> {
+        use crate::dataset::{self, KzMethod, KzReference, Provenance};
+        dataset::Dataset::new(
+            dataset::tokens_from_array(&self.w, self.params.vocab)?,
+            dataset::grid_from_array(&self.z, self.params.precision),
+            Provenance::generated("lookup", &self.params, self.params.seed),
+            KzReference {
+                bits: self.terms.k_z(),
+                method: KzMethod::Exact,
+            },
+            Some(self.terms.to_exact()),
+        )
+    }
+}
+
+#[cfg(test)]
+mod dataset_tests {
+    use super::*;
+
+    #[test]
+    fn to_dataset_keeps_data_and_terms() {
+        let p = LookupParams {
+            samples: 30,
+            ..Default::default()
+        };
+        let g = generate(&p).unwrap();
+        let d = g.to_dataset().unwrap();
+        assert_eq!((d.n(), d.w.n_words, d.w.vocab), (30, 16, 10));
+        assert_eq!(d.w.row(3)[5] as i64, g.w[[3, 5]]);
+        assert_eq!(d.z_rows_f64()[2][7], g.z[[2, 7]] as f64 * 0.01);
+        assert_eq!(d.k_z.bits, g.terms.k_z());
+        let e = d.exact.unwrap();
+        assert_eq!(e.k_z_given_w_bits, g.terms.k_f + g.terms.k_z_given_wf);
+        assert_eq!(e.parts["k_pw"], 10f64.log2() + 16f64.log2());
+        assert_eq!(d.provenance.family, "lookup");
+        assert_eq!(d.provenance.seed, Some(0));
+    }
+}

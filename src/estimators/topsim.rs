@@ -383,6 +383,49 @@ pub fn topsim_grid(
     topological_similarity(&wr, &zr, config)
 }
 
+/// Topological similarity as a panel score (`topsim`) on a dataset's rows: W as word ids, Z as
+/// attribute values or grid index x precision.
+#[derive(Debug, Clone, Default)]
+pub struct TopsimEstimator {
+    pub config: TopsimConfig,
+}
+
+impl crate::estimators::interface::Estimator for TopsimEstimator {
+    fn name(&self) -> &str {
+        "topsim"
+    }
+
+    fn estimate(
+        &self,
+        data: &crate::dataset::Dataset,
+        _progress: &crate::estimators::interface::Progress,
+    ) -> Result<crate::estimators::interface::Estimate> {
+        let score = topological_similarity(&data.w_rows(), &data.z_rows_f64(), &self.config)?;
+        let n = data.n();
+        let pairs = n * n.saturating_sub(1) / 2;
+        let sampled = pairs > self.config.max_pairs;
+        let mut est = crate::estimators::interface::Estimate::score(score)
+            .with("correlation", self.config.correlation)
+            .with("w_distance", self.config.w_distance)
+            .with("z_distance", self.config.z_distance)
+            .with(
+                "pairs",
+                if sampled {
+                    self.config.max_pairs
+                } else {
+                    pairs
+                },
+            );
+        if sampled {
+            est = est.note(format!(
+                "{} of {pairs} pairs sampled (seed {})",
+                self.config.max_pairs, self.config.seed
+            ));
+        }
+        Ok(est)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -481,5 +524,28 @@ mod tests {
         let w = vec![vec![1], vec![1], vec![1]];
         let z = vec![vec![0.0], vec![1.0], vec![2.0]];
         assert!(topological_similarity(&w, &z, &TopsimConfig::default()).is_err());
+    }
+
+    #[test]
+    fn estimator_matches_the_function_on_dataset_rows() {
+        use crate::dataset::{Dataset, KzMethod, KzReference, Provenance, Targets, TokenData};
+        use crate::estimators::interface::{Estimator, Measure, Progress};
+        let tokens: Vec<u32> = (0..27u32)
+            .flat_map(|i| [i % 3, (i / 3) % 3, i / 9])
+            .collect();
+        let values = tokens.clone();
+        let w = TokenData::new(27, 3, 3, tokens).unwrap();
+        let z = Targets::discrete(3, 3, values).unwrap();
+        let kz = KzReference {
+            bits: 27.0 * 27f64.log2(),
+            method: KzMethod::Uniform,
+        };
+        let d = Dataset::new(w, z, Provenance::default(), kz, None).unwrap();
+        let est = TopsimEstimator::default();
+        let e = est.estimate(&d, &Progress::hidden()).unwrap();
+        let direct =
+            topological_similarity(&d.w_rows(), &d.z_rows_f64(), &TopsimConfig::default()).unwrap();
+        assert_eq!(e.measure, Measure::Score { score: direct });
+        assert_eq!(e.native["pairs"], 351);
     }
 }

@@ -53,67 +53,12 @@ pub fn check(family: &FamilySpec, value: &toml::Value) -> Result<()> {
 pub fn generate(family: &FamilySpec, value: &toml::Value, seed: u64) -> Result<Dataset> {
     let table = merged(family, value, seed)?;
     match family.kind.as_str() {
-        "lookup" => {
-            let p = parse::<LookupParams>(table)?;
-            let d = lookup_table::generate(&p)?;
-            synthetic(
-                "lookup",
-                &p,
-                p.seed,
-                &d.w,
-                &d.z,
-                p.vocab,
-                p.precision,
-                &d.terms,
-            )
-        }
-        "grammar" => {
-            let p = parse::<GrammarParams>(table)?;
-            let d = grammar::generate(&p)?;
-            synthetic(
-                "grammar",
-                &p,
-                p.seed,
-                &d.w,
-                &d.z,
-                p.vocab,
-                p.precision,
-                &d.terms,
-            )
-        }
+        "lookup" => lookup_table::generate(&parse::<LookupParams>(table)?)?.to_dataset(),
+        "grammar" => grammar::generate(&parse::<GrammarParams>(table)?)?.to_dataset(),
+        "language" => parse::<LanguageSystemConfig>(table)?.dataset(),
         other => Err(KcompError::param(
             "kind",
             format!("unknown family kind `{other}`"),
         )),
     }
-}
-
-// TEMPORARY until the generators' own conversions land.
-#[allow(clippy::too_many_arguments)]
-fn synthetic(
-    family: &str,
-    params: &impl serde::Serialize,
-    seed: u64,
-    w: &ndarray::Array2<i64>,
-    z: &ndarray::Array2<i64>,
-    vocab: usize,
-    precision: f64,
-    terms: &crate::estimators::ground_truth::ComplexityTerms,
-) -> Result<Dataset> {
-    use crate::dataset::*;
-    let exact = ExactTerms {
-        k_z_given_w_bits: terms.k_z_given_w(),
-        k_z_bits: terms.k_z(),
-        parts: Default::default(),
-    };
-    Dataset::new(
-        tokens_from_array(w, vocab)?,
-        grid_from_array(z, precision),
-        Provenance::generated(family, params, seed),
-        KzReference {
-            bits: terms.k_z(),
-            method: KzMethod::Exact,
-        },
-        Some(exact),
-    )
 }

@@ -1,8 +1,12 @@
 //! Estimator names of the panel and how each is built from a [`PanelConfig`].
 
 use crate::error::{KcompError, Result};
+use crate::estimators::compression::CompressionEstimator;
+use crate::estimators::disentanglement::{BosdisEstimator, PosdisEstimator};
+use crate::estimators::ground_truth::ExactEstimator;
 use crate::estimators::interface::Estimator;
 use crate::estimators::prequential::estimator::PrequentialEstimator;
+use crate::estimators::topsim::TopsimEstimator;
 
 use super::config::PanelConfig;
 
@@ -36,6 +40,13 @@ pub fn check_name(name: &str) -> Result<()> {
 pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
     check_name(name)?;
     Ok(match name {
+        "exact" => Box::new(ExactEstimator),
+        "compression" => Box::new(CompressionEstimator::default()),
+        "topsim" => Box::new(TopsimEstimator {
+            config: config.topsim.clone(),
+        }),
+        "posdis" => Box::new(PosdisEstimator),
+        "bosdis" => Box::new(BosdisEstimator),
         "prequential" => Box::new(PrequentialEstimator {
             config: config.prequential.config.clone(),
             val_fraction: config.prequential.val_fraction,

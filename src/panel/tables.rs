@@ -5,12 +5,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
 use crate::error::{KcompError, Result};
-use crate::estimators::agreement::{kendall_tau_b, spearman_rho};
+use crate::estimators::agreement::{self, RankStatistic};
 use crate::sweeps::summary::Stat;
 
 use super::run::{PanelResult, PanelRow};
@@ -116,7 +114,8 @@ type DatasetKey = (String, usize, u64);
 
 /// Rank agreement between every pair of estimators, per family and pooled. Intervals: 95 %
 /// percentile bootstrap that resamples seeds with replacement (all values of a drawn seed
-/// enter together), `resamples` times, seeded by `seed`.
+/// enter together), `resamples` times, seeded by `seed`
+/// ([`crate::estimators::agreement::agreement`]).
 pub fn agreement(result: &PanelResult, resamples: usize, seed: u64) -> Vec<AgreementRow> {
     let estimators = &result.config.estimators;
     // value per (group, dataset, estimator)
@@ -146,83 +145,58 @@ pub fn agreement(result: &PanelResult, resamples: usize, seed: u64) -> Vec<Agree
         };
         for (ai, a) in estimators.iter().enumerate() {
             for (bi, b) in estimators.iter().enumerate().skip(ai + 1) {
-                let pairs: Vec<(u64, f64, f64)> = datasets
-                    .iter()
-                    .filter_map(|(key, vals)| {
-                        Some((key.2, *vals.get(a.as_str())?, *vals.get(b.as_str())?))
-                    })
-                    .collect();
                 let pair_seed = seed ^ ((gi as u64) << 40) ^ ((ai as u64) << 20) ^ bi as u64;
-                out.push(agreement_row(group, a, b, &pairs, resamples, pair_seed));
+                let (x, y) = seed_grid(datasets, a, b);
+                let stat = |s: RankStatistic| {
+                    if x.is_empty() {
+                        return None;
+                    }
+                    agreement::agreement(&x, &y, s, resamples, pair_seed).ok()
+                };
+                let (tau, rho) = (
+                    stat(RankStatistic::KendallTauB),
+                    stat(RankStatistic::SpearmanRho),
+                );
+                out.push(AgreementRow {
+                    group: group.clone(),
+                    estimator_a: a.clone(),
+                    estimator_b: b.clone(),
+                    n: x.iter().map(Vec::len).sum(),
+                    kendall_tau_b: tau.and_then(|t| t.value),
+                    kendall_ci_low: tau.and_then(|t| t.ci95).map(|c| c.lo),
+                    kendall_ci_high: tau.and_then(|t| t.ci95).map(|c| c.hi),
+                    spearman_rho: rho.and_then(|t| t.value),
+                    spearman_ci_low: rho.and_then(|t| t.ci95).map(|c| c.lo),
+                    spearman_ci_high: rho.and_then(|t| t.ci95).map(|c| c.hi),
+                });
             }
         }
     }
     out
 }
 
-fn agreement_row(
-    group: &str,
+/// The (family, value) x seed grids of two estimators' values. The bootstrap resamples whole
+/// seeds, so it needs every seed of a row: rows where either estimator misses a seed are left
+/// out (and counted out of `n`).
+fn seed_grid(
+    datasets: &BTreeMap<DatasetKey, BTreeMap<&str, f64>>,
     a: &str,
     b: &str,
-    pairs: &[(u64, f64, f64)],
-    resamples: usize,
-    seed: u64,
-) -> AgreementRow {
-    let xs: Vec<f64> = pairs.iter().map(|p| p.1).collect();
-    let ys: Vec<f64> = pairs.iter().map(|p| p.2).collect();
-    let tau = kendall_tau_b(&xs, &ys);
-    let rho = spearman_rho(&xs, &ys);
-    let (tau_ci, rho_ci) = bootstrap(pairs, resamples, seed);
-    AgreementRow {
-        group: group.into(),
-        estimator_a: a.into(),
-        estimator_b: b.into(),
-        n: pairs.len(),
-        kendall_tau_b: tau,
-        kendall_ci_low: tau_ci.map(|c| c.0),
-        kendall_ci_high: tau_ci.map(|c| c.1),
-        spearman_rho: rho,
-        spearman_ci_low: rho_ci.map(|c| c.0),
-        spearman_ci_high: rho_ci.map(|c| c.1),
-    }
-}
-
-type Interval = Option<(f64, f64)>;
-
-/// Percentile bootstrap over seeds of tau-b and rho.
-fn bootstrap(pairs: &[(u64, f64, f64)], resamples: usize, seed: u64) -> (Interval, Interval) {
-    let mut seeds: Vec<u64> = pairs.iter().map(|p| p.0).collect();
+) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    let mut seeds: Vec<u64> = datasets.keys().map(|k| k.2).collect();
     seeds.sort_unstable();
     seeds.dedup();
-    if seeds.len() < 2 {
-        return (None, None);
-    }
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut taus = Vec::with_capacity(resamples);
-    let mut rhos = Vec::with_capacity(resamples);
-    for _ in 0..resamples {
-        let (mut xs, mut ys) = (Vec::new(), Vec::new());
-        for _ in 0..seeds.len() {
-            let s = seeds[rng.random_range(0..seeds.len())];
-            for p in pairs.iter().filter(|p| p.0 == s) {
-                xs.push(p.1);
-                ys.push(p.2);
-            }
+    let mut rows: BTreeMap<(String, usize), (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    for (key, vals) in datasets {
+        if let (Some(&va), Some(&vb)) = (vals.get(a), vals.get(b)) {
+            let row = rows.entry((key.0.clone(), key.1)).or_default();
+            row.0.push(va);
+            row.1.push(vb);
         }
-        taus.extend(kendall_tau_b(&xs, &ys));
-        rhos.extend(spearman_rho(&xs, &ys));
     }
-    (percentile_interval(taus), percentile_interval(rhos))
-}
-
-/// The 2.5 % and 97.5 % percentiles (None when empty).
-fn percentile_interval(mut v: Vec<f64>) -> Interval {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let at = |q: f64| v[((q * (v.len() - 1) as f64).round() as usize).min(v.len() - 1)];
-    Some((at(0.025), at(0.975)))
+    rows.into_values()
+        .filter(|(x, _)| x.len() == seeds.len())
+        .unzip()
 }
 
 fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<()> {

@@ -406,3 +406,44 @@ mod tests {
         assert!((data.terms.k_z_given_wf / 200.0 - 2.0237).abs() < 0.3);
     }
 }
+
+impl GrammarDataset {
+    /// The panel [`crate::dataset::Dataset`] (family `grammar`): W tokens, Z on the grid at the
+    /// generator's precision, K(Z) = the exact four terms (totals), exact terms from
+    /// [`ComplexityTerms`].
+    pub fn to_dataset(&self) -> Result<crate::dataset::Dataset> {
+        use crate::dataset::{self, KzMethod, KzReference, Provenance};
+        dataset::Dataset::new(
+            dataset::tokens_from_array(&self.w, self.params.vocab)?,
+            dataset::grid_from_array(&self.z, self.params.precision),
+            Provenance::generated("grammar", &self.params, self.params.seed),
+            KzReference {
+                bits: self.terms.k_z(),
+                method: KzMethod::Exact,
+            },
+            Some(self.terms.to_exact()),
+        )
+    }
+}
+
+#[cfg(test)]
+mod dataset_tests {
+    use super::*;
+
+    #[test]
+    fn to_dataset_keeps_data_and_terms() {
+        let p = GrammarParams {
+            samples: 12,
+            ..Default::default()
+        };
+        let g = generate(&p).unwrap();
+        let d = g.to_dataset().unwrap();
+        assert_eq!((d.n(), d.w.n_words, d.w.vocab), (12, 16, 100));
+        assert_eq!(d.w.row(11)[15] as i64, g.w[[11, 15]]);
+        assert_eq!(d.k_z.bits, g.terms.k_z());
+        let e = d.exact.unwrap();
+        assert_eq!(e.k_z_given_w_bits, g.terms.k_z_given_w());
+        assert!((e.parts["k_w_given_pw"] - 12.0 * 16.0 * 40f64.log2()).abs() < 1e-9);
+        assert_eq!(d.provenance.family, "grammar");
+    }
+}
