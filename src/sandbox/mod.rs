@@ -216,6 +216,10 @@ fn shared(cfg: &SandboxConfig) -> std::result::Result<&'static Shared, String> {
 pub fn sandbox_status(cfg: &SandboxConfig) -> std::result::Result<(), String> {
     PROBE
         .get_or_init(|| {
+            // Lets tests (and cautious users) exercise the refusal path; it can only refuse.
+            if std::env::var_os("KCOMP_SANDBOX_UNAVAILABLE").is_some() {
+                return Err("KCOMP_SANDBOX_UNAVAILABLE is set".into());
+            }
             let probe = SandboxConfig {
                 timeout: Duration::from_secs(10),
                 ..cfg.clone()
