@@ -15,7 +15,9 @@ fn cfg() -> SandboxConfig {
 }
 
 fn fixture(name: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/hostile").join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/hostile")
+        .join(name);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -80,7 +82,11 @@ fn assert_all_denied(out: &RunOutput, n: usize) {
         out.stdout,
         out.stderr
     );
-    let denied = out.stdout.lines().filter(|l| l.starts_with("denied")).count();
+    let denied = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("denied"))
+        .count();
     assert!(
         denied >= n,
         "{denied} < {n} denials:\n{}\nstderr:\n{}",
@@ -197,10 +203,11 @@ fn network_is_unreachable() {
     let unix = std::os::unix::net::UnixListener::bind(&unix_path).unwrap();
     unix.set_nonblocking(true).unwrap();
     let abstract_name = format!("{}-abstract", t.tag);
-    let addr = <std::os::unix::net::SocketAddr as std::os::linux::net::SocketAddrExt>::from_abstract_name(
-        abstract_name.as_bytes(),
-    )
-    .unwrap();
+    let addr =
+        <std::os::unix::net::SocketAddr as std::os::linux::net::SocketAddrExt>::from_abstract_name(
+            abstract_name.as_bytes(),
+        )
+        .unwrap();
     let abs = std::os::unix::net::UnixListener::bind_addr(&addr).unwrap();
     abs.set_nonblocking(true).unwrap();
     let input = t.json(serde_json::json!({
@@ -307,6 +314,17 @@ fn samples_cannot_see_each_other_or_the_bookkeeping() {
 }
 
 #[test]
+fn disabling_in_process_hooks_gains_nothing() {
+    let t = Targets::new();
+    let out = run_fixture("hook_and_gc.py", &t.json(serde_json::json!({})));
+    assert_eq!(out.status, RunStatus::Exited, "{}", out.stderr);
+    assert!(out.stdout.starts_with("hooks 0\n"), "{}", out.stdout);
+    assert_all_denied(&out, 4);
+    assert!(t.markers().is_empty(), "{:?}", t.markers());
+    assert!(!out.stdout.contains(SECRET));
+}
+
+#[test]
 fn raw_system_calls_are_filtered() {
     let out = run_fixture("ctypes_syscalls.py", "");
     assert_eq!(out.status, RunStatus::Exited, "{}", out.stderr);
@@ -317,7 +335,7 @@ fn raw_system_calls_are_filtered() {
 fn nothing_outlives_the_run() {
     let out = run_fixture("survive.py", "");
     assert_eq!(out.status, RunStatus::Timeout, "{}", out.stderr);
-    assert_all_denied(&out, 3);
+    assert_all_denied(&out, 4);
     assert!(out.stdout.contains("main done"));
     let pid: u32 = out
         .stdout
@@ -334,7 +352,11 @@ fn limits_cannot_be_raised() {
     let out = run_fixture("limits.py", "");
     assert_eq!(out.status, RunStatus::Exited, "{}", out.stderr);
     assert_all_denied(&out, 6);
-    assert!(out.stdout.contains("denied fds OSError True"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("denied fds OSError True"),
+        "{}",
+        out.stdout
+    );
 }
 
 #[test]

@@ -26,13 +26,19 @@ fn lookup_answer() -> String {
         .zip(rec["output"].as_array().unwrap())
         .map(|(i, o)| format!("{i}: {o}"))
         .collect();
-    format!("```python\nT = {{{}}}\nprint(T[input()])\n```", pairs.join(", "))
+    format!(
+        "```python\nT = {{{}}}\nprint(T[input()])\n```",
+        pairs.join(", ")
+    )
 }
 
 fn summary_row(out: &Path, model: &str) -> Vec<String> {
     let s = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     let header: Vec<&str> = s.lines().next().unwrap().split(',').collect();
-    assert_eq!(&header[2..7], ["answers", "scored", "failed", "empty", "unscorable"]);
+    assert_eq!(
+        &header[2..7],
+        ["answers", "scored", "failed", "empty", "unscorable"]
+    );
     s.lines()
         .find(|l| l.starts_with(&format!("{model},h,")))
         .unwrap_or_else(|| panic!("{model} missing:\n{s}"))
@@ -51,14 +57,29 @@ fn failed_and_empty_answers_count_in_the_means() {
     std::fs::write(root.join("good/h/0.txt"), lookup_answer()).unwrap();
     std::fs::write(root.join("mixed/h/0.txt"), lookup_answer()).unwrap();
     std::fs::write(root.join("mixed/h/1.txt"), "").unwrap();
-    std::fs::write(root.join("mixed/h/2.txt"), "```python\nimport ctypes\nctypes.string_at(0)\n```").unwrap();
+    std::fs::write(
+        root.join("mixed/h/2.txt"),
+        "```python\nimport ctypes\nctypes.string_at(0)\n```",
+    )
+    .unwrap();
     std::fs::write(root.join("mixed/h/99.txt"), lookup_answer()).unwrap();
     // --data omitted: the published datasets are rebuilt in memory.
     let out = kcomp()
-        .args(["grid", "report", root.to_str().unwrap(), "--no-plots", "--parser", "reference"])
+        .args([
+            "grid",
+            "report",
+            root.to_str().unwrap(),
+            "--no-plots",
+            "--parser",
+            "reference",
+        ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let rep = root.join("report");
     let good = summary_row(&rep, "good");
     let mixed = summary_row(&rep, "mixed");
@@ -79,14 +100,25 @@ fn failed_and_empty_answers_count_in_the_means() {
     // The same tree against the fixture files gives the same summary.
     let with_data = root.join("with-data");
     let out = kcomp()
-        .args(["grid", "report", root.to_str().unwrap(), "--no-plots", "--parser", "reference"])
+        .args([
+            "grid",
+            "report",
+            root.to_str().unwrap(),
+            "--no-plots",
+            "--parser",
+            "reference",
+        ])
         .arg("--data")
         .arg(data())
         .arg("--out")
         .arg(&with_data)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         std::fs::read_to_string(rep.join("summary.csv")).unwrap(),
         std::fs::read_to_string(with_data.join("summary.csv")).unwrap()
@@ -99,12 +131,21 @@ fn a_missing_data_folder_is_an_error() {
     std::fs::create_dir_all(dir.path().join("m/h")).unwrap();
     std::fs::write(dir.path().join("m/h/0.txt"), "print(1)").unwrap();
     let out = kcomp()
-        .args(["grid", "report", dir.path().to_str().unwrap(), "--data", "/nonexistent/rgp"])
+        .args([
+            "grid",
+            "report",
+            dir.path().to_str().unwrap(),
+            "--data",
+            "/nonexistent/rgp",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("data") && err.contains("/nonexistent/rgp"), "{err}");
+    assert!(
+        err.contains("data") && err.contains("/nonexistent/rgp"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -129,9 +170,16 @@ fn without_the_sandbox_kcomp_refuses_unless_allowed() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("sandbox is unavailable") && err.contains("--allow-unsandboxed"), "{err}");
+    assert!(
+        err.contains("sandbox is unavailable") && err.contains("--allow-unsandboxed"),
+        "{err}"
+    );
     let out = score(&["--allow-unsandboxed"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(s["c_error"], 0);
     // The report refuses before running anything.
@@ -160,15 +208,24 @@ fn a_crashing_answer_gets_a_status_not_a_spawn_error() {
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    assert!(text.contains("C(P) = 0.00") && text.contains("[crashed]"), "{text}");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("C(P) = 0.00") && text.contains("[crashed]"),
+        "{text}"
+    );
 }
 
 /// Direct children of `pid`.
 fn children(pid: u32) -> Vec<u32> {
     let mut v = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let Ok(p) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
         if let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat"))
             && let Some((_, rest)) = stat.rsplit_once(") ")
             && rest.split(' ').nth(1) == Some(&pid.to_string())
@@ -181,7 +238,10 @@ fn children(pid: u32) -> Vec<u32> {
 
 fn alive(pid: u32) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .map(|s| s.rsplit_once(") ").is_some_and(|(_, r)| !r.starts_with('Z')))
+        .map(|s| {
+            s.rsplit_once(") ")
+                .is_some_and(|(_, r)| !r.starts_with('Z'))
+        })
         .unwrap_or(false)
 }
 
@@ -200,7 +260,14 @@ fn ctrl_c_during_a_report_leaves_nothing_behind() {
         .unwrap();
     }
     let mut k = kcomp()
-        .args(["grid", "report", tree.to_str().unwrap(), "--no-plots", "--timeout", "30"])
+        .args([
+            "grid",
+            "report",
+            tree.to_str().unwrap(),
+            "--no-plots",
+            "--timeout",
+            "30",
+        ])
         .env("TMPDIR", &tmp)
         .stdout(Stdio::null())
         .stderr(Stdio::null())

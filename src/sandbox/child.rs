@@ -193,9 +193,24 @@ pub unsafe fn confine(plan: &Plan) -> io::Result<()> {
             ) as libc::c_long,
             Stage::Namespaces,
         )?;
-        write_file(b"/proc/self/setgroups\0", b"deny", libc::O_WRONLY, Stage::IdMaps)?;
-        write_file(b"/proc/self/uid_map\0", &plan.uid_map, libc::O_WRONLY, Stage::IdMaps)?;
-        write_file(b"/proc/self/gid_map\0", &plan.gid_map, libc::O_WRONLY, Stage::IdMaps)?;
+        write_file(
+            b"/proc/self/setgroups\0",
+            b"deny",
+            libc::O_WRONLY,
+            Stage::IdMaps,
+        )?;
+        write_file(
+            b"/proc/self/uid_map\0",
+            &plan.uid_map,
+            libc::O_WRONLY,
+            Stage::IdMaps,
+        )?;
+        write_file(
+            b"/proc/self/gid_map\0",
+            &plan.gid_map,
+            libc::O_WRONLY,
+            Stage::IdMaps,
+        )?;
         // After unshare: gaining capabilities there would clear the setting.
         check(
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) as libc::c_long,

@@ -5,6 +5,8 @@
 //! - its own session and user, mount, network and IPC namespaces: the program runs as an
 //!   unprivileged id with no capabilities, no network interface but a down loopback, and no
 //!   view of other processes' System V IPC;
+//! - every inherited mount private and read-only (Landlock does not cover chmod, chown,
+//!   utime or xattrs on host files; a read-only mount does);
 //! - a private tmpfs on /tmp (size and inode caps = the total bytes and files an answer may
 //!   write) as its working directory, holding `prog.py`; it vanishes with the process, so no
 //!   sibling sample, no host directory and nothing of kcomp's is writable or left behind;
@@ -16,9 +18,11 @@
 //!   (clone3 -> ENOSYS), no exec except our own `execveat` of the interpreter's descriptor
 //!   (kept above the 64-descriptor limit and closed on exec), no socket(), ptrace,
 //!   process_vm_*, kill/pidfd signals, setsid/setpgid, mount, unshare, keyctl, bpf,
-//!   perf_event_open, personality, io_uring, memfd and the x32 ABI;
+//!   perf_event_open, personality, io_uring, memfd, clearing the parent-death signal and
+//!   the x32 ABI;
 //! - rlimits: CPU, 1 GiB address space, file size, 64 descriptors, no core dumps;
-//! - PR_SET_PDEATHSIG = SIGKILL, and the parent kills the process at the wall-clock limit.
+//! - PR_SET_PDEATHSIG = SIGKILL (kcomp dying, Ctrl-C included, kills it), and the parent
+//!   kills it at the wall-clock limit. No fork means nothing else to kill.
 //!
 //! stdin is fed and stdout/stderr read through pipes (stdout capped at `output_bytes`, then
 //! the process is killed); the status comes from `wait4` in the parent, which the program
@@ -284,7 +288,11 @@ fn base_command(cfg: &SandboxConfig, home: &str) -> Command {
 }
 
 /// One run inside the full sandbox.
-fn run_sandboxed(code: &str, stdin: &str, cfg: &SandboxConfig) -> std::result::Result<RunOutput, String> {
+fn run_sandboxed(
+    code: &str,
+    stdin: &str,
+    cfg: &SandboxConfig,
+) -> std::result::Result<RunOutput, String> {
     let sh = shared(cfg)?;
     let ruleset = policy::ruleset(&sh.read_only)?;
     let ruleset_fd: Option<OwnedFd> = ruleset.into();
@@ -298,7 +306,13 @@ fn run_sandboxed(code: &str, stdin: &str, cfg: &SandboxConfig) -> std::result::R
         "-c".into(),
         bootstrap(&cfg.import_paths),
     ];
-    let envp = ["PATH=/usr/bin:/bin", "LANG=C.UTF-8", "HOME=/tmp", "TMPDIR=/tmp"].map(String::from);
+    let envp = [
+        "PATH=/usr/bin:/bin",
+        "LANG=C.UTF-8",
+        "HOME=/tmp",
+        "TMPDIR=/tmp",
+    ]
+    .map(String::from);
     let plan = child::Plan {
         parent: pid,
         // One unprivileged id inside (not 0: exec then drops every capability).
@@ -335,7 +349,10 @@ fn run_sandboxed(code: &str, stdin: &str, cfg: &SandboxConfig) -> std::result::R
 
 /// One run with rlimits only, in a temporary directory (`--allow-unsandboxed`).
 fn run_unsandboxed(code: &str, stdin: &str, cfg: &SandboxConfig) -> RunOutput {
-    let dir = match tempfile::Builder::new().prefix("kcomp-unsandboxed-").tempdir() {
+    let dir = match tempfile::Builder::new()
+        .prefix("kcomp-unsandboxed-")
+        .tempdir()
+    {
         Ok(d) => d,
         Err(e) => return sandbox_error(format!("cannot create a directory: {e}")),
     };
@@ -412,7 +429,10 @@ fn supervise(mut child: Child, input: &[u8], cfg: &SandboxConfig, start: Instant
                 stdin = None; // closes the pipe: EOF for the program
             }
         }
-        for (pipe, sink, is_out) in [(&mut stdout, &mut out, true), (&mut stderr, &mut err, false)] {
+        for (pipe, sink, is_out) in [
+            (&mut stdout, &mut out, true),
+            (&mut stderr, &mut err, false),
+        ] {
             let Some(r) = pipe.as_mut() else { continue };
             loop {
                 match r.read(&mut buf) {

@@ -26,7 +26,11 @@ pub fn rw_access_bits() -> u64 {
 
 /// Read-only (and execute) hierarchies: the interpreter, its prefixes (standard library,
 /// lib-dynload, site-packages) and the system's shared libraries; nothing else.
-pub fn read_only_paths(python: &Path, prefixes: &[String], import_paths: &[String]) -> Vec<PathBuf> {
+pub fn read_only_paths(
+    python: &Path,
+    prefixes: &[String],
+    import_paths: &[String],
+) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = vec![python.to_path_buf()];
     v.extend(prefixes.iter().chain(import_paths).map(PathBuf::from));
     v.extend(
@@ -170,6 +174,16 @@ pub fn seccomp_filters() -> Result<Vec<BpfProgram>, String> {
             SeccompCmpArgLen::Qword,
             SeccompCmpOp::MaskedEq(thread),
             0,
+        )?)?],
+    );
+    // Clearing the parent-death signal would let a sleeping program outlive kcomp.
+    rules.insert(
+        libc::SYS_prctl,
+        vec![rule(cond(
+            0,
+            SeccompCmpArgLen::Dword,
+            SeccompCmpOp::Eq,
+            libc::PR_SET_PDEATHSIG as u64,
         )?)?],
     );
     // execveat only as our own exec: the interpreter's descriptor, empty path.
