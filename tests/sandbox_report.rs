@@ -245,8 +245,8 @@ fn alive(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
-#[test]
-fn ctrl_c_during_a_report_leaves_nothing_behind() {
+/// Interrupts a report whose four answers sleep and checks that their processes die with kcomp.
+fn interrupt_report(signal: libc::c_int) {
     let dir = tempfile::tempdir().unwrap();
     let tmp = dir.path().join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
@@ -285,7 +285,7 @@ fn ctrl_c_during_a_report_leaves_nothing_behind() {
     assert!(seen.len() >= 2, "no sandboxed children seen");
     // SAFETY: signalling our own child.
     unsafe {
-        libc::kill(k.id() as libc::pid_t, libc::SIGINT);
+        libc::kill(k.id() as libc::pid_t, signal);
     }
     let status = k.wait().unwrap();
     assert!(!status.success());
@@ -296,4 +296,14 @@ fn ctrl_c_during_a_report_leaves_nothing_behind() {
     assert!(seen.iter().all(|p| !alive(*p)), "survivors: {seen:?}");
     assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
     assert!(!tree.join("report").exists());
+}
+
+#[test]
+fn ctrl_c_during_a_report_leaves_nothing_behind() {
+    interrupt_report(libc::SIGINT);
+}
+
+#[test]
+fn killing_kcomp_kills_its_sandboxed_children() {
+    interrupt_report(libc::SIGKILL);
 }

@@ -578,3 +578,32 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, plots: bool) -> Resul
     std::fs::write(&p, md).map_err(|e| KcompError::file(&p, e.to_string()))?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Outcome;
+
+    #[test]
+    fn statuses_fall_into_the_summary_columns() {
+        assert_eq!(Outcome::of("ok"), Outcome::Ok);
+        for s in [
+            "timeout",
+            "output_limit",
+            "crashed",
+            "sandbox_error: setsid failed",
+        ] {
+            assert_eq!(Outcome::of(s), Outcome::Failed, "{s}");
+        }
+        for s in ["empty_answer", "no_program"] {
+            assert_eq!(Outcome::of(s), Outcome::Empty, "{s}");
+        }
+        for s in [
+            "no_record (dataset has 30)",
+            "no_dataset: x",
+            "unreadable: y",
+            "error: z",
+        ] {
+            assert_eq!(Outcome::of(s), Outcome::Unscorable, "{s}");
+        }
+    }
+}

@@ -228,7 +228,8 @@ pub fn sandbox_status(cfg: &SandboxConfig) -> std::result::Result<(), String> {
                 timeout: Duration::from_secs(10),
                 ..cfg.clone()
             };
-            let out = run_sandboxed("print('ok')", "", &probe)?;
+            let code = Arc::new(b"print('ok')".to_vec());
+            let out = run_sandboxed(&code, "", &probe)?;
             match (out.status, out.stdout.as_str()) {
                 (RunStatus::Exited, "ok\n") => Ok(()),
                 (RunStatus::SandboxError, _) => Err(out.stderr),
@@ -289,7 +290,7 @@ fn base_command(cfg: &SandboxConfig, home: &str) -> Command {
 
 /// One run inside the full sandbox.
 fn run_sandboxed(
-    code: &str,
+    code: &Arc<Vec<u8>>,
     stdin: &str,
     cfg: &SandboxConfig,
 ) -> std::result::Result<RunOutput, String> {
@@ -324,7 +325,7 @@ fn run_sandboxed(
             cfg.disk_files.max(2)
         ))
         .map_err(|e| e.to_string())?,
-        program: Arc::new(code.as_bytes().to_vec()),
+        program: Arc::clone(code),
         exe_fd: sh.exe.as_raw_fd(),
         argv: child::CArgs::new(argv).map_err(|e| format!("program arguments: {e}"))?,
         envp: child::CArgs::new(envp).map_err(|e| e.to_string())?,
@@ -348,7 +349,7 @@ fn run_sandboxed(
 }
 
 /// One run with rlimits only, in a temporary directory (`--allow-unsandboxed`).
-fn run_unsandboxed(code: &str, stdin: &str, cfg: &SandboxConfig) -> RunOutput {
+fn run_unsandboxed(code: &[u8], stdin: &str, cfg: &SandboxConfig) -> RunOutput {
     let dir = match tempfile::Builder::new()
         .prefix("kcomp-unsandboxed-")
         .tempdir()
@@ -540,7 +541,7 @@ fn supervise(mut child: Child, input: &[u8], cfg: &SandboxConfig, start: Instant
     }
 }
 
-fn run_one(code: &str, stdin: &str, cfg: &SandboxConfig, sandboxed: bool) -> RunOutput {
+fn run_one(code: &Arc<Vec<u8>>, stdin: &str, cfg: &SandboxConfig, sandboxed: bool) -> RunOutput {
     if sandboxed {
         run_sandboxed(code, stdin, cfg).unwrap_or_else(sandbox_error)
     } else {
@@ -559,6 +560,8 @@ pub fn run_python(code: &str, stdin: &str, cfg: &SandboxConfig) -> Result<RunOut
 pub fn run_many(code: &str, inputs: &[String], cfg: &SandboxConfig) -> Result<Vec<RunOutput>> {
     ensure_available(cfg)?;
     let sandboxed = sandbox_status(cfg).is_ok();
+    let code = Arc::new(code.as_bytes().to_vec());
+    let code = &code;
     let next = AtomicUsize::new(0);
     let slots: Vec<std::sync::Mutex<Option<RunOutput>>> =
         inputs.iter().map(|_| std::sync::Mutex::new(None)).collect();
@@ -586,6 +589,29 @@ pub fn run_many(code: &str, inputs: &[String], cfg: &SandboxConfig) -> Result<Ve
                 .unwrap_or_else(|| sandbox_error("run lost".into()))
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::child::{Stage, decode, encode};
+
+    #[test]
+    fn stage_and_errno_survive_the_spawn_error() {
+        for stage in Stage::ALL {
+            let (s, e) = decode(&encode(stage, libc::EPERM));
+            assert_eq!(s.map(|s| s as i32), Some(stage as i32));
+            assert_eq!(e.raw_os_error(), Some(libc::EPERM));
+        }
+        let (s, e) = decode(&std::io::Error::from_raw_os_error(libc::EAGAIN));
+        assert!(s.is_none());
+        assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock);
+    }
+
+    #[test]
+    fn seccomp_filters_compile() {
+        let f = super::policy::seccomp_filters().unwrap();
+        assert!(f.len() >= 2 && f.iter().all(|p| !p.is_empty()));
+    }
 }
 
 /// Per-sample outcome of checking a program on a dataset record.
