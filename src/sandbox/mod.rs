@@ -435,7 +435,8 @@ fn supervise(mut child: Child, input: &[u8], cfg: &SandboxConfig, start: Instant
             (&mut stderr, &mut err, false),
         ] {
             let Some(r) = pipe.as_mut() else { continue };
-            loop {
+            // Bounded, so a flood faster than we read cannot keep us past the deadline.
+            for _ in 0..64 {
                 match r.read(&mut buf) {
                     Ok(0) => {
                         *pipe = None;
@@ -444,6 +445,9 @@ fn supervise(mut child: Child, input: &[u8], cfg: &SandboxConfig, start: Instant
                     Ok(n) => {
                         let keep = n.min((cap + 1).saturating_sub(sink.len()));
                         sink.extend_from_slice(&buf[..keep]);
+                        if is_out && sink.len() > cap {
+                            break;
+                        }
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(_) => break,
