@@ -104,6 +104,10 @@ pub struct ScoreArgs {
     /// Wall-clock limit per sample run, in seconds.
     #[arg(long, default_value_t = 5.0)]
     pub timeout: f64,
+    /// UNSAFE: when the OS sandbox (namespaces, Landlock, seccomp) is unavailable, run the
+    /// program anyway with rlimits only; it can then read and write your files.
+    #[arg(long)]
+    pub allow_unsandboxed: bool,
 }
 
 /// Checks a timeout value in seconds.
@@ -186,14 +190,15 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
             }
             let cfg = SandboxConfig {
                 timeout: timeout_of(a.timeout)?,
+                allow_unsandboxed: a.allow_unsandboxed,
                 ..SandboxConfig::default()
             };
             let eval = evaluate_answer(&answer, &record, mode, &cfg)?;
-            let Some(s) = eval.scores else {
+            let Some(s) = eval.scores.clone() else {
                 return Err(KcompError::Other(format!(
-                    "{}: not scored ({:?}); is python3 installed?",
+                    "{}: not scored ({})",
                     a.answer.display(),
-                    eval.status
+                    eval.status_text()
                 ))
                 .into());
             };
@@ -214,7 +219,7 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
                     if eval.status == AnswerStatus::Ok {
                         String::new()
                     } else {
-                        format!("  [{:?}]", eval.status)
+                        format!("  [{}]", eval.status_text())
                     }
                 );
             }

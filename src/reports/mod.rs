@@ -21,9 +21,11 @@ use std::path::{Path, PathBuf};
 pub struct ReportArgs {
     /// Answer tree: MODEL/SETTING/<record>.txt (SETTING: h, v, b, r, hr, h-index-shuffle).
     pub dir: PathBuf,
-    /// Folder with the datasets `k=4_u=2_d=16_type=<setting>.jsonl`.
-    #[arg(long, default_value = "../shared/data/rgp")]
-    pub data: PathBuf,
+    /// Folder with the datasets `k=4_u=2_d=16_type=<setting>.jsonl`. Default: the six
+    /// published datasets rebuilt in memory (`grid generate --compat rgp --records 30
+    /// --seed 0 --setting S` reproduces each byte for byte).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
     /// `reference` or `robust`.
     #[arg(long, default_value = "robust")]
     pub parser: String,
@@ -42,6 +44,41 @@ pub struct ReportArgs {
     /// Skip the PNG plots.
     #[arg(long)]
     pub no_plots: bool,
+    /// UNSAFE: when the OS sandbox (namespaces, Landlock, seccomp) is unavailable, run the
+    /// answers anyway with rlimits only; they can then read and write your files.
+    #[arg(long)]
+    pub allow_unsandboxed: bool,
+}
+
+/// Records and seed of the published datasets (`grid generate --compat rgp`).
+pub const PUBLISHED_RECORDS: usize = 30;
+/// See [`PUBLISHED_RECORDS`].
+pub const PUBLISHED_SEED: i64 = 0;
+
+/// How an answer's status counts in the summary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Ran and was scored normally.
+    Ok,
+    /// Ran but hit a limit, crashed, or the sandbox failed.
+    Failed,
+    /// Empty answer or no program in it.
+    Empty,
+    /// No record or dataset to score it against, or the file could not be read.
+    Unscorable,
+}
+
+impl Outcome {
+    /// Classifies a status of `per_answer.csv`.
+    pub fn of(status: &str) -> Outcome {
+        match status {
+            "ok" => Outcome::Ok,
+            "empty_answer" | "no_program" => Outcome::Empty,
+            "timeout" | "output_limit" | "crashed" => Outcome::Failed,
+            s if s.starts_with("sandbox_error") => Outcome::Failed,
+            _ => Outcome::Unscorable,
+        }
+    }
 }
 
 /// One scored (or failed) answer.
@@ -117,14 +154,35 @@ fn collect_jobs(dir: &Path) -> Result<Vec<Job>> {
     Ok(jobs)
 }
 
+/// Loads (or, without `data`, rebuilds) the dataset of a setting.
+fn load_setting(data: Option<&Path>, setting: Setting) -> std::result::Result<Vec<Record>, String> {
+    let spec = GridSpec::default();
+    match data {
+        Some(d) => read_dataset(&d.join(spec.file_name(setting))).map_err(|e| e.to_string()),
+        None => spec
+            .generate(setting, PUBLISHED_RECORDS, PUBLISHED_SEED)
+            .map_err(|e| e.to_string()),
+    }
+}
+
 /// Scores every answer of the tree (parallel over answers and samples) with a progress bar.
+/// Answers that cannot be scored get the scores of the empty program (every sample wrong,
+/// C = 0), as the published evaluator gives them, and count in the means.
 pub fn score_tree(
     dir: &Path,
-    data: &Path,
+    data: Option<&Path>,
     mode: ParserMode,
     cfg: &SandboxConfig,
     result_query: usize,
 ) -> Result<Vec<Row>> {
+    if let Some(d) = data
+        && !d.is_dir()
+    {
+        return Err(KcompError::param(
+            "data",
+            format!("{} is not a folder", d.display()),
+        ));
+    }
     let jobs = collect_jobs(dir)?;
     if jobs.is_empty() {
         return Err(KcompError::file(
@@ -135,10 +193,9 @@ pub fn score_tree(
     let mut datasets: BTreeMap<&'static str, std::result::Result<Vec<Record>, String>> =
         BTreeMap::new();
     for j in &jobs {
-        datasets.entry(j.setting.name()).or_insert_with(|| {
-            let p = data.join(GridSpec::default().file_name(j.setting));
-            read_dataset(&p).map_err(|e| e.to_string())
-        });
+        datasets
+            .entry(j.setting.name())
+            .or_insert_with(|| load_setting(data, j.setting));
     }
     let bar = indicatif::ProgressBar::new(jobs.len() as u64);
     bar.set_style(
@@ -151,12 +208,17 @@ pub fn score_tree(
     let rows: Vec<Row> = jobs
         .par_iter()
         .map(|j| {
-            let row = |status: String, scores, result_correct| Row {
+            let row = |status: String, scores: Option<_>, result_correct| Row {
                 model: j.model.clone(),
                 setting: j.setting,
                 record: j.record,
                 status,
-                scores,
+                scores: scores.or_else(|| {
+                    Some(crate::estimators::mapping_table::unscorable(
+                        mode,
+                        crate::estimators::mapping_table::score::TaskSize::default().d,
+                    ))
+                }),
                 result_correct,
             };
             let out = match &datasets[j.setting.name()] {
@@ -180,13 +242,7 @@ pub fn score_tree(
                                     })
                                 });
                             match evaluate_answer(&answer, rec, mode, cfg) {
-                                Ok(ev) => {
-                                    let st = serde_json::to_value(ev.status)
-                                        .ok()
-                                        .and_then(|v| v.as_str().map(str::to_string))
-                                        .unwrap_or_default();
-                                    row(st, ev.scores, result_correct)
-                                }
+                                Ok(ev) => row(ev.status_text(), ev.scores, result_correct),
                                 Err(e) => row(format!("error: {e}"), None, result_correct),
                             }
                         }
@@ -219,8 +275,15 @@ fn fmt(x: f64) -> String {
 pub struct Cell {
     pub model: String,
     pub setting: Setting,
+    /// Answers scored normally (status ok).
     pub scored: usize,
     pub total: usize,
+    /// Answers that hit a limit, crashed or met a sandbox error (scored, counted).
+    pub failed: usize,
+    /// Empty answers or answers without a program (C = 0, counted).
+    pub empty: usize,
+    /// Answers without a record to score against (C = 0, counted).
+    pub unscorable: usize,
     pub l_plus: Vec<f64>,
     pub errors: Vec<f64>,
     pub c: Vec<f64>,
@@ -240,14 +303,23 @@ pub fn cells(rows: &[Row]) -> Vec<Cell> {
             setting: r.setting,
             scored: 0,
             total: 0,
+            failed: 0,
+            empty: 0,
+            unscorable: 0,
             l_plus: vec![],
             errors: vec![],
             c: vec![],
             result_acc: None,
         });
         cell.total += 1;
+        match Outcome::of(&r.status) {
+            Outcome::Ok => cell.scored += 1,
+            Outcome::Failed => cell.failed += 1,
+            Outcome::Empty => cell.empty += 1,
+            Outcome::Unscorable => cell.unscorable += 1,
+        }
+        // Every answer counts in the means (score_tree fills the unscorable ones).
         if let Some(s) = &r.scores {
-            cell.scored += 1;
             cell.l_plus.push(s.l_plus);
             cell.errors.push(s.c_error as f64);
             cell.c.push(s.norm_c);
@@ -276,19 +348,26 @@ pub fn run_report(a: ReportArgs) -> Result<()> {
     }
     let cfg = SandboxConfig {
         timeout,
+        allow_unsandboxed: a.allow_unsandboxed,
         ..SandboxConfig::default()
     };
+    // Refuses before any answer runs if the OS sandbox is missing.
+    crate::sandbox::ensure_available(&cfg)?;
     let start = std::time::Instant::now();
-    let rows = score_tree(&a.dir, &a.data, mode, &cfg, a.result_query)?;
+    let rows = score_tree(&a.dir, a.data.as_deref(), mode, &cfg, a.result_query)?;
     let elapsed = start.elapsed();
     let out = a.out.clone().unwrap_or_else(|| a.dir.join("report"));
     std::fs::create_dir_all(&out).map_err(|e| KcompError::file(&out, e.to_string()))?;
     write_outputs(&rows, &out, a.alpha, !a.no_plots)?;
-    let failed = rows.iter().filter(|r| r.scores.is_none()).count();
+    let ok = rows
+        .iter()
+        .filter(|r| Outcome::of(&r.status) == Outcome::Ok)
+        .count();
     eprintln!(
-        "scored {} answers ({} not scored) in {:.1} s; wrote {}",
-        rows.len() - failed,
-        failed,
+        "scored {} answers ({} ok, {} failed, empty or unscorable, counted as scored by the published evaluator) in {:.1} s; wrote {}",
+        rows.len(),
+        ok,
+        rows.len() - ok,
         elapsed.as_secs_f64(),
         out.display()
     );
@@ -355,6 +434,9 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, plots: bool) -> Resul
         "setting",
         "answers",
         "scored",
+        "failed",
+        "empty",
+        "unscorable",
         "mean L(P+) [entries]",
         "std L(P+) [entries]",
         "mean E(P) [samples]",
@@ -365,7 +447,7 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, plots: bool) -> Resul
     ])
     .map_err(|e| csv_err(&p, e))?;
     let mut md = String::from(
-        "# Mapping-table report\n\nL(P+) in mapping-table entries, E(P) in samples (of 16), C(P) in [0, 100].\n\n| model | setting | scored/answers | L(P+) | E(P) | C(P) | result acc. [%] |\n|---|---|---|---|---|---|---|\n",
+        "# Mapping-table report\n\nL(P+) in mapping-table entries, E(P) in samples (of 16), C(P) in [0, 100]. Means are over all answers: failed (timeout, output limit, crash, sandbox error), empty (no program) and unscorable (no record) answers count as the published evaluator scores them (the empty program: E = 16, C = 0).\n\n| model | setting | answers | ok | failed | empty | unscorable | L(P+) | E(P) | C(P) | result acc. [%] |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
     );
     for c in &cells {
         let (lm, ls) = mean_std(&c.l_plus);
@@ -377,6 +459,9 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, plots: bool) -> Resul
             c.setting.name().into(),
             c.total.to_string(),
             c.scored.to_string(),
+            c.failed.to_string(),
+            c.empty.to_string(),
+            c.unscorable.to_string(),
             fmt(lm),
             fmt(ls),
             fmt(em),
@@ -387,11 +472,14 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, plots: bool) -> Resul
         ])
         .map_err(|e| csv_err(&p, e))?;
         md.push_str(&format!(
-            "| {} | {} | {}/{} | {} ± {} | {} ± {} | {} ± {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} ± {} | {} ± {} | {} ± {} | {} |\n",
             c.model,
             c.setting.name(),
-            c.scored,
             c.total,
+            c.scored,
+            c.failed,
+            c.empty,
+            c.unscorable,
             fmt(lm),
             fmt(ls),
             fmt(em),
@@ -489,4 +577,33 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, plots: bool) -> Resul
     let p = out.join("report.md");
     std::fs::write(&p, md).map_err(|e| KcompError::file(&p, e.to_string()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Outcome;
+
+    #[test]
+    fn statuses_fall_into_the_summary_columns() {
+        assert_eq!(Outcome::of("ok"), Outcome::Ok);
+        for s in [
+            "timeout",
+            "output_limit",
+            "crashed",
+            "sandbox_error: setsid failed",
+        ] {
+            assert_eq!(Outcome::of(s), Outcome::Failed, "{s}");
+        }
+        for s in ["empty_answer", "no_program"] {
+            assert_eq!(Outcome::of(s), Outcome::Empty, "{s}");
+        }
+        for s in [
+            "no_record (dataset has 30)",
+            "no_dataset: x",
+            "unreadable: y",
+            "error: z",
+        ] {
+            assert_eq!(Outcome::of(s), Outcome::Unscorable, "{s}");
+        }
+    }
 }

@@ -1,22 +1,47 @@
-//! Running untrusted Python programs: a `python3 -I -S` subprocess in a fresh temporary
-//! directory with a cleared environment, its own session, rlimits on CPU, address space, file
-//! size, open files and processes, and a private network namespace when the kernel allows it.
-//! It compiles the program once and forks one child per sample (server.py): the child gets
-//! its own working directory and process group, stdin/stdout/stderr as files, and an audit
-//! hook that denies process creation, sockets, ctypes and file access outside its directory;
-//! the server kills the child's group at the wall-clock limit. Output is read capped and
-//! decoded as lossy UTF-8.
+//! Running untrusted Python programs (LLM answers) under an OS-enforced boundary.
+//!
+//! Each sample is one `python3 -I -S` process. Before the interpreter starts, the forked child
+//! confines itself ([`child::confine`]):
+//! - its own session and user, mount, network and IPC namespaces: the program runs as an
+//!   unprivileged id with no capabilities, no network interface but a down loopback, and no
+//!   view of other processes' System V IPC;
+//! - every inherited mount private and read-only (Landlock does not cover chmod, chown,
+//!   utime or xattrs on host files; a read-only mount does);
+//! - a private tmpfs on /tmp (size and inode caps = the total bytes and files an answer may
+//!   write) as its working directory, holding `prog.py`; it vanishes with the process, so no
+//!   sibling sample, no host directory and nothing of kcomp's is writable or left behind;
+//! - Landlock (ABI 6): read/execute only on the interpreter, its prefixes and the system's
+//!   shared libraries, read-write only on that tmpfs, no TCP bind/connect, no signals or
+//!   abstract unix sockets outside its own domain; in particular no /proc, no dataset, no
+//!   kcomp binary or output;
+//! - seccomp ([`policy::seccomp_filters`]): no fork/vfork or clone without CLONE_THREAD
+//!   (clone3 -> ENOSYS), no exec except our own `execveat` of the interpreter's descriptor
+//!   (kept above the 64-descriptor limit and closed on exec), no socket(), ptrace,
+//!   process_vm_*, kill/pidfd signals, setsid/setpgid, mount, unshare, keyctl, bpf,
+//!   perf_event_open, personality, io_uring, memfd, clearing the parent-death signal and
+//!   the x32 ABI;
+//! - rlimits: CPU, 1 GiB address space, file size, 64 descriptors, no core dumps;
+//! - PR_SET_PDEATHSIG = SIGKILL (kcomp dying, Ctrl-C included, kills it), and the parent
+//!   kills it at the wall-clock limit. No fork means nothing else to kill.
+//!
+//! stdin is fed and stdout/stderr read through pipes (stdout capped at `output_bytes`, then
+//! the process is killed); the status comes from `wait4` in the parent, which the program
+//! cannot touch. If Landlock, seccomp or the namespaces are unavailable, [`ensure_available`]
+//! refuses, unless `allow_unsandboxed` (rlimits only, unsafe) is set.
+
+mod child;
+pub mod policy;
 
 use crate::error::{KcompError, Result};
 use serde::Serialize;
-use std::io::Read;
+use std::io::{Read, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
-
-const SERVER: &str = include_str!("server.py");
 
 /// Limits of one run.
 #[derive(Debug, Clone)]
@@ -29,59 +54,82 @@ pub struct SandboxConfig {
     pub memory_bytes: u64,
     /// Largest file the program may write, in bytes.
     pub file_bytes: u64,
+    /// Total bytes the program may store in its directory (tmpfs size).
+    pub disk_bytes: u64,
+    /// Files and directories the program may create (tmpfs inodes).
+    pub disk_files: u64,
     /// Open file descriptors.
     pub open_files: u64,
-    /// Processes of the user (not enforced for root; the audit hook denies fork anyway).
+    /// Processes of the user (threads count; fork is refused by seccomp anyway).
     pub processes: u64,
-    /// Bytes kept of stdout and of stderr; more output stops the program.
+    /// Bytes kept of stdout and of stderr; more stdout stops the program.
     pub output_bytes: usize,
     /// Extra import paths (site-packages), since `-S` skips the slow site module.
     pub import_paths: Vec<String>,
+    /// The interpreter's prefixes (standard library), readable in the sandbox.
+    pub prefixes: Vec<String>,
     /// Samples of one program run at the same time (each may use `memory_bytes`).
     pub parallel: usize,
+    /// Run with rlimits only when the OS sandbox is unavailable (unsafe).
+    pub allow_unsandboxed: bool,
 }
 
-static PYTHON: OnceLock<(PathBuf, Vec<String>)> = OnceLock::new();
+struct PythonInfo {
+    exe: PathBuf,
+    prefixes: Vec<String>,
+    site: Vec<String>,
+}
 
-/// Resolves the real interpreter behind `python3` (pyenv shims are slow) and its
-/// site-packages directories, once per process.
-fn resolve_python() -> (PathBuf, Vec<String>) {
-    PYTHON
-        .get_or_init(|| {
-            let exe = std::env::var("KCOMP_PYTHON").unwrap_or_else(|_| "python3".into());
-            let out = Command::new(&exe)
-                .args([
-                    "-c",
-                    "import sys, site; print(sys.executable); print('\\n'.join(site.getsitepackages()))",
-                ])
-                .stdin(Stdio::null())
-                .output();
-            match out {
-                Ok(o) if o.status.success() => {
-                    let text = String::from_utf8_lossy(&o.stdout).into_owned();
-                    let mut lines = text.lines();
-                    let path = lines.next().map_or_else(|| PathBuf::from(&exe), PathBuf::from);
-                    (path, lines.map(str::to_string).collect())
+static PYTHON: OnceLock<PythonInfo> = OnceLock::new();
+
+/// Resolves the real interpreter behind `python3` (pyenv shims are slow), its prefixes and
+/// site-packages directories, once per process. This runs no untrusted code.
+fn resolve_python() -> &'static PythonInfo {
+    PYTHON.get_or_init(|| {
+        let exe = std::env::var("KCOMP_PYTHON").unwrap_or_else(|_| "python3".into());
+        let out = Command::new(&exe)
+            .args([
+                "-c",
+                "import sys, site; print(sys.executable); print(sys.prefix); print(sys.base_prefix); print('\\n'.join(site.getsitepackages()))",
+            ])
+            .stdin(Stdio::null())
+            .output();
+        match out {
+            Ok(o) if o.status.success() => {
+                let text = String::from_utf8_lossy(&o.stdout).into_owned();
+                let lines: Vec<String> = text.lines().map(str::to_string).collect();
+                PythonInfo {
+                    exe: lines.first().map_or_else(|| PathBuf::from(&exe), PathBuf::from),
+                    prefixes: lines.iter().skip(1).take(2).cloned().collect(),
+                    site: lines.iter().skip(3).cloned().collect(),
                 }
-                _ => (PathBuf::from(exe), Vec::new()),
             }
-        })
-        .clone()
+            _ => PythonInfo {
+                exe: PathBuf::from(exe),
+                prefixes: Vec::new(),
+                site: Vec::new(),
+            },
+        }
+    })
 }
 
 impl Default for SandboxConfig {
     fn default() -> Self {
-        let (python, import_paths) = resolve_python();
+        let py = resolve_python();
         SandboxConfig {
-            python,
+            python: py.exe.clone(),
             timeout: Duration::from_secs(5),
             memory_bytes: 1 << 30,
             file_bytes: 16 << 20,
+            disk_bytes: 16 << 20,
+            disk_files: 256,
             open_files: 64,
             processes: 64,
             output_bytes: 1 << 20,
-            import_paths,
+            import_paths: py.site.clone(),
+            prefixes: py.prefixes.clone(),
             parallel: 4,
+            allow_unsandboxed: false,
         }
     }
 }
@@ -92,12 +140,14 @@ impl Default for SandboxConfig {
 pub enum RunStatus {
     /// Exited by itself (any exit code: the reference ignores it).
     Exited,
-    /// Killed at the wall-clock limit.
+    /// Killed at the wall-clock or CPU limit.
     Timeout,
     /// Killed for writing more than the output cap.
     OutputLimit,
-    /// Could not be started.
-    SpawnFailed,
+    /// Killed by a signal it caused (segfault, abort, ...).
+    Crashed,
+    /// The sandbox could not be set up for this run (reason in `stderr`).
+    SandboxError,
 }
 
 /// Result of one run.
@@ -107,30 +157,399 @@ pub struct RunOutput {
     pub exit_code: Option<i32>,
     /// Lossy UTF-8 stdout (at most `output_bytes`).
     pub stdout: String,
-    /// Lossy UTF-8 stderr (at most `output_bytes`).
+    /// Lossy UTF-8 stderr (at most `output_bytes`); the reason for `SandboxError`.
     pub stderr: String,
     pub elapsed: Duration,
 }
 
-fn set_limit(resource: libc::__rlimit_resource_t, value: u64) {
-    let lim = libc::rlimit {
-        rlim_cur: value as libc::rlim_t,
-        rlim_max: value as libc::rlim_t,
-    };
-    // SAFETY: setrlimit only reads the struct; failure leaves the old limit, acceptable.
-    unsafe {
-        libc::setrlimit(resource, &lim);
+/// Reads `-c` bootstrap: site-packages on the path, then the program as `__main__`.
+fn bootstrap(import_paths: &[String]) -> String {
+    let paths: Vec<String> = import_paths
+        .iter()
+        .map(|p| serde_json::to_string(p).unwrap_or_default())
+        .collect();
+    format!(
+        "import sys;sys.path+=[{}];sys.argv[:]=['prog.py'];__file__='prog.py';\
+         exec(compile(open('prog.py','rb').read(),'prog.py','exec'))",
+        paths.join(",")
+    )
+}
+
+fn limits(cfg: &SandboxConfig) -> Vec<(libc::__rlimit_resource_t, u64, u64)> {
+    let cpu = cfg.timeout.as_secs() + 1;
+    vec![
+        // SIGXCPU at the soft limit, SIGKILL one second later.
+        (libc::RLIMIT_CPU, cpu, cpu + 1),
+        (libc::RLIMIT_AS, cfg.memory_bytes, cfg.memory_bytes),
+        (libc::RLIMIT_FSIZE, cfg.file_bytes, cfg.file_bytes),
+        (libc::RLIMIT_NOFILE, cfg.open_files, cfg.open_files),
+        (libc::RLIMIT_NPROC, cfg.processes, cfg.processes),
+        (libc::RLIMIT_CORE, 0, 0),
+        (libc::RLIMIT_MEMLOCK, 0, 0),
+    ]
+}
+
+/// Parts of the sandbox shared by every run: the interpreter's descriptor and the filters.
+struct Shared {
+    exe: OwnedFd,
+    read_only: Vec<PathBuf>,
+    filters: Vec<seccompiler::BpfProgram>,
+}
+
+static SHARED: OnceLock<std::result::Result<Shared, String>> = OnceLock::new();
+static PROBE: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+
+fn shared(cfg: &SandboxConfig) -> std::result::Result<&'static Shared, String> {
+    SHARED
+        .get_or_init(|| {
+            let exe = std::fs::File::open(&cfg.python)
+                .map_err(|e| format!("cannot open {}: {e}", cfg.python.display()))?;
+            let read_only = policy::read_only_paths(&cfg.python, &cfg.prefixes, &cfg.import_paths);
+            Ok(Shared {
+                exe: exe.into(),
+                read_only,
+                filters: policy::seccomp_filters()?,
+            })
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// Checks once per process that the full sandbox works here (Landlock ABI 6, seccomp, user
+/// and mount namespaces, the interpreter starting inside it).
+pub fn sandbox_status(cfg: &SandboxConfig) -> std::result::Result<(), String> {
+    PROBE
+        .get_or_init(|| {
+            // Lets tests (and cautious users) exercise the refusal path; it can only refuse.
+            if std::env::var_os("KCOMP_SANDBOX_UNAVAILABLE").is_some() {
+                return Err("KCOMP_SANDBOX_UNAVAILABLE is set".into());
+            }
+            let probe = SandboxConfig {
+                timeout: Duration::from_secs(10),
+                ..cfg.clone()
+            };
+            let code = Arc::new(b"print('ok')".to_vec());
+            let out = run_sandboxed(&code, "", &probe)?;
+            match (out.status, out.stdout.as_str()) {
+                (RunStatus::Exited, "ok\n") => Ok(()),
+                (RunStatus::SandboxError, _) => Err(out.stderr),
+                _ => Err(format!(
+                    "{} does not run inside the sandbox ({:?}): {}",
+                    cfg.python.display(),
+                    out.status,
+                    out.stderr.lines().last().unwrap_or("")
+                )),
+            }
+        })
+        .clone()
+}
+
+/// Refuses (exit 2) to run untrusted code without the sandbox unless `allow_unsandboxed`.
+pub fn ensure_available(cfg: &SandboxConfig) -> Result<()> {
+    match sandbox_status(cfg) {
+        Ok(()) => Ok(()),
+        Err(_) if cfg.allow_unsandboxed => Ok(()),
+        Err(e) => Err(KcompError::Other(format!(
+            "refusing to run untrusted programs: the sandbox is unavailable ({e}); \
+             --allow-unsandboxed runs them with rlimits only (unsafe)"
+        ))),
     }
 }
 
-fn kill_group(pid: u32) {
-    // SAFETY: signalling our child's process group (pgid == child pid after setsid).
-    for _ in 0..3 {
-        let r = unsafe { libc::killpg(pid as libc::pid_t, libc::SIGKILL) };
-        if r != 0 {
+fn sandbox_error(reason: String) -> RunOutput {
+    RunOutput {
+        status: RunStatus::SandboxError,
+        exit_code: None,
+        stdout: String::new(),
+        stderr: reason,
+        elapsed: Duration::ZERO,
+    }
+}
+
+fn spawn_error(e: &std::io::Error) -> String {
+    let (stage, errno) = child::decode(e);
+    match stage {
+        Some(s) => format!("{} failed: {errno}", s.describe()),
+        None => format!("cannot start the sandboxed process: {errno}"),
+    }
+}
+
+fn base_command(cfg: &SandboxConfig, home: &str) -> Command {
+    let mut cmd = Command::new(&cfg.python);
+    cmd.args(["-I", "-S", "-c", &bootstrap(&cfg.import_paths)])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("LANG", "C.UTF-8")
+        .env("HOME", home)
+        .env("TMPDIR", home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// One run inside the full sandbox.
+fn run_sandboxed(
+    code: &Arc<Vec<u8>>,
+    stdin: &str,
+    cfg: &SandboxConfig,
+) -> std::result::Result<RunOutput, String> {
+    let sh = shared(cfg)?;
+    let ruleset = policy::ruleset(&sh.read_only)?;
+    let ruleset_fd: Option<OwnedFd> = ruleset.into();
+    let ruleset_fd = ruleset_fd.ok_or("Landlock is not supported by this kernel")?;
+    // SAFETY: geteuid/getegid/getpid cannot fail.
+    let (uid, gid, pid) = unsafe { (libc::geteuid(), libc::getegid(), libc::getpid()) };
+    let argv = [
+        cfg.python.to_string_lossy().into_owned(),
+        "-I".into(),
+        "-S".into(),
+        "-c".into(),
+        bootstrap(&cfg.import_paths),
+    ];
+    let envp = [
+        "PATH=/usr/bin:/bin",
+        "LANG=C.UTF-8",
+        "HOME=/tmp",
+        "TMPDIR=/tmp",
+    ]
+    .map(String::from);
+    let plan = child::Plan {
+        parent: pid,
+        // One unprivileged id inside (not 0: exec then drops every capability).
+        uid_map: format!("1000 {uid} 1\n").into_bytes(),
+        gid_map: format!("1000 {gid} 1\n").into_bytes(),
+        tmpfs_options: std::ffi::CString::new(format!(
+            "size={},nr_inodes={},mode=700",
+            cfg.disk_bytes.max(4096),
+            cfg.disk_files.max(2)
+        ))
+        .map_err(|e| e.to_string())?,
+        program: Arc::clone(code),
+        exe_fd: sh.exe.as_raw_fd(),
+        argv: child::CArgs::new(argv).map_err(|e| format!("program arguments: {e}"))?,
+        envp: child::CArgs::new(envp).map_err(|e| e.to_string())?,
+        ruleset_fd: ruleset_fd.as_raw_fd(),
+        rw_access: policy::rw_access_bits(),
+        filters: &sh.filters,
+        limits: limits(cfg),
+    };
+    let mut cmd = base_command(cfg, "/tmp");
+    // SAFETY: `confine` only makes raw system calls on the prepared plan.
+    unsafe {
+        cmd.pre_exec(move || child::confine(&plan));
+    }
+    let start = Instant::now();
+    let spawned = cmd.spawn();
+    drop(ruleset_fd);
+    match spawned {
+        Ok(c) => Ok(supervise(c, stdin.as_bytes(), cfg, start)),
+        Err(e) => Ok(sandbox_error(spawn_error(&e))),
+    }
+}
+
+/// One run with rlimits only, in a temporary directory (`--allow-unsandboxed`).
+fn run_unsandboxed(code: &[u8], stdin: &str, cfg: &SandboxConfig) -> RunOutput {
+    let dir = match tempfile::Builder::new()
+        .prefix("kcomp-unsandboxed-")
+        .tempdir()
+    {
+        Ok(d) => d,
+        Err(e) => return sandbox_error(format!("cannot create a directory: {e}")),
+    };
+    if let Err(e) = std::fs::write(dir.path().join("prog.py"), code) {
+        return sandbox_error(format!("cannot write the program: {e}"));
+    }
+    let home = dir.path().to_string_lossy().into_owned();
+    let mut cmd = base_command(cfg, &home);
+    cmd.current_dir(dir.path());
+    let lim = limits(cfg);
+    // SAFETY: getpid cannot fail.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: `rlimits_only` only makes raw system calls.
+    unsafe {
+        cmd.pre_exec(move || child::rlimits_only(parent, &lim));
+    }
+    let start = Instant::now();
+    match cmd.spawn() {
+        Ok(c) => supervise(c, stdin.as_bytes(), cfg, start),
+        Err(e) => sandbox_error(spawn_error(&e)),
+    }
+}
+
+fn set_nonblocking(fd: RawFd) {
+    // SAFETY: fcntl on a descriptor we own.
+    unsafe {
+        let fl = libc::fcntl(fd, libc::F_GETFL);
+        libc::fcntl(fd, libc::F_SETFL, fl | libc::O_NONBLOCK);
+    }
+}
+
+/// Feeds stdin, collects output until exit, the output cap or the wall-clock limit, kills
+/// and reaps the process.
+fn supervise(mut child: Child, input: &[u8], cfg: &SandboxConfig, start: Instant) -> RunOutput {
+    let pid = child.id() as libc::pid_t;
+    let file = |fd: Option<OwnedFd>| fd.map(std::fs::File::from);
+    let mut stdin = file(child.stdin.take().map(OwnedFd::from));
+    let mut stdout = file(child.stdout.take().map(OwnedFd::from));
+    let mut stderr = file(child.stderr.take().map(OwnedFd::from));
+    // SAFETY: pidfd_open on our own unreaped child.
+    let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as RawFd;
+    let pidfd = (pidfd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(pidfd) });
+    for fd in [
+        stdin.as_ref().map(|s| s.as_raw_fd()),
+        stdout.as_ref().map(|s| s.as_raw_fd()),
+        stderr.as_ref().map(|s| s.as_raw_fd()),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        set_nonblocking(fd);
+    }
+    let cap = cfg.output_bytes;
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let mut written = 0usize;
+    let mut exited = false;
+    let mut status = 0i32;
+    // SAFETY: rusage is plain data.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let mut killed: Option<RunStatus> = None;
+    let deadline = start + cfg.timeout;
+    let mut buf = vec![0u8; 64 << 10];
+    if input.is_empty() {
+        stdin = None;
+    }
+    loop {
+        if let Some(w) = stdin.as_mut() {
+            match w.write(&input[written..]) {
+                Ok(n) => written += n,
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+                Err(_) => written = input.len(),
+            }
+            if written >= input.len() {
+                stdin = None; // closes the pipe: EOF for the program
+            }
+        }
+        for (pipe, sink, is_out) in [
+            (&mut stdout, &mut out, true),
+            (&mut stderr, &mut err, false),
+        ] {
+            let Some(r) = pipe.as_mut() else { continue };
+            // Bounded, so a flood faster than we read cannot keep us past the deadline.
+            for _ in 0..64 {
+                match r.read(&mut buf) {
+                    Ok(0) => {
+                        *pipe = None;
+                        break;
+                    }
+                    Ok(n) => {
+                        let keep = n.min((cap + 1).saturating_sub(sink.len()));
+                        sink.extend_from_slice(&buf[..keep]);
+                        if is_out && sink.len() > cap {
+                            break;
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            if is_out && sink.len() > cap && killed.is_none() {
+                killed = Some(RunStatus::OutputLimit);
+            }
+        }
+        if killed.is_some() {
             break;
         }
-        std::thread::sleep(Duration::from_millis(1));
+        if !exited {
+            // SAFETY: reaping our own child; status and usage are ours.
+            exited = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) } == pid;
+        }
+        if exited && stdout.is_none() && stderr.is_none() {
+            break;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            killed = Some(RunStatus::Timeout);
+            break;
+        }
+        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(4);
+        let mut add = |fd: Option<RawFd>, events| {
+            if let Some(fd) = fd {
+                fds.push(libc::pollfd {
+                    fd,
+                    events,
+                    revents: 0,
+                });
+            }
+        };
+        add(stdin.as_ref().map(|s| s.as_raw_fd()), libc::POLLOUT);
+        add(stdout.as_ref().map(|s| s.as_raw_fd()), libc::POLLIN);
+        add(stderr.as_ref().map(|s| s.as_raw_fd()), libc::POLLIN);
+        if !exited {
+            add(pidfd.as_ref().map(|p| p.as_raw_fd()), libc::POLLIN);
+        }
+        // Without a pidfd (old kernels) the exit is noticed by polling every 5 ms.
+        let wait = (deadline - now).min(if pidfd.is_some() || exited {
+            Duration::from_secs(3600)
+        } else {
+            Duration::from_millis(5)
+        });
+        let ms = wait.as_millis().clamp(1, i32::MAX as u128) as i32;
+        // SAFETY: poll on a live array of descriptors we own.
+        unsafe {
+            libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms);
+        }
+    }
+    if killed.is_some() && !exited {
+        // SAFETY: the child is ours and not yet reaped, so the pid is still its own.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+    }
+    drop((stdin, stdout, stderr));
+    if !exited {
+        // SAFETY: waiting for our own (killed or exited) child.
+        unsafe {
+            libc::wait4(pid, &mut status, 0, &mut usage);
+        }
+    }
+    // Reaped above; dropping a `Child` never waits.
+    drop(child);
+    let elapsed = start.elapsed();
+    let cpu = usage.ru_utime.tv_sec as u64 + usage.ru_stime.tv_sec as u64;
+    let (status, exit_code) = if let Some(k) = killed {
+        (k, None)
+    } else if libc::WIFEXITED(status) {
+        (RunStatus::Exited, Some(libc::WEXITSTATUS(status)))
+    } else {
+        let sig = libc::WTERMSIG(status);
+        let cpu_limit = cfg.timeout.as_secs() + 1;
+        let st = if sig == libc::SIGXCPU || (sig == libc::SIGKILL && cpu >= cpu_limit) {
+            RunStatus::Timeout
+        } else if sig == libc::SIGXFSZ {
+            RunStatus::OutputLimit
+        } else {
+            err.extend_from_slice(format!("\nkilled by signal {sig}\n").as_bytes());
+            RunStatus::Crashed
+        };
+        (st, None)
+    };
+    out.truncate(cap);
+    err.truncate(cap);
+    RunOutput {
+        status,
+        exit_code,
+        stdout: String::from_utf8_lossy(&out).into_owned(),
+        stderr: String::from_utf8_lossy(&err).into_owned(),
+        elapsed,
+    }
+}
+
+fn run_one(code: &Arc<Vec<u8>>, stdin: &str, cfg: &SandboxConfig, sandboxed: bool) -> RunOutput {
+    if sandboxed {
+        run_sandboxed(code, stdin, cfg).unwrap_or_else(sandbox_error)
+    } else {
+        run_unsandboxed(code, stdin, cfg)
     }
 }
 
@@ -140,153 +559,63 @@ pub fn run_python(code: &str, stdin: &str, cfg: &SandboxConfig) -> Result<RunOut
     Ok(runs.remove(0))
 }
 
-fn read_capped(path: &Path, cap: usize) -> (Vec<u8>, bool) {
-    let Ok(f) = std::fs::File::open(path) else {
-        return (Vec::new(), false);
-    };
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut buf = Vec::new();
-    let _ = f.take(cap as u64).read_to_end(&mut buf);
-    (buf, len > cap as u64)
+/// Runs `code` once per input, `cfg.parallel` processes at a time, each in its own sandbox.
+/// Errors only when the sandbox is unavailable and `allow_unsandboxed` is not set.
+pub fn run_many(code: &str, inputs: &[String], cfg: &SandboxConfig) -> Result<Vec<RunOutput>> {
+    ensure_available(cfg)?;
+    let sandboxed = sandbox_status(cfg).is_ok();
+    let code = Arc::new(code.as_bytes().to_vec());
+    let code = &code;
+    let next = AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<RunOutput>>> =
+        inputs.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    let workers = cfg.parallel.clamp(1, inputs.len().max(1));
+    std::thread::scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(input) = inputs.get(i) else { break };
+                    let out = run_one(code, input, cfg, sandboxed);
+                    if let Ok(mut slot) = slots[i].lock() {
+                        *slot = Some(out);
+                    }
+                }
+            });
+        }
+    });
+    Ok(slots
+        .into_iter()
+        .map(|m| {
+            m.into_inner()
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| sandbox_error("run lost".into()))
+        })
+        .collect())
 }
 
-/// Runs `code` once per input: one sandboxed server process compiles it and forks a confined
-/// child per input (own directory and process group, stdin/stdout/stderr as files), so the
-/// interpreter starts once per program instead of once per sample.
-pub fn run_many(code: &str, inputs: &[String], cfg: &SandboxConfig) -> Result<Vec<RunOutput>> {
-    let dir = tempfile::Builder::new()
-        .prefix("kcomp-sandbox-")
-        .tempdir()
-        .map_err(|e| KcompError::Other(format!("cannot create a sandbox directory: {e}")))?;
-    let root = dir.path();
-    let write = |p: PathBuf, text: &[u8]| {
-        std::fs::write(&p, text).map_err(|e| KcompError::file(&p, e.to_string()))
-    };
-    write(root.join("prog.py"), code.as_bytes())?;
-    write(root.join("server.py"), SERVER.as_bytes())?;
-    let mut samples = Vec::with_capacity(inputs.len());
-    for (i, input) in inputs.iter().enumerate() {
-        let sub = root.join(format!("s{i}"));
-        std::fs::create_dir(&sub).map_err(|e| KcompError::file(&sub, e.to_string()))?;
-        write(sub.join("in.txt"), input.as_bytes())?;
-        samples.push(sub.to_string_lossy().into_owned());
-    }
-    let jobs = serde_json::json!({
-        "timeout": cfg.timeout.as_secs_f64(),
-        "program": root.join("prog.py").to_string_lossy(),
-        "paths": cfg.import_paths,
-        "samples": samples,
-        "parallel": cfg.parallel.max(1),
-    });
-    write(root.join("jobs.json"), jobs.to_string().as_bytes())?;
-    let start = Instant::now();
-    let server_err = std::fs::File::create(root.join("server.err"))
-        .map_err(|e| KcompError::file(root, e.to_string()))?;
-    let mut cmd = Command::new(&cfg.python);
-    cmd.arg("-I")
-        .arg("-S")
-        .arg("server.py")
-        .arg("jobs.json")
-        .current_dir(root)
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("LANG", "C.UTF-8")
-        .env("HOME", root)
-        .env("TMPDIR", root)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::from(server_err));
-    let (mem, fsize, nofile, nproc) = (
-        cfg.memory_bytes,
-        cfg.file_bytes,
-        cfg.open_files,
-        cfg.processes,
-    );
-    let cpu = cfg.timeout.as_secs() + 1;
-    // SAFETY: only async-signal-safe calls (setsid, setrlimit, unshare) between fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            libc::setsid();
-            // Inherited by every forked child, each with its own CPU account.
-            set_limit(libc::RLIMIT_CPU, cpu);
-            set_limit(libc::RLIMIT_AS, mem);
-            set_limit(libc::RLIMIT_FSIZE, fsize);
-            set_limit(libc::RLIMIT_NOFILE, nofile);
-            set_limit(libc::RLIMIT_NPROC, nproc);
-            set_limit(libc::RLIMIT_CORE, 0);
-            // Best effort: a private network namespace has no route anywhere.
-            libc::unshare(libc::CLONE_NEWNET);
-            Ok(())
-        });
-    }
-    let failed = |msg: String| RunOutput {
-        status: RunStatus::SpawnFailed,
-        exit_code: None,
-        stdout: String::new(),
-        stderr: msg,
-        elapsed: Duration::ZERO,
-    };
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            let msg = format!("cannot start {}: {e}", cfg.python.display());
-            return Ok(inputs.iter().map(|_| failed(msg.clone())).collect());
+#[cfg(test)]
+mod tests {
+    use super::child::{Stage, decode, encode};
+
+    #[test]
+    fn stage_and_errno_survive_the_spawn_error() {
+        for stage in Stage::ALL {
+            let (s, e) = decode(&encode(stage, libc::EPERM));
+            assert_eq!(s.map(|s| s as i32), Some(stage as i32));
+            assert_eq!(e.raw_os_error(), Some(libc::EPERM));
         }
-    };
-    // The server enforces the per-sample limit; this bounds the server itself.
-    let overall =
-        (cfg.timeout + Duration::from_millis(500)) * inputs.len() as u32 + Duration::from_secs(10);
-    let mut sleep = Duration::from_micros(200);
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) | Err(_) => break,
-            Ok(None) => {}
-        }
-        if start.elapsed() >= overall {
-            kill_group(child.id());
-            let _ = child.wait();
-            break;
-        }
-        std::thread::sleep(sleep);
-        sleep = (sleep * 2).min(Duration::from_millis(5));
+        let (s, e) = decode(&std::io::Error::from_raw_os_error(libc::EAGAIN));
+        assert!(s.is_none());
+        assert_eq!(e.kind(), std::io::ErrorKind::WouldBlock);
     }
-    let server_msg = std::fs::read_to_string(root.join("server.err")).unwrap_or_default();
-    let mut out = Vec::with_capacity(inputs.len());
-    for sub in &samples {
-        let sub = Path::new(sub);
-        let Ok(status) = std::fs::read_to_string(sub.join("status")) else {
-            out.push(failed(format!(
-                "sandbox server stopped early: {}",
-                server_msg.trim()
-            )));
-            continue;
-        };
-        let mut parts = status.split_whitespace();
-        let kind = parts.next().unwrap_or("");
-        let second = parts.next().unwrap_or("");
-        let (code_v, secs) = match kind {
-            "exited" => (second.parse::<i32>().ok(), parts.next()),
-            "signal" => (None, parts.next()),
-            _ => (None, Some(second)),
-        };
-        let elapsed = Duration::from_secs_f64(secs.and_then(|s| s.parse().ok()).unwrap_or(0.0));
-        let (stdout, over_out) = read_capped(&sub.join("out.txt"), cfg.output_bytes);
-        let (stderr, _) = read_capped(&sub.join("err.txt"), cfg.output_bytes);
-        let status = match kind {
-            "timeout" => RunStatus::Timeout,
-            "output_limit" => RunStatus::OutputLimit,
-            _ if over_out => RunStatus::OutputLimit,
-            _ => RunStatus::Exited,
-        };
-        out.push(RunOutput {
-            status,
-            exit_code: code_v,
-            stdout: String::from_utf8_lossy(&stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&stderr).into_owned(),
-            elapsed,
-        });
+
+    #[test]
+    fn seccomp_filters_compile() {
+        let f = super::policy::seccomp_filters().unwrap();
+        assert!(f.len() >= 2 && f.iter().all(|p| !p.is_empty()));
     }
-    Ok(out)
 }
 
 /// Per-sample outcome of checking a program on a dataset record.
@@ -294,6 +623,9 @@ pub fn run_many(code: &str, inputs: &[String], cfg: &SandboxConfig) -> Result<Ve
 pub struct SampleResult {
     pub correct: bool,
     pub status: RunStatus,
+    /// Why the sandbox failed (`SandboxError` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
 }
 
 /// Runs `code` on every (input, gold) pair in parallel; a sample is correct iff
@@ -306,11 +638,12 @@ pub fn check_program(
 ) -> Result<Vec<SampleResult>> {
     let runs = run_many(code, inputs, cfg)?;
     Ok(runs
-        .iter()
+        .into_iter()
         .zip(golds)
         .map(|(out, gold)| SampleResult {
             correct: out.status == RunStatus::Exited && out.stdout.trim() == gold.trim(),
             status: out.status,
+            error: (out.status == RunStatus::SandboxError).then_some(out.stderr),
         })
         .collect())
 }

@@ -120,15 +120,55 @@ pub enum AnswerStatus {
     Timeout,
     /// At least one sample was stopped for too much output.
     OutputLimit,
-    /// The interpreter could not be started: not scored.
-    SpawnFailed,
+    /// At least one sample was killed by a signal it caused (segfault, abort, ...).
+    Crashed,
+    /// The sandbox failed for at least one sample: every sample counts as wrong.
+    SandboxError,
+}
+
+impl AnswerStatus {
+    /// The snake_case name used in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            AnswerStatus::Ok => "ok",
+            AnswerStatus::EmptyAnswer => "empty_answer",
+            AnswerStatus::NoProgram => "no_program",
+            AnswerStatus::Timeout => "timeout",
+            AnswerStatus::OutputLimit => "output_limit",
+            AnswerStatus::Crashed => "crashed",
+            AnswerStatus::SandboxError => "sandbox_error",
+        }
+    }
 }
 
 /// A scored answer.
 #[derive(Debug, Clone, Serialize)]
 pub struct AnswerEval {
     pub status: AnswerStatus,
+    /// Always present: answers that cannot run score as the published evaluator scores
+    /// them (an empty answer is the empty program, every sample wrong, C = 0).
     pub scores: Option<score::Scores>,
+    /// Why the sandbox failed (`SandboxError` only).
+    pub detail: Option<String>,
+}
+
+impl AnswerEval {
+    /// `ok`, `timeout`, ... or `sandbox_error: <reason>`.
+    pub fn status_text(&self) -> String {
+        match &self.detail {
+            Some(d) => format!("{}: {d}", self.status.name()),
+            None => self.status.name().to_string(),
+        }
+    }
+}
+
+/// Scores of an answer that never ran: the empty table, every one of `d` samples wrong.
+pub fn unscorable(mode: ParserMode, d: usize) -> score::Scores {
+    let task = score::TaskSize {
+        d,
+        ..score::TaskSize::default()
+    };
+    score::score(&Counts::default(), d, mode, &task)
 }
 
 /// Extracts, runs (in parallel over samples) and scores one answer for one record.
@@ -142,34 +182,38 @@ pub fn evaluate_answer(
     if answer.trim().is_empty() {
         return Ok(AnswerEval {
             status: AnswerStatus::EmptyAnswer,
-            scores: None,
+            scores: Some(unscorable(mode, record.input.len())),
+            detail: None,
         });
     }
     let code = extract(answer, mode);
     let counts = measure(&code, mode);
     let samples = crate::sandbox::check_program(&code, &record.input, &record.output, cfg)?;
-    if samples.iter().any(|s| s.status == RunStatus::SpawnFailed) {
-        return Ok(AnswerEval {
-            status: AnswerStatus::SpawnFailed,
-            scores: None,
-        });
+    let sandbox_error = samples.iter().find_map(|s| s.error.clone());
+    let mut errors = samples.iter().filter(|s| !s.correct).count();
+    if sandbox_error.is_some() {
+        errors = samples.len();
     }
-    let errors = samples.iter().filter(|s| !s.correct).count();
     let task = score::TaskSize {
         d: record.input.len(),
         ..score::TaskSize::default()
     };
-    let status = if code.trim().is_empty() {
+    let status = if sandbox_error.is_some() {
+        AnswerStatus::SandboxError
+    } else if code.trim().is_empty() {
         AnswerStatus::NoProgram
     } else if samples.iter().any(|s| s.status == RunStatus::Timeout) {
         AnswerStatus::Timeout
     } else if samples.iter().any(|s| s.status == RunStatus::OutputLimit) {
         AnswerStatus::OutputLimit
+    } else if samples.iter().any(|s| s.status == RunStatus::Crashed) {
+        AnswerStatus::Crashed
     } else {
         AnswerStatus::Ok
     };
     Ok(AnswerEval {
         status,
         scores: Some(score::score(&counts, errors, mode, &task)),
+        detail: sandbox_error,
     })
 }

@@ -1,0 +1,3 @@
+import sys
+while True:
+    sys.stdout.write("*" * 1_000_000)
