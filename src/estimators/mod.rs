@@ -7,6 +7,7 @@
 
 pub mod ground_truth;
 pub mod interface;
+pub mod mapping_mdl;
 pub mod mapping_table;
 pub mod prequential;
 pub mod topsim;
