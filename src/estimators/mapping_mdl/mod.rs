@@ -121,6 +121,8 @@ pub(crate) struct Prepared {
     /// Per component: observed values (ascending) and each row's rank among them.
     pub z_alpha: Vec<Vec<u32>>,
     pub z_dense: Vec<u32>,
+    /// Each row's Z tuple as an id (first appearance).
+    pub z_id: Vec<u32>,
     /// Distinct inputs in order of first appearance: each row's input id, and a row holding
     /// each input's target.
     pub input_of: Vec<u32>,
@@ -170,6 +172,13 @@ impl Prepared {
             }
             z_alpha.push(vals);
         }
+        let mut tuple_ids: HashMap<&[u32], u32> = HashMap::new();
+        let z_id: Vec<u32> = (0..n)
+            .map(|i| {
+                let len = tuple_ids.len() as u32;
+                *tuple_ids.entry(&z[i * a..(i + 1) * a]).or_insert(len)
+            })
+            .collect();
         let mut ids: HashMap<&[u32], u32> = HashMap::new();
         let mut input_of = Vec::with_capacity(n);
         let mut first_row = Vec::new();
@@ -215,6 +224,7 @@ impl Prepared {
             z: z.to_vec(),
             z_alpha,
             z_dense,
+            z_id,
             input_of,
             d,
             target_row,
@@ -223,6 +233,21 @@ impl Prepared {
 
     pub fn z_row(&self, i: usize) -> &[u32] {
         &self.z[i * self.a..(i + 1) * self.a]
+    }
+
+    /// Ids of the rows' Z[outs] tuples (exact, by refining one component at a time).
+    pub fn tuple_ids(&self, outs: &[usize]) -> Vec<u32> {
+        let mut ids = vec![0u32; self.n];
+        for &o in outs {
+            let alpha = self.z_alpha[o].len() as u64;
+            let mut map: HashMap<u64, u32> = HashMap::new();
+            for i in 0..self.n {
+                let c = ids[i] as u64 * alpha + self.z_dense[i * self.a + o] as u64;
+                let len = map.len() as u32;
+                ids[i] = *map.entry(c).or_insert(len);
+            }
+        }
+        ids
     }
 
     /// Dense key ids of `keys` per row (first-appearance order) and their number.
@@ -281,18 +306,16 @@ pub(crate) fn build(p: &Prepared, structure: &Structure) -> Result<MappingMdl> {
     let mut tables = Vec::with_capacity(structure.len());
     for (keys, outs) in &structure {
         let (ids, count) = p.key_ids(keys);
+        let tuple = p.tuple_ids(outs);
         let mut key_row = vec![usize::MAX; count];
         let mut best: Vec<(usize, usize)> = vec![(0, 0); count]; // (count, row)
-        let mut counts: HashMap<(u32, Vec<u32>), usize> = HashMap::new();
+        let mut counts: HashMap<(u32, u32), usize> = HashMap::new();
         for i in 0..p.n {
             let k = ids[i] as usize;
             if key_row[k] == usize::MAX {
                 key_row[k] = i;
             }
-            let z = p.z_row(i);
-            let c = counts
-                .entry((ids[i], outs.iter().map(|&o| z[o]).collect()))
-                .or_insert(0);
+            let c = counts.entry((ids[i], tuple[i])).or_insert(0);
             *c += 1;
             if *c > best[k].0 {
                 best[k] = (*c, i);

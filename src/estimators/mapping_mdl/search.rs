@@ -99,6 +99,8 @@ struct Space {
     /// errs[c][a]: `None` when c is not a candidate for output a.
     errs: Vec<Vec<Option<Vec<u32>>>>,
     allowed: Vec<Vec<usize>>,
+    /// (exact L(P), candidate) of one table holding every output, shortest first.
+    shared: Vec<(usize, usize)>,
     exhaustive: bool,
     max_key_size: usize,
 }
@@ -220,6 +222,33 @@ fn build_space(p: &Prepared) -> Space {
             }
         }
     }
+    // L(P) of one table holding every output, with exact tuple modes (component modes
+    // misjudge merged tables whose keys carry several different rows)
+    let mut shared = Vec::new();
+    for (c, &mask) in masks.iter().enumerate() {
+        if (0..p.a).any(|a| errs[c][a].is_none()) {
+            continue;
+        }
+        let (ids, count) = tables.key(mask);
+        let mut counts: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut best = vec![(0u32, 0u32); *count];
+        for i in 0..p.n {
+            let k = ids[i];
+            let t = counts.entry((k, p.z_id[i])).or_insert(0);
+            *t += 1;
+            if *t > best[k as usize].0 {
+                best[k as usize] = (*t, p.z_id[i]);
+            }
+        }
+        let wrong = p
+            .target_row
+            .iter()
+            .filter(|&&r| best[ids[r] as usize].1 != p.z_id[r])
+            .count();
+        let size = mask.count_ones() as usize;
+        shared.push((count * (size + p.a) + (p.m + p.a) * wrong, c));
+    }
+    shared.sort_unstable();
     let n_keys: Vec<usize> = masks.iter().map(|&mk| tables.key(mk).1).collect();
     let size: Vec<usize> = masks.iter().map(|mk| mk.count_ones() as usize).collect();
     let penalty = p.m + p.a;
@@ -257,6 +286,7 @@ fn build_space(p: &Prepared) -> Space {
         size,
         errs,
         allowed,
+        shared,
         exhaustive,
         max_key_size,
     }
@@ -437,20 +467,12 @@ pub(super) fn search(p: &Prepared) -> Result<MappingMdl> {
             })
             .collect(),
     );
-    // all outputs on one key set
-    let mut shared: Vec<(usize, usize)> = (0..sp.masks.len())
-        .filter(|&c| (0..p.a).all(|a| sp.errs[c][a].is_some()))
-        .map(|c| (local.value(&local.state(vec![c; p.a], p.d)), c))
-        .collect();
-    shared.sort();
-    starts.extend(
-        shared
-            .iter()
-            .take(SHARED_STARTS)
-            .map(|&(_, c)| vec![c; p.a]),
-    );
-
+    // all outputs on one key set: as they are, and as starts of the local search
     let mut finals: Vec<Vec<usize>> = Vec::new();
+    for &(_, c) in sp.shared.iter().take(SHARED_STARTS) {
+        starts.push(vec![c; p.a]);
+        finals.push(vec![c; p.a]);
+    }
     for start in starts {
         let s = local.descend(local.state(start, p.d));
         if !finals.contains(&s.assign) {
