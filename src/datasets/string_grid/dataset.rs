@@ -22,8 +22,10 @@
 //!   N observed rows, `exception_count` = log2(hi - lo + 1) for E in [lo, hi] =
 //!   [max(0, H + N - u^k), min(N, H)] (0 bits when h = 0 or d = u^k), `exception_inputs` =
 //!   log2 C(N, E) (which observed inputs) and `exception_grids` = E side^2 (their cells).
+//!
 //! When every input is holistic (H = u^k, e.g. [`Setting::Holistic`]) the program is only
 //! `exception_grids` = N side^2 bits: no layout, no patterns, K(Z|W) = K(Z).
+//!
 //! On the published shape (k = 4, u = 2, 4 x 4, complementary): h, v, b 16 bits;
 //! r 16 + log2 63,063,000 = 41.91; hr 16 + log2 415 = 24.70; h-index-shuffle 16 + log2 23 =
 //! 20.52.

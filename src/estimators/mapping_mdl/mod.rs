@@ -241,10 +241,10 @@ impl Prepared {
         for &o in outs {
             let alpha = self.z_alpha[o].len() as u64;
             let mut map: HashMap<u64, u32> = HashMap::new();
-            for i in 0..self.n {
-                let c = ids[i] as u64 * alpha + self.z_dense[i * self.a + o] as u64;
+            for (i, id) in ids.iter_mut().enumerate() {
+                let c = *id as u64 * alpha + self.z_dense[i * self.a + o] as u64;
                 let len = map.len() as u32;
-                ids[i] = *map.entry(c).or_insert(len);
+                *id = *map.entry(c).or_insert(len);
             }
         }
         ids
@@ -257,10 +257,10 @@ impl Prepared {
         for &p in keys {
             let alpha = self.w_alpha[p] as u64;
             let mut map: HashMap<u64, u32> = HashMap::new();
-            for i in 0..self.n {
-                let c = ids[i] as u64 * alpha + self.w_dense[i * self.m + p] as u64;
+            for (i, id) in ids.iter_mut().enumerate() {
+                let c = *id as u64 * alpha + self.w_dense[i * self.m + p] as u64;
                 let len = map.len() as u32;
-                ids[i] = *map.entry(c).or_insert(len);
+                *id = *map.entry(c).or_insert(len);
             }
             count = map.len();
         }

@@ -73,8 +73,8 @@ impl<'a> Tables<'a> {
         let va = p.z_alpha[a].len();
         let mut counts = vec![0u32; count * va];
         let mut best = vec![(0u32, 0u32); count];
-        for i in 0..p.n {
-            let k = ids[i] as usize;
+        for (i, &k) in ids.iter().enumerate() {
+            let k = k as usize;
             let v = p.z_dense[i * p.a + a];
             let c = &mut counts[k * va + v as usize];
             *c += 1;
@@ -166,8 +166,8 @@ fn build_space(p: &Prepared) -> Space {
         list.sort_by_key(|&x| (x.count_ones(), x));
         for mask in list {
             let c = add(mask, &mut masks, &mut errs);
-            for a in 0..p.a {
-                errs[c][a] = Some(tables.errors(mask, a));
+            for (a, e) in errs[c].iter_mut().enumerate() {
+                *e = Some(tables.errors(mask, a));
             }
         }
     } else {
@@ -215,9 +215,9 @@ fn build_space(p: &Prepared) -> Space {
         finals.dedup();
         for mask in finals.into_iter().chain([0]) {
             let c = add(mask, &mut masks, &mut errs);
-            for a in 0..p.a {
-                if errs[c][a].is_none() {
-                    errs[c][a] = Some(tables.errors(mask, a));
+            for (a, e) in errs[c].iter_mut().enumerate() {
+                if e.is_none() {
+                    *e = Some(tables.errors(mask, a));
                 }
             }
         }
@@ -232,12 +232,11 @@ fn build_space(p: &Prepared) -> Space {
         let (ids, count) = tables.key(mask);
         let mut counts: HashMap<(u32, u32), u32> = HashMap::new();
         let mut best = vec![(0u32, 0u32); *count];
-        for i in 0..p.n {
-            let k = ids[i];
-            let t = counts.entry((k, p.z_id[i])).or_insert(0);
+        for (&k, &zid) in ids.iter().zip(&p.z_id) {
+            let t = counts.entry((k, zid)).or_insert(0);
             *t += 1;
             if *t > best[k as usize].0 {
-                best[k as usize] = (*t, p.z_id[i]);
+                best[k as usize] = (*t, zid);
             }
         }
         let wrong = p
@@ -272,9 +271,9 @@ fn build_space(p: &Prepared) -> Space {
             {
                 list.push(e);
             }
-            for c in 0..masks.len() {
+            for (c, e) in errs.iter_mut().enumerate() {
                 if !list.contains(&c) {
-                    errs[c][a] = None;
+                    e[a] = None;
                 }
             }
         }
