@@ -5,6 +5,16 @@ use kcomp::datasets::string_grid::dataset::GridSource;
 use kcomp::datasets::string_grid::{GridSpec, Holistic, Setting};
 use kcomp::estimators::mapping_mdl::fit;
 use std::hint::black_box;
+use std::time::Instant;
+
+/// CPU seconds of this process (the machine is shared: wall time overstates).
+fn cpu_seconds() -> f64 {
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes into the struct we own.
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) };
+    let t = |v: libc::timeval| v.tv_sec as f64 + v.tv_usec as f64 * 1e-6;
+    t(u.ru_utime) + t(u.ru_stime)
+}
 
 fn bench(c: &mut Criterion) {
     let spec = GridSpec {
@@ -34,9 +44,12 @@ fn bench(c: &mut Criterion) {
             holistic: hol,
         };
         let d = g.to_dataset(&spec, &src).expect("dataset");
+        let (wall, cpu) = (Instant::now(), cpu_seconds());
         let r = fit(&d.w, &d.z).expect("fit");
+        let (wall, cpu) = (wall.elapsed().as_secs_f64(), cpu_seconds() - cpu);
         println!(
-            "{} h={holistic}: L(P+) {} E {} L(P) {} bits {:.1} tables {} exhaustive {}",
+            "{} h={holistic}: L(P+) {} E {} L(P) {} bits {:.1} tables {} exhaustive {} \
+             (one fit: {wall:.3} s wall, {cpu:.3} s CPU)",
             setting.name(),
             r.l_p_plus,
             r.errors,

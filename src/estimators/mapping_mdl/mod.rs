@@ -121,6 +121,8 @@ pub(crate) struct Prepared {
     /// Per component: observed values (ascending) and each row's rank among them.
     pub z_alpha: Vec<Vec<u32>>,
     pub z_dense: Vec<u32>,
+    /// The same ranks column by column (the search reads one component at a time).
+    pub z_cols: Vec<Vec<u32>>,
     /// Each row's Z tuple as an id (first appearance).
     pub z_id: Vec<u32>,
     /// Distinct inputs in order of first appearance: each row's input id, and a row holding
@@ -223,6 +225,9 @@ impl Prepared {
             w_dense,
             z: z.to_vec(),
             z_alpha,
+            z_cols: (0..a)
+                .map(|c| (0..n).map(|i| z_dense[i * a + c]).collect())
+                .collect(),
             z_dense,
             z_id,
             input_of,

@@ -36,6 +36,9 @@ fn positions(mask: u64) -> Vec<usize> {
 struct Tables<'a> {
     p: &'a Prepared,
     keys: HashMap<u64, (Vec<u32>, usize)>,
+    /// Scratch buffers of [`Tables::errors`].
+    counts: Vec<u32>,
+    best: Vec<(u32, u32)>,
 }
 
 impl<'a> Tables<'a> {
@@ -68,26 +71,29 @@ impl<'a> Tables<'a> {
     /// modes (ties: the value that first reached the top count).
     fn errors(&mut self, mask: u64, a: usize) -> Vec<u32> {
         let p = self.p;
-        let (ids, count) = self.key(mask);
-        let count = *count;
+        self.key(mask);
+        let (ids, count) = &self.keys[&mask];
+        let col = &p.z_cols[a];
         let va = p.z_alpha[a].len();
-        let mut counts = vec![0u32; count * va];
-        let mut best = vec![(0u32, 0u32); count];
-        for (i, &k) in ids.iter().enumerate() {
+        self.counts.clear();
+        self.counts.resize(count * va, 0);
+        self.best.clear();
+        self.best.resize(*count, (0, 0));
+        for (&k, &v) in ids.iter().zip(col) {
             let k = k as usize;
-            let v = p.z_dense[i * p.a + a];
-            let c = &mut counts[k * va + v as usize];
+            let c = &mut self.counts[k * va + v as usize];
             *c += 1;
-            if *c > best[k].0 {
-                best[k] = (*c, v);
+            if *c > self.best[k].0 {
+                self.best[k] = (*c, v);
             }
         }
-        p.target_row
-            .iter()
-            .enumerate()
-            .filter(|&(_, &r)| best[ids[r] as usize].1 != p.z_dense[r * p.a + a])
-            .map(|(id, _)| id as u32)
-            .collect()
+        let mut out = Vec::new();
+        for (id, &r) in p.target_row.iter().enumerate() {
+            if self.best[ids[r] as usize].1 != col[r] {
+                out.push(id as u32);
+            }
+        }
+        out
     }
 }
 
@@ -110,6 +116,8 @@ fn build_space(p: &Prepared) -> Space {
     let mut tables = Tables {
         p,
         keys: HashMap::new(),
+        counts: Vec::new(),
+        best: Vec::new(),
     };
     let all = m < 63 && (1usize << m) <= MAX_CANDIDATES;
     let mut bound = 0;
