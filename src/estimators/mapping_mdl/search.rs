@@ -141,13 +141,16 @@ fn build_space(p: &Prepared) -> Space {
     let mut masks: Vec<u64> = Vec::new();
     let mut index: HashMap<u64, usize> = HashMap::new();
     let mut errs: Vec<Vec<Option<Vec<u32>>>> = Vec::new();
-    let mut add = |mask: u64, masks: &mut Vec<u64>, errs: &mut Vec<Vec<Option<Vec<u32>>>>| {
-        *index.entry(mask).or_insert_with(|| {
-            masks.push(mask);
-            errs.push(vec![None; p.a]);
-            masks.len() - 1
-        })
-    };
+    type Errs = Vec<Vec<Option<Vec<u32>>>>;
+    let a_n = p.a;
+    let add =
+        |mask: u64, masks: &mut Vec<u64>, errs: &mut Errs, index: &mut HashMap<u64, usize>| {
+            *index.entry(mask).or_insert_with(|| {
+                masks.push(mask);
+                errs.push(vec![None; a_n]);
+                masks.len() - 1
+            })
+        };
     if exhaustive {
         let mut list: Vec<u64> = if all {
             (0..1u64 << m).collect()
@@ -173,10 +176,24 @@ fn build_space(p: &Prepared) -> Space {
         };
         list.sort_by_key(|&x| (x.count_ones(), x));
         for mask in list {
-            let c = add(mask, &mut masks, &mut errs);
-            for (a, e) in errs[c].iter_mut().enumerate() {
-                *e = Some(tables.errors(mask, a));
-            }
+            let c = add(mask, &mut masks, &mut errs, &mut index);
+            let row = (0..p.a)
+                .map(|a| {
+                    // Without repeated inputs a finer key of an error-free table is error-free.
+                    let exact_below = p.d == p.n
+                        && positions(mask).into_iter().any(|j| {
+                            index
+                                .get(&(mask & !(1u64 << j)))
+                                .is_some_and(|&b| errs[b][a].as_ref().is_some_and(Vec::is_empty))
+                        });
+                    Some(if exact_below {
+                        Vec::new()
+                    } else {
+                        tables.errors(mask, a)
+                    })
+                })
+                .collect();
+            errs[c] = row;
         }
     } else {
         // Per-output beam search over growing key sets, scored alone.
@@ -184,7 +201,7 @@ fn build_space(p: &Prepared) -> Space {
         let mut finals = Vec::new();
         for a in 0..p.a {
             let mut beam = vec![0u64];
-            let c = add(0, &mut masks, &mut errs);
+            let c = add(0, &mut masks, &mut errs, &mut index);
             if errs[c][a].is_none() {
                 errs[c][a] = Some(tables.errors(0, a));
             }
@@ -197,7 +214,7 @@ fn build_space(p: &Prepared) -> Space {
                         if mask == b || scored.iter().any(|s| s.1 == mask) {
                             continue;
                         }
-                        let c = add(mask, &mut masks, &mut errs);
+                        let c = add(mask, &mut masks, &mut errs, &mut index);
                         if errs[c][a].is_none() {
                             errs[c][a] = Some(tables.errors(mask, a));
                         }
@@ -222,7 +239,7 @@ fn build_space(p: &Prepared) -> Space {
         finals.sort_unstable();
         finals.dedup();
         for mask in finals.into_iter().chain([0]) {
-            let c = add(mask, &mut masks, &mut errs);
+            let c = add(mask, &mut masks, &mut errs, &mut index);
             for (a, e) in errs[c].iter_mut().enumerate() {
                 if e.is_none() {
                     *e = Some(tables.errors(mask, a));
