@@ -502,6 +502,30 @@ mod tests {
     }
 
     #[test]
+    fn many_positions_use_the_beam() {
+        // 20 binary positions (too many subsets to enumerate), Z = (w3, w11)
+        let (n, m) = (200, 20);
+        let mut x: u64 = 12345;
+        let tokens: Vec<u32> = (0..n * m)
+            .map(|_| {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                (x >> 33) as u32 & 1
+            })
+            .collect();
+        let z: Vec<u32> = (0..n)
+            .flat_map(|i| [tokens[i * m + 3], tokens[i * m + 11]])
+            .collect();
+        let w = tok(n, m, 2, tokens);
+        let r = fit(&w, &Targets::discrete(2, 2, z).unwrap()).unwrap();
+        assert!(!r.exhaustive);
+        assert_eq!((r.l_p, r.errors), (8, 0));
+        let keys: Vec<Vec<usize>> = r.tables.iter().map(|t| t.keys.clone()).collect();
+        assert_eq!(keys, vec![vec![3], vec![11]]);
+    }
+
+    #[test]
     fn bad_structures_are_errors() {
         let w = tok(2, 1, 2, vec![0, 1]);
         let z = Targets::discrete(2, 2, vec![0, 1, 1, 0]).unwrap();
