@@ -13,6 +13,7 @@ pub mod compression;
 pub mod disentanglement;
 pub mod ground_truth;
 pub mod interface;
+pub mod mapping_mdl;
 pub mod mapping_table;
 pub mod prequential;
 pub mod topsim;

@@ -5,6 +5,8 @@ use crate::dataset::Dataset;
 use crate::datasets::grammar::{self, GrammarParams};
 use crate::datasets::language_system::LanguageSystemConfig;
 use crate::datasets::lookup_table::{self, LookupParams};
+use crate::datasets::string_grid::dataset::GridSource;
+use crate::datasets::string_grid::{GridSpec, Holistic, Setting};
 use crate::error::{KcompError, Result};
 
 use super::config::FamilySpec;
@@ -42,6 +44,7 @@ pub fn check(family: &FamilySpec, value: &toml::Value) -> Result<()> {
         "lookup" => parse::<LookupParams>(table)?.validate(),
         "grammar" => parse::<GrammarParams>(table)?.validate(),
         "language" => parse::<LanguageSystemConfig>(table)?.validate().map(|_| ()),
+        "grid" => parse::<GridFamilyParams>(table)?.spec().map(|_| ()),
         other => Err(KcompError::param(
             "kind",
             format!("unknown family kind `{other}` (expected lookup, grammar, language or grid)"),
@@ -56,9 +59,84 @@ pub fn generate(family: &FamilySpec, value: &toml::Value, seed: u64) -> Result<D
         "lookup" => lookup_table::generate(&parse::<LookupParams>(table)?)?.to_dataset(),
         "grammar" => grammar::generate(&parse::<GrammarParams>(table)?)?.to_dataset(),
         "language" => parse::<LanguageSystemConfig>(table)?.dataset(),
+        "grid" => parse::<GridFamilyParams>(table)?.dataset(),
         other => Err(KcompError::param(
             "kind",
             format!("unknown family kind `{other}`"),
         )),
+    }
+}
+
+/// Settings of one string-to-grid dataset (seed 001's generator; one record).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct GridFamilyParams {
+    /// Layout: h, v, b, r, hr, h-index-shuffle or holistic.
+    setting: String,
+    positions: usize,
+    letters: usize,
+    side: usize,
+    /// Samples of the record (at most letters^positions; all of them by default).
+    samples: Option<usize>,
+    complementary: bool,
+    /// Fraction of the inputs that get an arbitrary grid.
+    holistic_fraction: f64,
+    seed: u64,
+}
+
+impl Default for GridFamilyParams {
+    fn default() -> Self {
+        let spec = GridSpec::default();
+        GridFamilyParams {
+            setting: "h".into(),
+            positions: spec.positions,
+            letters: spec.letters,
+            side: spec.side,
+            samples: None,
+            complementary: spec.complementary,
+            holistic_fraction: 0.0,
+            seed: 0,
+        }
+    }
+}
+
+impl GridFamilyParams {
+    fn spec(&self) -> Result<(GridSpec, Setting, Holistic)> {
+        let setting = Setting::parse(&self.setting)?;
+        let inputs = u32::try_from(self.positions)
+            .ok()
+            .and_then(|k| self.letters.checked_pow(k))
+            .filter(|&n| n <= 1 << 20)
+            .ok_or_else(|| {
+                KcompError::param("positions", "letters^positions must be at most 2^20")
+            })?;
+        let spec = GridSpec {
+            positions: self.positions,
+            letters: self.letters,
+            side: self.side,
+            samples: self.samples.unwrap_or(inputs),
+            complementary: self.complementary,
+        };
+        spec.validate(setting)?;
+        let holistic = Holistic {
+            fraction: self.holistic_fraction,
+            seed: self.seed,
+        };
+        holistic.validate()?;
+        Ok((spec, setting, holistic))
+    }
+
+    fn dataset(&self) -> Result<Dataset> {
+        let (spec, setting, holistic) = self.spec()?;
+        let seed = i64::try_from(self.seed)
+            .map_err(|_| KcompError::param("seed", "must be below 2^63"))?;
+        let records = spec.generate_programs(setting, 1, seed, holistic)?;
+        let source = GridSource {
+            setting,
+            seed,
+            record: 0,
+            holistic,
+        };
+        records[0].to_dataset(&spec, &source)
     }
 }

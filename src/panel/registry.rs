@@ -5,6 +5,7 @@ use crate::estimators::compression::CompressionEstimator;
 use crate::estimators::disentanglement::{BosdisEstimator, PosdisEstimator};
 use crate::estimators::ground_truth::ExactEstimator;
 use crate::estimators::interface::Estimator;
+use crate::estimators::mapping_mdl::MappingMdlEstimator;
 use crate::estimators::prequential::estimator::PrequentialEstimator;
 use crate::estimators::topsim::TopsimEstimator;
 
@@ -41,6 +42,7 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
     check_name(name)?;
     Ok(match name {
         "exact" => Box::new(ExactEstimator),
+        "mapping_mdl" => Box::new(MappingMdlEstimator),
         "compression" => Box::new(CompressionEstimator::default()),
         "topsim" => Box::new(TopsimEstimator {
             config: config.topsim.clone(),

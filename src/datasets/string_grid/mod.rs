@@ -3,12 +3,22 @@
 //! compositional by construction. [`generate`] reproduces the published generator's random
 //! stream (Python `random.seed(seed)` once per file) so that `--compat rgp` output equals the
 //! six published files byte for byte.
+//!
+//! Beyond the published generator: a holistic fraction h ([`Holistic`]) gives a fraction of the
+//! inputs an arbitrary random grid, drawn from a separate seeded stream so that h = 0 leaves
+//! the published stream untouched; [`Setting::Holistic`] is the fully holistic end (h = 1).
+//! [`dataset`] turns records into [`crate::dataset::Dataset`]s with the generator's exact
+//! K(Z|W).
 
+pub mod dataset;
 pub mod json;
 pub mod prompt;
 
+use std::collections::BTreeMap;
+
 use crate::error::{KcompError, Result};
 use crate::rng::python_random::PythonRandom;
+use crate::rng::stream::{RngKind, Stream};
 
 /// Which cells each input position drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +35,8 @@ pub enum Setting {
     HorizontalRandom,
     /// Horizontal with the position-to-row index permuted (never the identity).
     HorizontalIndexShuffle,
+    /// Every input gets an arbitrary random grid (holistic fraction 1, no layout).
+    Holistic,
 }
 
 impl Setting {
@@ -38,7 +50,8 @@ impl Setting {
         Setting::HorizontalIndexShuffle,
     ];
 
-    /// Parses `h|v|b|r|hr|h-index-shuffle` (also the file spelling `h_index-shuffle`).
+    /// Parses `h|v|b|r|hr|h-index-shuffle|holistic` (also the file spelling
+    /// `h_index-shuffle`).
     pub fn parse(s: &str) -> Result<Setting> {
         Ok(match s {
             "h" => Setting::Horizontal,
@@ -47,10 +60,13 @@ impl Setting {
             "r" => Setting::Random,
             "hr" => Setting::HorizontalRandom,
             "h-index-shuffle" | "h_index-shuffle" | "ri" => Setting::HorizontalIndexShuffle,
+            "holistic" => Setting::Holistic,
             other => {
                 return Err(KcompError::param(
                     "setting",
-                    format!("unknown setting `{other}` (expected h, v, b, r, hr, h-index-shuffle)"),
+                    format!(
+                        "unknown setting `{other}` (expected h, v, b, r, hr, h-index-shuffle, holistic)"
+                    ),
                 ));
             }
         })
@@ -65,6 +81,7 @@ impl Setting {
             Setting::Random => "r",
             Setting::HorizontalRandom => "hr",
             Setting::HorizontalIndexShuffle => "h-index-shuffle",
+            Setting::Holistic => "holistic",
         }
     }
 
@@ -138,14 +155,8 @@ impl GridSpec {
             return p("positions x letters must be at most 26 (letters A-Z)".into());
         }
         let cells = self.side * self.side;
-        if !cells.is_multiple_of(self.positions) {
-            return p(format!(
-                "the {cells} cells do not split evenly among {} positions",
-                self.positions
-            ));
-        }
-        if self.cells_per_position() > 20 {
-            return p("at most 20 cells per position".into());
+        if cells > 64 {
+            return p(format!("at most 64 cells (side <= 8), got {cells}"));
         }
         let total = (self.letters as u64).checked_pow(self.positions as u32);
         match total {
@@ -156,6 +167,19 @@ impl GridSpec {
                     self.samples
                 ));
             }
+        }
+        if setting == Setting::Holistic {
+            // no layout and no patterns: any shape with a grid will do
+            return Ok(());
+        }
+        if !cells.is_multiple_of(self.positions) {
+            return p(format!(
+                "the {cells} cells do not split evenly among {} positions",
+                self.positions
+            ));
+        }
+        if self.cells_per_position() > 20 {
+            return p("at most 20 cells per position".into());
         }
         if self.complementary && self.letters != 2 {
             return p("complementary patterns need exactly 2 letters per position".into());
@@ -217,6 +241,7 @@ impl GridSpec {
                 rng.shuffle(&mut pos);
                 pos.chunks(c).map(|ch| ch.to_vec()).collect()
             }
+            Setting::Holistic => Vec::new(),
             Setting::HorizontalRandom => {
                 let all: Vec<usize> = (0..k).collect();
                 let chosen = rng.sample(&all, 2.min(k)).unwrap_or_default();
@@ -240,64 +265,75 @@ impl GridSpec {
 
     /// Generates `records` records with one Python-compatible stream seeded once.
     pub fn generate(&self, setting: Setting, records: usize, seed: i64) -> Result<Vec<Record>> {
+        let holistic = Holistic {
+            fraction: 0.0,
+            seed: seed as u64,
+        };
+        Ok(self
+            .generate_programs(setting, records, seed, holistic)?
+            .into_iter()
+            .map(|g| g.record)
+            .collect())
+    }
+
+    /// Generates records with their programs. The Python stream (seeded once with `seed`)
+    /// draws layouts, patterns and samples as the published generator; a ChaCha8 stream
+    /// seeded once with `holistic.seed` draws, per record, which round(h x letters^positions)
+    /// inputs are holistic (a partial Fisher-Yates shuffle) and their grids (one fair bit per
+    /// cell), so h = 0 reproduces [`GridSpec::generate`]. [`Setting::Holistic`] draws no layout
+    /// or patterns and makes every input holistic.
+    pub fn generate_programs(
+        &self,
+        setting: Setting,
+        records: usize,
+        seed: i64,
+        holistic: Holistic,
+    ) -> Result<Vec<GeneratedRecord>> {
         self.validate(setting)?;
+        holistic.validate()?;
         let mut rng = PythonRandom::seed(seed);
+        let mut hol_rng = Stream::new(RngKind::Kcomp, holistic.seed);
         let (k, u, side) = (self.positions, self.letters, self.side);
-        let c = self.cells_per_position();
-        let n_patterns: Vec<u64> = (0..1u64 << c).collect();
-        let bits = |v: u64| -> Vec<bool> { (0..c).map(|b| (v >> (c - 1 - b)) & 1 == 1).collect() };
+        let cells = side * side;
+        let total = u.pow(k as u32);
+        let n_holistic = holistic.count(setting, total);
         let mut out = Vec::with_capacity(records);
         for _ in 0..records {
-            let layout = self.layout(setting, &mut rng);
-            // patterns[i][letter] = on/off per cell of position i
-            let mut patterns: Vec<Vec<Vec<bool>>> = Vec::with_capacity(k);
-            for _ in 0..k {
-                if self.complementary {
-                    let v = *rng.choice(&n_patterns).expect("non-empty");
-                    patterns.push(vec![bits(v), bits(v ^ ((1 << c) - 1))]);
-                } else {
-                    patterns.push(
-                        (0..u)
-                            .map(|_| bits(*rng.choice(&n_patterns).expect("non-empty")))
-                            .collect(),
-                    );
+            let program = if setting == Setting::Holistic {
+                GridProgram {
+                    layout: Vec::new(),
+                    patterns: Vec::new(),
+                    holistic: BTreeMap::new(),
+                }
+            } else {
+                self.compositional_program(setting, &mut rng)
+            };
+            let mut program = program;
+            if n_holistic > 0 {
+                let mut pool: Vec<usize> = (0..total).collect();
+                for j in 0..n_holistic {
+                    let pick = j + hol_rng.below((total - j) as u64) as usize;
+                    pool.swap(j, pick);
+                    let grid = (0..cells).map(|_| hol_rng.below(2) == 1).collect();
+                    program.holistic.insert(pool[j], grid);
                 }
             }
-            let mut control: Vec<usize> = (0..k).collect();
-            if setting == Setting::HorizontalIndexShuffle && k > 1 {
-                let identity = control.clone();
-                loop {
-                    rng.shuffle(&mut control);
-                    if control != identity {
-                        break;
-                    }
-                }
-            }
-            let total = u.pow(k as u32);
             let mut samples = Vec::with_capacity(total);
             for idx in 0..total {
-                let mut vals = vec![0usize; k];
-                let mut rem = idx;
-                for i in (0..k).rev() {
-                    vals[i] = rem % u;
-                    rem /= u;
-                }
+                let vals = self.input_values(idx);
                 let input: Vec<String> = vals
                     .iter()
                     .enumerate()
                     .map(|(i, &v)| char::from(b'A' + (u * i + v) as u8).to_string())
                     .collect();
-                let mut grid = vec![b'.'; side * side];
-                for (i, &v) in vals.iter().enumerate() {
-                    for (cell, &on) in layout[control[i]].iter().zip(&patterns[i][v]) {
-                        if on {
-                            grid[*cell] = b'*';
-                        }
-                    }
-                }
+                let grid = program.grid(&vals, idx, cells);
                 let rows: Vec<String> = grid
                     .chunks(side)
-                    .map(|r| String::from_utf8_lossy(r).into_owned())
+                    .map(|r| {
+                        r.iter()
+                            .map(|&on| if on { '*' } else { '.' })
+                            .collect::<String>()
+                    })
                     .collect();
                 samples.push((input.join(" "), rows.join("\n")));
             }
@@ -305,9 +341,62 @@ impl GridSpec {
                 .sample(&samples, self.samples)
                 .expect("validated samples <= total");
             let (input, output) = chosen.into_iter().unzip();
-            out.push(Record { input, output });
+            out.push(GeneratedRecord {
+                record: Record { input, output },
+                program,
+            });
         }
         Ok(out)
+    }
+
+    /// Letter index of every position for input number `idx` (position 0 most significant).
+    pub fn input_values(&self, idx: usize) -> Vec<usize> {
+        let (k, u) = (self.positions, self.letters);
+        let mut vals = vec![0usize; k];
+        let mut rem = idx;
+        for i in (0..k).rev() {
+            vals[i] = rem % u;
+            rem /= u;
+        }
+        vals
+    }
+
+    /// Layout (after the index shuffle) and patterns, drawn as the published generator does.
+    fn compositional_program(&self, setting: Setting, rng: &mut PythonRandom) -> GridProgram {
+        let (k, u) = (self.positions, self.letters);
+        let c = self.cells_per_position();
+        let n_patterns: Vec<u64> = (0..1u64 << c).collect();
+        let bits = |v: u64| -> Vec<bool> { (0..c).map(|b| (v >> (c - 1 - b)) & 1 == 1).collect() };
+        let layout = self.layout(setting, rng);
+        // patterns[i][letter] = on/off per cell of position i
+        let mut patterns: Vec<Vec<Vec<bool>>> = Vec::with_capacity(k);
+        for _ in 0..k {
+            if self.complementary {
+                let v = *rng.choice(&n_patterns).expect("non-empty");
+                patterns.push(vec![bits(v), bits(v ^ ((1 << c) - 1))]);
+            } else {
+                patterns.push(
+                    (0..u)
+                        .map(|_| bits(*rng.choice(&n_patterns).expect("non-empty")))
+                        .collect(),
+                );
+            }
+        }
+        let mut control: Vec<usize> = (0..k).collect();
+        if setting == Setting::HorizontalIndexShuffle && k > 1 {
+            let identity = control.clone();
+            loop {
+                rng.shuffle(&mut control);
+                if control != identity {
+                    break;
+                }
+            }
+        }
+        GridProgram {
+            layout: control.iter().map(|&j| layout[j].clone()).collect(),
+            patterns,
+            holistic: BTreeMap::new(),
+        }
     }
 
     /// The JSONL text of `records` (one `json.dumps` line each, newline-terminated).
@@ -330,6 +419,78 @@ impl GridSpec {
             setting.file_tag()
         )
     }
+}
+
+/// The holistic part of the generator: a fraction of the inputs gets an arbitrary grid.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Holistic {
+    /// h in [0, 1]: round(h x letters^positions) inputs are holistic.
+    pub fraction: f64,
+    /// Seed of the stream that picks the holistic inputs and draws their grids.
+    pub seed: u64,
+}
+
+impl Holistic {
+    /// No holistic inputs (the published generator).
+    pub const NONE: Holistic = Holistic {
+        fraction: 0.0,
+        seed: 0,
+    };
+
+    pub fn validate(&self) -> Result<()> {
+        if !(0.0..=1.0).contains(&self.fraction) {
+            return Err(KcompError::param(
+                "holistic fraction",
+                format!("must be in [0, 1], got {}", self.fraction),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Number of holistic inputs among `total`: all of them for [`Setting::Holistic`].
+    pub fn count(&self, setting: Setting, total: usize) -> usize {
+        if setting == Setting::Holistic {
+            total
+        } else {
+            ((self.fraction * total as f64).round() as usize).min(total)
+        }
+    }
+}
+
+/// The generator's own program for one record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GridProgram {
+    /// Cells (row-major) driven by each position, in pattern order (empty when holistic).
+    pub layout: Vec<Vec<usize>>,
+    /// patterns[position][letter][j]: whether cell `layout[position][j]` is on.
+    pub patterns: Vec<Vec<Vec<bool>>>,
+    /// Holistic inputs (index among all letters^positions inputs) and their grids.
+    pub holistic: BTreeMap<usize, Vec<bool>>,
+}
+
+impl GridProgram {
+    /// The grid of input number `idx` with letter indices `vals`.
+    pub fn grid(&self, vals: &[usize], idx: usize, cells: usize) -> Vec<bool> {
+        if let Some(g) = self.holistic.get(&idx) {
+            return g.clone();
+        }
+        let mut grid = vec![false; cells];
+        for (i, &v) in vals.iter().enumerate() {
+            for (cell, &on) in self.layout[i].iter().zip(&self.patterns[i][v]) {
+                if on {
+                    grid[*cell] = true;
+                }
+            }
+        }
+        grid
+    }
+}
+
+/// A record with the program that generated it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedRecord {
+    pub record: Record,
+    pub program: GridProgram,
 }
 
 /// Reads a JSONL dataset; every line must be {"input": [str], "output": [str]} of equal length.
