@@ -43,16 +43,24 @@ pub enum Command {
 pub fn main_with_exit_code() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(err) if err.use_stderr() => {
+            // One line, like every other error: clap's usage lines add nothing to it.
+            let text = err.render().to_string();
+            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("error");
+            eprintln!("{line}");
+            return 2;
+        }
         Err(err) => {
-            let code = if err.use_stderr() { 2 } else { 0 };
             let _ = err.print();
-            return code;
+            return 0;
         }
     };
     match run(cli) {
         Ok(()) => 0,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            // Exactly one line, even if a message carries a newline.
+            let msg = format!("{err:#}").replace('\n', " ");
+            eprintln!("error: {msg}");
             2
         }
     }

@@ -7,6 +7,7 @@ use clap::{Args, Subcommand};
 
 use crate::datasets::grammar::{Composition, GrammarParams};
 use crate::datasets::lookup_table::{LookupParams, TableCost};
+use crate::datasets::validate::topsim_bytes;
 use crate::estimators::topsim::{Correlation, TopsimConfig, WDistance, ZDistance};
 use crate::io::npy::write_dataset;
 use crate::rng::stream::RngKind;
@@ -60,8 +61,17 @@ pub struct CommonArgs {
     /// Also write W.npy, Z.npy, Z_grid.npy and meta.json into this directory.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Memory limit, e.g. 4G or 512M (default: half the physical memory); runs estimated
+    /// above it are refused before anything is allocated.
+    #[arg(long, value_name = "SIZE", value_parser = parse_max_memory)]
+    pub max_memory: Option<u64>,
     #[command(flatten)]
     pub topsim: TopsimArgs,
+}
+
+/// `--max-memory` parser shared by the commands that allocate.
+pub fn parse_max_memory(s: &str) -> Result<u64, String> {
+    crate::io::limits::parse_size(s).map_err(|e| e.to_string())
 }
 
 /// Topological-similarity options.
@@ -196,7 +206,17 @@ pub fn run_synth(args: SynthArgs) -> anyhow::Result<()> {
             a.common,
         ),
     };
+    if let Some(bytes) = common.max_memory {
+        crate::io::limits::set_max_memory(bytes);
+    }
     let topsim = common.topsim.config(common.seed);
+    if let Some(t) = &topsim {
+        let (n, m, d) = spec_shape(&spec);
+        crate::datasets::validate::memory(
+            "topological similarity",
+            &[("topsim_max_pairs", topsim_bytes(n, m, d, t.max_pairs))],
+        )?;
+    }
     let (record, data) = run(&spec, topsim.as_ref())?;
     let mut written = Vec::new();
     if let Some(dir) = &common.out {
@@ -214,6 +234,14 @@ pub fn run_synth(args: SynthArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// (samples, length, dim) of a spec, for the topsim memory estimate.
+pub fn spec_shape(spec: &SynthSpec) -> (usize, usize, usize) {
+    match spec {
+        SynthSpec::Lookup(p) => (p.samples, p.length, p.dim),
+        SynthSpec::Grammar(p) => (p.samples, p.length, p.dim),
+    }
 }
 
 fn print_table(r: &RunRecord) {

@@ -10,6 +10,10 @@ use crate::rng::stream::Stream;
 
 use super::skellam::SymmetricSkellamCode;
 
+/// Largest Skellam mu of a discretised Gaussian: draws are Poisson(mu) differences held as
+/// `i64` and as `f64` (exact below 2^53), so mu + 40 sd must stay well below 2^53.
+pub const MAX_GRID_MU: f64 = (1u64 << 50) as f64;
+
 /// A discretised Gaussian with mean 0 on the grid of spacing `lam`.
 #[derive(Debug, Clone)]
 pub struct DiscretisedGaussian {
@@ -34,6 +38,17 @@ impl DiscretisedGaussian {
             ));
         }
         let mu = skellam_mu(std, lam);
+        if !(mu <= MAX_GRID_MU) {
+            return Err(KcompError::param(
+                format!("{name}/precision"),
+                format!(
+                    "{name} / precision = {:e} grid steps is too many: grid indices are exact \
+                     integers only while {name}/precision <= {:.3e} (Skellam mu <= 2^50)",
+                    std / lam,
+                    (2.0 * MAX_GRID_MU).sqrt()
+                ),
+            ));
+        }
         Ok(DiscretisedGaussian {
             std,
             lam,
@@ -117,5 +132,17 @@ mod tests {
         assert!(DiscretisedGaussian::new(1.0, 0.0, "table").is_err());
         assert!(DiscretisedGaussian::new(-1.0, 0.01, "table").is_err());
         assert!(DiscretisedGaussian::new(f64::NAN, 0.01, "noise").is_err());
+        // std/precision = 1e308 used to overflow mu and allocate a table per sd.
+        let e = DiscretisedGaussian::new(1.0, 1e-308, "table_std")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("table_std/precision"), "{e}");
+        assert!(DiscretisedGaussian::new(1e308, 0.01, "noise").is_err());
+        // Tiny precision within the exact range is fine: mu = 5e13.
+        let g = DiscretisedGaussian::new(1.0, 1e-7, "noise").unwrap();
+        assert_eq!(g.mu(), 0.5e14);
+        // A std far below the precision: mu underflows to 0, every value is 0 (0 bits).
+        let g = DiscretisedGaussian::new(1e-300, 1.0, "noise").unwrap();
+        assert_eq!(g.code_bits(0), 0.0);
     }
 }

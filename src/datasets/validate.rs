@@ -34,3 +34,34 @@ pub fn divides(divisor_name: &str, divisor: usize, value_name: &str, value: usiz
     }
     Ok(())
 }
+
+/// Checks the memory a run needs against the limit ([`crate::io::limits`]). `terms` lists the
+/// large allocations as (parameter that drives it, bytes); the error names the largest one.
+pub fn memory(what: &str, terms: &[(&str, f64)]) -> Result<()> {
+    let total: f64 = terms.iter().map(|t| t.1).sum();
+    let name = terms
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|t| t.0)
+        .unwrap_or("parameters");
+    crate::io::limits::check_memory(name, what, total)
+}
+
+/// Bytes of topological similarity over `n` samples (W width `m`, Z width `d`) with at most
+/// `max_pairs` pairs: the two distance lists (and their ranks), the rows as `f64`.
+pub fn topsim_bytes(n: usize, m: usize, d: usize, max_pairs: usize) -> f64 {
+    let n = n as f64;
+    let pairs = (n * (n - 1.0) / 2.0).min(max_pairs as f64);
+    pairs * 48.0 + n * (m + d) as f64 * 8.0 + n * 64.0
+}
+
+/// A finite real (any sign).
+pub fn finite(name: &str, value: f64) -> Result<()> {
+    if !value.is_finite() {
+        return Err(KcompError::param(
+            name,
+            format!("must be finite, got {value}"),
+        ));
+    }
+    Ok(())
+}
