@@ -471,6 +471,9 @@ pub fn run(args: PrequentialArgs) -> Result<()> {
         println!("{k_z_label:<20}{:.1} bits", r.k_z);
         println!("C^L(Z)              {:.4}", r.c_l);
         println!("wall time           {:.1} s", r.wall_seconds);
+        for w in &r.warnings {
+            println!("warning: {w}");
+        }
         if let Some(dir) = &cfg.output.dir {
             println!("outputs in          {}", dir.display());
         }

@@ -56,6 +56,9 @@ pub struct SweepConfig {
     pub topsim_config: TopsimConfig,
 }
 
+/// Most runs one sweep may plan.
+pub const MAX_RUNS: usize = 1_000_000;
+
 fn default_true() -> bool {
     true
 }
@@ -76,7 +79,7 @@ pub struct PlannedRun {
 impl SweepConfig {
     /// Reads and validates a TOML file; errors name the file and the field.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| KcompError::io(path, e))?;
+        let text = crate::io::limits::read_text(path)?;
         let config: SweepConfig =
             toml::from_str(&text).map_err(|e| KcompError::file(path, format!("{e}")))?;
         config
@@ -104,7 +107,17 @@ impl SweepConfig {
             )),
             (Some(0), None) => Err(KcompError::param("seeds", "must be at least 1")),
             (Some(n), None) => Ok((0..*n).collect()),
-            (None, Some(list)) if !list.is_empty() => Ok(list.clone()),
+            (None, Some(list)) if !list.is_empty() => {
+                for (i, s) in list.iter().enumerate() {
+                    if list[..i].contains(s) {
+                        return Err(KcompError::param(
+                            "seed_list",
+                            format!("seed {s} is listed twice"),
+                        ));
+                    }
+                }
+                Ok(list.clone())
+            }
             _ => Err(KcompError::param(
                 "seeds",
                 "give `seeds = N` or a non-empty `seed_list`",
@@ -123,7 +136,40 @@ impl SweepConfig {
                 "seeds come from `seeds`/`seed_list`",
             ));
         }
+        for (i, v) in self.values.iter().enumerate() {
+            if self.values[..i].contains(v) {
+                return Err(KcompError::param(
+                    "values",
+                    format!("{} is listed twice", value_label(v)),
+                ));
+            }
+        }
+        if self.params.contains_key(&self.parameter) {
+            return Err(KcompError::param(
+                format!("params.{}", self.parameter),
+                format!(
+                    "`{}` is the swept parameter: its value comes from `values`, this one would be ignored",
+                    self.parameter
+                ),
+            ));
+        }
+        if !self.topsim && self.topsim_config != TopsimConfig::default() {
+            return Err(KcompError::param(
+                "topsim_config",
+                "set, but `topsim = false`: it would be ignored",
+            ));
+        }
         let seeds = self.seed_values()?;
+        if seeds.len().saturating_mul(self.values.len()) > MAX_RUNS {
+            return Err(KcompError::param(
+                "seeds",
+                format!(
+                    "{} values x {} seeds is more than {MAX_RUNS} runs",
+                    self.values.len(),
+                    seeds.len()
+                ),
+            ));
+        }
         let mut runs = Vec::new();
         for (value_index, value) in self.values.iter().enumerate() {
             for &seed in &seeds {
@@ -152,6 +198,21 @@ impl SweepConfig {
                         ));
                     }
                 };
+                if self.topsim {
+                    let (n, m, d) = crate::cli::synth::spec_shape(&spec);
+                    crate::datasets::validate::memory(
+                        "topological similarity",
+                        &[(
+                            "topsim_config.max_pairs",
+                            crate::datasets::validate::topsim_bytes(
+                                n,
+                                m,
+                                d,
+                                self.topsim_config.max_pairs,
+                            ),
+                        )],
+                    )?;
+                }
                 runs.push(PlannedRun {
                     value: value_label(value),
                     value_index,
@@ -212,5 +273,24 @@ samples = 10
             .unwrap_err()
             .to_string();
         assert!(e.contains("t.toml"), "{e}");
+    }
+
+    #[test]
+    fn duplicates_and_ignored_settings_are_errors() {
+        let err = |text: &str| {
+            SweepConfig::from_toml("t.toml", text)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err(&GOOD.replace("seeds = 3", "seed_list = [0, 0, 1]"));
+        assert!(e.contains("seed_list") && e.contains("twice"), "{e}");
+        let e = err(&GOOD.replace("values = [1, 2]", "values = [1, 1, 2]"));
+        assert!(e.contains("values") && e.contains("twice"), "{e}");
+        let e = err(&GOOD.replace("vocab = 4", "vocab = 4\nlength = 4"));
+        assert!(e.contains("params.length") && e.contains("ignored"), "{e}");
+        let e = err(&GOOD.replace("seeds = 3", "seeds = 3000000"));
+        assert!(e.contains("runs"), "{e}");
+        let e = err(&GOOD.replace("seeds = 3", "seeds = 3\ntopsim = false\n[topsim_config]\nmax_pairs = 10"));
+        assert!(e.contains("topsim_config"), "{e}");
     }
 }

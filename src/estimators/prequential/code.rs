@@ -166,6 +166,9 @@ pub struct PrequentialResult {
     pub final_epochs: usize,
     /// Wall-clock seconds of the run.
     pub wall_seconds: f64,
+    /// Caveats about the numbers (e.g. a negative K(f)); empty when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The prequential code without the C^L ratio (used for K(Z|W) and the prequential K(Z)).
@@ -466,10 +469,21 @@ pub fn language_compositionality(
         }
     };
     let c_l = k_z / code.k_data;
+    let k_f = code.k_data - code.k_data_given_f;
+    let mut warnings = Vec::new();
+    if k_f < 0.0 {
+        warnings.push(format!(
+            "K(f) = {k_f:.1} bits is negative: the final model codes the data worse \
+             ({:.1} bits) than the prequential sum ({:.1} bits); it stopped early or underfit, \
+             so K(f) is not meaningful here",
+            code.k_data_given_f, code.k_data
+        ));
+    }
     Ok(PrequentialResult {
+        warnings,
         k_data: code.k_data,
         k_data_given_f: code.k_data_given_f,
-        k_f: code.k_data - code.k_data_given_f,
+        k_f,
         k_z,
         c_l,
         k_z_method: cfg.k_z,
