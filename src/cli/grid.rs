@@ -65,7 +65,7 @@ pub struct GenerateArgs {
     #[arg(long, short)]
     pub output: Option<PathBuf>,
     /// Memory limit, e.g. 4G (default: half the physical memory).
-    #[arg(long, value_name = "SIZE", value_parser = crate::cli::synth::parse_max_memory)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::synth::parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
 }
 
@@ -105,7 +105,7 @@ pub struct ScoreArgs {
     #[arg(long)]
     pub json: bool,
     /// Wall-clock limit per sample run, in seconds.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = 5.0, allow_hyphen_values = true)]
     pub timeout: f64,
 }
 

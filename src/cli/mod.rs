@@ -44,10 +44,19 @@ pub fn main_with_exit_code() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) if err.use_stderr() => {
-            // One line, like every other error: clap's usage lines add nothing to it.
+            // One line, like every other error: the message without clap's usage lines.
+            if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                eprintln!("error: a subcommand is required (usage: see --help)");
+                return 2;
+            }
             let text = err.render().to_string();
-            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("error");
-            eprintln!("{line}");
+            let line: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            eprintln!("{}", line.join(" "));
             return 2;
         }
         Err(err) => {

@@ -69,10 +69,10 @@ pub struct PrequentialArgs {
     #[arg(long, requires = "w")]
     pub z: Option<PathBuf>,
     /// Grid spacing (precision) of continuous Z.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub precision: Option<f64>,
     /// Holistic fraction h of a generated language system.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub holistic_fraction: Option<f64>,
     /// Seed of a generated language system.
     #[arg(long)]
@@ -99,19 +99,19 @@ pub struct PrequentialArgs {
     #[arg(long, value_name = "MIN,N", conflicts_with = "fractions")]
     pub log_schedule: Option<String>,
     /// Explicit schedule as fractions of the encoded rows, e.g. 0.1,0.2,0.5.
-    #[arg(long, value_name = "F1,F2,...")]
+    #[arg(long, value_name = "F1,F2,...", allow_hyphen_values = true)]
     pub fractions: Option<String>,
     /// Hidden layer widths, e.g. 256,256.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub hidden: Option<String>,
     /// Embedding size.
     #[arg(long)]
     pub emb_dim: Option<usize>,
     /// Dropout rate.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub dropout: Option<f64>,
     /// Adam learning rate.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub lr: Option<f64>,
     /// Mini-batch size.
     #[arg(long)]
@@ -123,12 +123,12 @@ pub struct PrequentialArgs {
     #[arg(long)]
     pub patience: Option<usize>,
     /// Early-stopping tolerance (nats per value).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub tolerance: Option<f64>,
     /// Multiply the learning rate by this factor after every --lr-patience epochs without
     /// improvement (default 1: constant, as the reference). E.g. 0.5 with --lr-patience 10
     /// lets continuous-Z models resolve values finer than the constant rate allows.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub lr_decay: Option<f64>,
     /// Epochs without improvement before each learning-rate decay (0 = never).
     #[arg(long)]
@@ -153,7 +153,7 @@ pub struct PrequentialArgs {
     pub json: bool,
     /// Sweep the holistic fraction of the generated language over these values
     /// (e.g. 0,0.25,0.5,0.75,1); writes runs.csv, table.csv, table.md and c_l_vs_h.png to --out.
-    #[arg(long, value_name = "H1,H2,...")]
+    #[arg(long, value_name = "H1,H2,...", allow_hyphen_values = true)]
     pub sweep_h: Option<String>,
     /// Seeds per holistic fraction in a sweep (language seed = model seed = 0..N; default 5).
     #[arg(long)]
@@ -168,7 +168,7 @@ pub struct PrequentialArgs {
     pub quiet: bool,
     /// Memory limit, e.g. 4G (default: half the physical memory); runs estimated above it
     /// are refused before anything is allocated.
-    #[arg(long, value_name = "SIZE", value_parser = crate::cli::synth::parse_max_memory)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::synth::parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
 }
 

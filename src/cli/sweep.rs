@@ -36,7 +36,7 @@ pub struct SweepArgs {
     #[arg(long)]
     pub quiet: bool,
     /// Memory limit, e.g. 4G (default: half the physical memory).
-    #[arg(long, value_name = "SIZE", value_parser = crate::cli::synth::parse_max_memory)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::synth::parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
 }
 
@@ -61,7 +61,7 @@ pub struct ReproduceArgs {
     #[arg(long)]
     pub quiet: bool,
     /// Memory limit, e.g. 4G (default: half the physical memory).
-    #[arg(long, value_name = "SIZE", value_parser = crate::cli::synth::parse_max_memory)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::synth::parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
 }
 

@@ -44,10 +44,10 @@ pub struct CommonArgs {
     #[arg(long, default_value_t = 1000)]
     pub samples: usize,
     /// lam: grid spacing of every value (precision).
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, default_value_t = 0.01, allow_hyphen_values = true)]
     pub precision: f64,
     /// r: standard deviation of the noise added to Z.
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, default_value_t = 0.01, allow_hyphen_values = true)]
     pub noise: f64,
     /// Seed of every random draw.
     #[arg(long, default_value_t = 0)]
@@ -63,7 +63,7 @@ pub struct CommonArgs {
     pub out: Option<PathBuf>,
     /// Memory limit, e.g. 4G or 512M (default: half the physical memory); runs estimated
     /// above it are refused before anything is allocated.
-    #[arg(long, value_name = "SIZE", value_parser = parse_max_memory)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
     #[command(flatten)]
     pub topsim: TopsimArgs,
@@ -123,7 +123,7 @@ pub struct LookupArgs {
     #[arg(long, default_value_t = 1)]
     pub ngram: usize,
     /// Standard deviation of table entries.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub table_std: f64,
     /// K(f) charges every table row (full, the paper's) or only the rows that occur (used).
     #[arg(long, value_enum, default_value_t = TableCost::Full)]
@@ -161,7 +161,7 @@ pub struct GrammarArgs {
     #[arg(long)]
     pub reference_compat: bool,
     /// Standard deviation of embeddings, rule matrices and roles.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub param_std: f64,
     #[command(flatten)]
     pub common: CommonArgs,
@@ -208,6 +208,11 @@ pub fn run_synth(args: SynthArgs) -> anyhow::Result<()> {
     };
     if let Some(bytes) = common.max_memory {
         crate::io::limits::set_max_memory(bytes);
+    }
+    // Parameters (and the generator's memory) first, so errors name the real culprit.
+    match &spec {
+        SynthSpec::Lookup(p) => p.validate()?,
+        SynthSpec::Grammar(p) => p.validate()?,
     }
     let topsim = common.topsim.config(common.seed);
     if let Some(t) = &topsim {

@@ -108,6 +108,7 @@ impl LookupParams {
         validate::positive("precision", self.precision)?;
         validate::positive("noise", self.noise)?;
         validate::positive("table_std", self.table_std)?;
+        validate::not_all_zero("table_std", self.table_std, self.noise, self.precision)?;
         if self.vocab > u32::MAX as usize {
             return Err(KcompError::param("vocab", "must be below 2^32"));
         }

@@ -65,3 +65,19 @@ pub fn finite(name: &str, value: f64) -> Result<()> {
     }
     Ok(())
 }
+
+/// Refuses a precision so coarse that every value of Z is 0 (both the parameters' and the
+/// noise's Skellam mu underflow to 0): K(Z|W) = 0 and C(Z) = K(Z)/K(Z|W) is undefined.
+pub fn not_all_zero(std_name: &str, std: f64, noise: f64, precision: f64) -> Result<()> {
+    use crate::coding::discretised_gaussian::skellam_mu;
+    if skellam_mu(std, precision) == 0.0 && skellam_mu(noise, precision) == 0.0 {
+        return Err(KcompError::param(
+            "precision",
+            format!(
+                "precision {precision:e} is so far above {std_name} and noise that every value \
+                 of Z is 0: K(Z|W) = 0 and C(Z) is undefined"
+            ),
+        ));
+    }
+    Ok(())
+}

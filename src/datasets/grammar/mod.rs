@@ -132,6 +132,7 @@ impl GrammarParams {
         validate::positive("precision", self.precision)?;
         validate::positive("noise", self.noise)?;
         validate::positive("param_std", self.param_std)?;
+        validate::not_all_zero("param_std", self.param_std, self.noise, self.precision)?;
         validate::memory("this grammar run", &self.memory_terms())
     }
 
