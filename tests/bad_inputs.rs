@@ -82,7 +82,10 @@ fn judge(args: &[String], expect: &Expect) -> Outcome {
         Expect::Clean(needle) => {
             let lines: Vec<&str> = err.lines().collect();
             if code != Some(2) {
-                Outcome::Wrong(format!("exit {code:?}, stdout {}", out.chars().take(200).collect::<String>()))
+                Outcome::Wrong(format!(
+                    "exit {code:?}, stdout {}",
+                    out.chars().take(200).collect::<String>()
+                ))
             } else if lines.len() != 1 {
                 Outcome::Wrong(format!("{} stderr lines: {err}", lines.len()))
             } else if !lines[0].to_lowercase().contains(&needle.to_lowercase()) {
@@ -196,7 +199,8 @@ fn write_fixtures(tmp: &Path) {
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
     std::fs::create_dir(tmp.join("adir")).unwrap();
     // A .npy header claiming shape (10^12, 2) over 16 bytes of data.
-    let mut header = "{'descr': '<i8', 'fortran_order': False, 'shape': (1000000000000, 2), }".to_string();
+    let mut header =
+        "{'descr': '<i8', 'fortran_order': False, 'shape': (1000000000000, 2), }".to_string();
     while (10 + header.len() + 1) % 64 != 0 {
         header.push(' ');
     }
@@ -208,11 +212,31 @@ fn write_fixtures(tmp: &Path) {
     std::fs::write(tmp.join("huge.npy"), &npy).unwrap();
     std::fs::write(tmp.join("garbage.npy"), b"not numpy at all").unwrap();
     std::fs::write(tmp.join("empty.csv"), "").unwrap();
-    std::fs::write(tmp.join("w.csv"), (0..60).map(|i| format!("{},{}\n", i % 4, i % 3)).collect::<String>()).unwrap();
-    std::fs::write(tmp.join("z.csv"), (0..60).map(|i| format!("{:.2},{:.2}\n", (i % 4) as f64 * 0.5, (i % 3) as f64 - 1.0)).collect::<String>()).unwrap();
+    std::fs::write(
+        tmp.join("w.csv"),
+        (0..60)
+            .map(|i| format!("{},{}\n", i % 4, i % 3))
+            .collect::<String>(),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("z.csv"),
+        (0..60)
+            .map(|i| format!("{:.2},{:.2}\n", (i % 4) as f64 * 0.5, (i % 3) as f64 - 1.0))
+            .collect::<String>(),
+    )
+    .unwrap();
     std::fs::write(tmp.join("z_short.csv"), "0.1,0.2\n").unwrap();
-    std::fs::write(tmp.join("z_nan.csv"), (0..60).map(|_| "nan,1\n").collect::<String>()).unwrap();
-    std::fs::write(tmp.join("w_neg.csv"), (0..60).map(|_| "-1,2\n").collect::<String>()).unwrap();
+    std::fs::write(
+        tmp.join("z_nan.csv"),
+        (0..60).map(|_| "nan,1\n").collect::<String>(),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("w_neg.csv"),
+        (0..60).map(|_| "-1,2\n").collect::<String>(),
+    )
+    .unwrap();
     std::fs::write(tmp.join("w.txt"), "1\n").unwrap();
     let files = format!(
         "[files]\nw = \"{0}/w.csv\"\nz = \"{0}/z.csv\"\nprecision = 0.01\n",
@@ -229,21 +253,64 @@ fn write_fixtures(tmp: &Path) {
         format!("{files}{model}[prequential.model]\nstd = {{ kind = \"fixed\", std = nan }}\n"),
     )
     .unwrap();
-    std::fs::write(tmp.join("both.toml"), format!("{files}[language]\nn_attr = 2\n")).unwrap();
+    std::fs::write(
+        tmp.join("both.toml"),
+        format!("{files}[language]\nn_attr = 2\n"),
+    )
+    .unwrap();
     std::fs::write(tmp.join("bad.toml"), "this is = = not toml").unwrap();
     let sweep = |extra: &str, values: &str, seeds: &str| {
-        format!("name = \"t\"\ngenerator = \"lookup\"\nparameter = \"length\"\nvalues = {values}\n{seeds}\n{extra}[params]\nvocab = 4\nsamples = 10\n")
+        format!(
+            "name = \"t\"\ngenerator = \"lookup\"\nparameter = \"length\"\nvalues = {values}\n{seeds}\n{extra}[params]\nvocab = 4\nsamples = 10\n"
+        )
     };
-    std::fs::write(tmp.join("dup_seeds.toml"), sweep("", "[1, 2]", "seed_list = [0, 0, 1]")).unwrap();
-    std::fs::write(tmp.join("dup_values.toml"), sweep("", "[1, 1, 2]", "seeds = 2")).unwrap();
-    std::fs::write(tmp.join("ignored.toml"), sweep("", "[1, 2]", "seeds = 2").replace("vocab = 4", "vocab = 4\nlength = 4")).unwrap();
-    std::fs::write(tmp.join("huge_samples.toml"), sweep("", "[1, 2]", "seeds = 2").replace("samples = 10", "samples = 10000000000")).unwrap();
-    std::fs::write(tmp.join("nan_noise.toml"), sweep("", "[1, 2]", "seeds = 2").replace("samples = 10", "samples = 10\nnoise = nan")).unwrap();
-    std::fs::write(tmp.join("inf_precision.toml"), sweep("", "[1, 2]", "seeds = 2").replace("samples = 10", "samples = 10\nprecision = 1e-308")).unwrap();
-    std::fs::write(tmp.join("many_seeds.toml"), sweep("", "[1, 2]", "seeds = 100000000")).unwrap();
-    std::fs::write(tmp.join("zero_seeds.toml"), sweep("", "[1, 2]", "seeds = 0")).unwrap();
+    std::fs::write(
+        tmp.join("dup_seeds.toml"),
+        sweep("", "[1, 2]", "seed_list = [0, 0, 1]"),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("dup_values.toml"),
+        sweep("", "[1, 1, 2]", "seeds = 2"),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("ignored.toml"),
+        sweep("", "[1, 2]", "seeds = 2").replace("vocab = 4", "vocab = 4\nlength = 4"),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("huge_samples.toml"),
+        sweep("", "[1, 2]", "seeds = 2").replace("samples = 10", "samples = 10000000000"),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("nan_noise.toml"),
+        sweep("", "[1, 2]", "seeds = 2").replace("samples = 10", "samples = 10\nnoise = nan"),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("inf_precision.toml"),
+        sweep("", "[1, 2]", "seeds = 2")
+            .replace("samples = 10", "samples = 10\nprecision = 1e-308"),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("many_seeds.toml"),
+        sweep("", "[1, 2]", "seeds = 100000000"),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("zero_seeds.toml"),
+        sweep("", "[1, 2]", "seeds = 0"),
+    )
+    .unwrap();
     std::fs::write(tmp.join("no_values.toml"), sweep("", "[]", "seeds = 2")).unwrap();
-    std::fs::write(tmp.join("bad_gen.toml"), sweep("", "[1, 2]", "seeds = 2").replace("\"lookup\"", "\"nope\"")).unwrap();
+    std::fs::write(
+        tmp.join("bad_gen.toml"),
+        sweep("", "[1, 2]", "seeds = 2").replace("\"lookup\"", "\"nope\""),
+    )
+    .unwrap();
     std::fs::write(tmp.join("answer.txt"), "```python\nprint('....')\n```\n").unwrap();
     std::fs::write(tmp.join("empty.txt"), "").unwrap();
     std::fs::write(tmp.join("big_answer.txt"), "x".repeat(17 << 20)).unwrap();
@@ -272,22 +339,40 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("synth lookup --samples 10000000000", Clean("samples")),
         ("synth lookup --samples 0", Clean("samples")),
         ("synth lookup --samples -1", Clean("samples")),
-        ("synth lookup --samples 99999999999999999999999", Clean("samples")),
+        (
+            "synth lookup --samples 99999999999999999999999",
+            Clean("samples"),
+        ),
         ("synth lookup --dim 4294967296", Clean("dim")),
         ("synth lookup --dim 100000000000", Clean("dim")),
         ("synth lookup --dim 0", Clean("dim")),
         ("synth lookup --dim 60", Clean("dim")),
         ("synth lookup --length 0", Clean("length")),
-        ("synth lookup --length 1000000000000 --dim 1000000000000", Clean("samples")),
+        (
+            "synth lookup --length 1000000000000 --dim 1000000000000",
+            Clean("samples"),
+        ),
         ("synth lookup --vocab 1", Clean("vocab")),
         ("synth lookup --vocab 0", Clean("vocab")),
         ("synth lookup --vocab 4294967297", Clean("vocab")),
         ("synth lookup --ngram 0", Clean("ngram")),
         ("synth lookup --ngram 3", Clean("ngram")),
-        ("synth lookup --ngram 16 --vocab 1000000 --length 16", Clean("ngram")),
-        ("synth lookup --ngram 16 --vocab 100 --rng numpy", Clean("vocab^ngram")),
-        ("synth lookup --ngram 4 --vocab 40 --rng numpy", Clean("rng")),
-        ("synth lookup --topsim-max-pairs 100000000000 --samples 1000000", Clean("max_pairs")),
+        (
+            "synth lookup --ngram 16 --vocab 1000000 --length 16",
+            Clean("ngram"),
+        ),
+        (
+            "synth lookup --ngram 16 --vocab 100 --rng numpy",
+            Clean("vocab^ngram"),
+        ),
+        (
+            "synth lookup --ngram 4 --vocab 40 --rng numpy",
+            Clean("rng"),
+        ),
+        (
+            "synth lookup --topsim-max-pairs 100000000000 --samples 1000000",
+            Clean("max_pairs"),
+        ),
         ("synth lookup --max-memory 1K", Clean("max-memory")),
         ("synth lookup --max-memory 0", Clean("max-memory")),
         ("synth lookup --max-memory -5G", Clean("max-memory")),
@@ -295,7 +380,10 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("synth lookup --seed -1", Clean("seed")),
         ("synth lookup --rng nope", Clean("rng")),
         ("synth lookup --table-cost some", Clean("table-cost")),
-        ("synth lookup --out {T}/fifo.txt --samples 5", Clean("fifo.txt")),
+        (
+            "synth lookup --out {T}/fifo.txt --samples 5",
+            Clean("fifo.txt"),
+        ),
         ("synth lookup --bogus 1", Clean("bogus")),
         // synth grammar
         ("synth grammar --param-std 1e308", Clean("param_std")),
@@ -320,23 +408,50 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("synth grammar --pos 1000000000000", Clean("pos")),
         ("synth grammar --samples 10000000000", Clean("samples")),
         ("synth grammar --samples 0", Clean("samples")),
-        ("synth grammar --param-std 1000000 --depth 4 --length 16 --samples 5 --no-topsim", Clean("param_std")),
+        (
+            "synth grammar --param-std 1000000 --depth 4 --length 16 --samples 5 --no-topsim",
+            Clean("param_std"),
+        ),
         ("synth grammar --composition nope", Clean("composition")),
         // numbers that must come out right
-        ("codelength skellam --mu1 4e307 --mu2 4e307 --k 3", Number(skellam_huge)),
-        ("codelength skellam --mu1 1e15 --mu2 1e15 --k 0", Number(skellam_1e15)),
-        ("synth lookup --precision 1e-6 --samples 50 --json --no-topsim", Number(tiny_precision)),
-        ("synth lookup --table-std 400000 --precision 0.01 --vocab 10 --dim 64 --samples 20 --json --no-topsim", Number(huge_table_std)),
-        ("synth lookup --noise 1e-300 --samples 20 --json --no-topsim", Number(tiny_noise)),
-        ("prequential --config {T}/std.toml --json --quiet", Number(fixed_huge_std)),
+        (
+            "codelength skellam --mu1 4e307 --mu2 4e307 --k 3",
+            Number(skellam_huge),
+        ),
+        (
+            "codelength skellam --mu1 1e15 --mu2 1e15 --k 0",
+            Number(skellam_1e15),
+        ),
+        (
+            "synth lookup --precision 1e-6 --samples 50 --json --no-topsim",
+            Number(tiny_precision),
+        ),
+        (
+            "synth lookup --table-std 400000 --precision 0.01 --vocab 10 --dim 64 --samples 20 --json --no-topsim",
+            Number(huge_table_std),
+        ),
+        (
+            "synth lookup --noise 1e-300 --samples 20 --json --no-topsim",
+            Number(tiny_noise),
+        ),
+        (
+            "prequential --config {T}/std.toml --json --quiet",
+            Number(fixed_huge_std),
+        ),
         // codelength
         ("codelength skellam --mu1 1e308 --mu2 1 --k 0", Clean("mu1")),
         ("codelength skellam --mu1 nan --mu2 1 --k 0", Clean("mu1")),
         ("codelength skellam --mu1 -1 --mu2 1 --k 0", Clean("mu1")),
         ("codelength skellam --mu1 1 --mu2 inf --k 0", Clean("mu2")),
         ("codelength skellam --mu1 0 --mu2 0 --k 0", Clean("mu1")),
-        ("codelength skellam --mu1 1 --mu2 0 --k -1", Clean("probability 0")),
-        ("codelength skellam --mu1 1 --mu2 1 --k 99999999999999999999", Clean("k")),
+        (
+            "codelength skellam --mu1 1 --mu2 0 --k -1",
+            Clean("probability 0"),
+        ),
+        (
+            "codelength skellam --mu1 1 --mu2 1 --k 99999999999999999999",
+            Clean("k"),
+        ),
         // prequential: model and schedule sizes
         ("prequential --hidden 100000000", Clean("hidden")),
         ("prequential --hidden 0", Clean("hidden")),
@@ -344,7 +459,10 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("prequential --hidden -3", Clean("hidden")),
         ("prequential --emb-dim 1000000000", Clean("emb_dim")),
         ("prequential --emb-dim 0", Clean("emb_dim")),
-        ("prequential --log-schedule 10,1000000000", Clean("log_schedule")),
+        (
+            "prequential --log-schedule 10,1000000000",
+            Clean("log_schedule"),
+        ),
         ("prequential --log-schedule 0,5", Clean("schedule")),
         ("prequential --log-schedule 10", Clean("log_schedule")),
         ("prequential --increment 0,10", Clean("schedule")),
@@ -369,8 +487,14 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("prequential --lr-decay 2", Clean("lr_decay")),
         ("prequential --lr-decay nan", Clean("lr_decay")),
         ("prequential --threads 100000", Clean("threads")),
-        ("prequential --holistic-fraction 2", Clean("holistic_fraction")),
-        ("prequential --holistic-fraction nan", Clean("holistic_fraction")),
+        (
+            "prequential --holistic-fraction 2",
+            Clean("holistic_fraction"),
+        ),
+        (
+            "prequential --holistic-fraction nan",
+            Clean("holistic_fraction"),
+        ),
         ("prequential --synonyms 0", Clean("synonyms")),
         ("prequential --synonyms 100000000000", Clean("vocab")),
         ("prequential --max-memory 1M", Clean("max-memory")),
@@ -379,38 +503,101 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("prequential --sweep-h 0,1.5 --out {T}/s", Clean("sweep_h")),
         ("prequential --sweep-h nan --out {T}/s", Clean("sweep_h")),
         ("prequential --sweep-h 0,x --out {T}/s", Clean("sweep_h")),
-        ("prequential --sweep-h 0,1 --seeds 0 --out {T}/s", Clean("seeds")),
-        ("prequential --sweep-h 0,1 --seeds 100000000000 --out {T}/s", Clean("seeds")),
+        (
+            "prequential --sweep-h 0,1 --seeds 0 --out {T}/s",
+            Clean("seeds"),
+        ),
+        (
+            "prequential --sweep-h 0,1 --seeds 100000000000 --out {T}/s",
+            Clean("seeds"),
+        ),
         ("prequential --sweep-h 0,1", Clean("out")),
-        ("prequential --sweep-h 0,1 --holistic-fraction 0.5 --out {T}/s", Clean("holistic_fraction")),
-        ("prequential --sweep-h 0,1 --seed 3 --out {T}/s", Clean("seed")),
-        ("prequential --sweep-h 0,1 --language-seed 3 --out {T}/s", Clean("language_seed")),
+        (
+            "prequential --sweep-h 0,1 --holistic-fraction 0.5 --out {T}/s",
+            Clean("holistic_fraction"),
+        ),
+        (
+            "prequential --sweep-h 0,1 --seed 3 --out {T}/s",
+            Clean("seed"),
+        ),
+        (
+            "prequential --sweep-h 0,1 --language-seed 3 --out {T}/s",
+            Clean("language_seed"),
+        ),
         ("prequential --seeds 3", Clean("seeds")),
         ("prequential --resume", Clean("resume")),
         ("prequential --precision 0.01", Clean("precision")),
-        ("prequential --w {T}/w.csv --z {T}/z.csv --precision 0.01 --synonyms 2", Clean("synonyms")),
+        (
+            "prequential --w {T}/w.csv --z {T}/z.csv --precision 0.01 --synonyms 2",
+            Clean("synonyms"),
+        ),
         ("prequential --config {T}/both.toml", Clean("language")),
         // prequential: files
         ("prequential --config {T}/fifo.txt", Clean("fifo.txt")),
         ("prequential --config {T}/adir", Clean("adir")),
-        ("prequential --config {T}/missing.toml", Clean("missing.toml")),
+        (
+            "prequential --config {T}/missing.toml",
+            Clean("missing.toml"),
+        ),
         ("prequential --config {T}/bad.toml", Clean("bad.toml")),
         ("prequential --config {T}/std_nan.toml", Clean("std")),
-        ("prequential --w {T}/huge.npy --z {T}/z.csv --precision 0.01", Clean("huge.npy")),
-        ("prequential --w {T}/garbage.npy --z {T}/z.csv --precision 0.01", Clean("garbage.npy")),
-        ("prequential --w {T}/fifo.txt --z {T}/z.csv", Clean("fifo.txt")),
+        (
+            "prequential --w {T}/huge.npy --z {T}/z.csv --precision 0.01",
+            Clean("huge.npy"),
+        ),
+        (
+            "prequential --w {T}/garbage.npy --z {T}/z.csv --precision 0.01",
+            Clean("garbage.npy"),
+        ),
+        (
+            "prequential --w {T}/fifo.txt --z {T}/z.csv",
+            Clean("fifo.txt"),
+        ),
         ("prequential --w {T}/adir --z {T}/z.csv", Clean("adir")),
-        ("prequential --w {T}/w.csv --z {T}/fifo.txt", Clean("fifo.txt")),
-        ("prequential --w {T}/empty.csv --z {T}/z.csv --precision 0.01", Clean("empty.csv")),
-        ("prequential --w {T}/w.csv --z {T}/z_short.csv --precision 0.01", Clean("z_short.csv")),
-        ("prequential --w {T}/w.csv --z {T}/z_nan.csv --precision 0.01", Clean("z_nan.csv")),
-        ("prequential --w {T}/w_neg.csv --z {T}/z.csv --precision 0.01", Clean("w_neg.csv")),
-        ("prequential --w {T}/w.txt --z {T}/z.csv --precision 0.01", Clean("w.txt")),
-        ("prequential --w {T}/w.csv --z {T}/z.csv", Clean("precision")),
-        ("prequential --w {T}/w.csv --z {T}/z.csv --precision 1e-300", Clean("precision")),
-        ("prequential --w {T}/w.csv --z {T}/z.csv --precision nan", Clean("precision")),
-        ("prequential --w {T}/w.csv --z {T}/z.csv --precision -1", Clean("precision")),
-        ("prequential --w {T}/w.csv --z {T}/z.csv --precision 0.01 --val-size 60", Clean("val_size")),
+        (
+            "prequential --w {T}/w.csv --z {T}/fifo.txt",
+            Clean("fifo.txt"),
+        ),
+        (
+            "prequential --w {T}/empty.csv --z {T}/z.csv --precision 0.01",
+            Clean("empty.csv"),
+        ),
+        (
+            "prequential --w {T}/w.csv --z {T}/z_short.csv --precision 0.01",
+            Clean("z_short.csv"),
+        ),
+        (
+            "prequential --w {T}/w.csv --z {T}/z_nan.csv --precision 0.01",
+            Clean("z_nan.csv"),
+        ),
+        (
+            "prequential --w {T}/w_neg.csv --z {T}/z.csv --precision 0.01",
+            Clean("w_neg.csv"),
+        ),
+        (
+            "prequential --w {T}/w.txt --z {T}/z.csv --precision 0.01",
+            Clean("w.txt"),
+        ),
+        (
+            "prequential --w {T}/w.csv --z {T}/z.csv",
+            Clean("precision"),
+        ),
+        (
+            "prequential --w {T}/w.csv --z {T}/z.csv --precision 1e-300",
+            Clean("precision"),
+        ),
+        (
+            "prequential --w {T}/w.csv --z {T}/z.csv --precision nan",
+            Clean("precision"),
+        ),
+        (
+            "prequential --w {T}/w.csv --z {T}/z.csv --precision -1",
+            Clean("precision"),
+        ),
+        (
+            "prequential --w {T}/w.csv --z {T}/z.csv --precision 0.01 --val-size 60",
+            Clean("val_size"),
+        ),
         ("prequential --w {T}/w.csv", Clean("z")),
         // sweeps
         ("sweep {T}/dup_seeds.toml --out {T}/o", Clean("seed_list")),
@@ -418,7 +605,10 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("sweep {T}/ignored.toml --out {T}/o", Clean("params.length")),
         ("sweep {T}/huge_samples.toml --out {T}/o", Clean("samples")),
         ("sweep {T}/nan_noise.toml --out {T}/o", Clean("noise")),
-        ("sweep {T}/inf_precision.toml --out {T}/o", Clean("precision")),
+        (
+            "sweep {T}/inf_precision.toml --out {T}/o",
+            Clean("precision"),
+        ),
         ("sweep {T}/many_seeds.toml --out {T}/o", Clean("runs")),
         ("sweep {T}/zero_seeds.toml --out {T}/o", Clean("seeds")),
         ("sweep {T}/no_values.toml --out {T}/o", Clean("values")),
@@ -427,9 +617,18 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("sweep {T}/adir --out {T}/o", Clean("adir")),
         ("sweep {T}/missing.toml --out {T}/o", Clean("missing.toml")),
         ("sweep {T}/bad.toml --out {T}/o", Clean("bad.toml")),
-        ("sweep {T}/dup_values.toml --out {T}/o --threads 100000", Clean("threads")),
-        ("sweep {T}/dup_values.toml --out {T}/o --threads 0", Clean("threads")),
-        ("sweep {T}/dup_values.toml --out {T}/o --max-memory nope", Clean("max-memory")),
+        (
+            "sweep {T}/dup_values.toml --out {T}/o --threads 100000",
+            Clean("threads"),
+        ),
+        (
+            "sweep {T}/dup_values.toml --out {T}/o --threads 0",
+            Clean("threads"),
+        ),
+        (
+            "sweep {T}/dup_values.toml --out {T}/o --max-memory nope",
+            Clean("max-memory"),
+        ),
         ("reproduce --threads 100000", Clean("threads")),
         ("reproduce --threads 0", Clean("threads")),
         ("reproduce --rng nope", Clean("rng")),
@@ -444,28 +643,85 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ("grid generate --setting zz", Clean("setting")),
         ("grid generate --compat rgp --side 8", Clean("compat")),
         ("grid generate --compat xyz", Clean("compat")),
-        ("grid generate --records 100000 --max-memory 1K", Clean("records")),
+        (
+            "grid generate --records 100000 --max-memory 1K",
+            Clean("records"),
+        ),
         ("grid generate --output {T}/adir", Clean("adir")),
-        ("grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/fifo.txt", Clean("fifo.txt")),
-        ("grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/adir", Clean("adir")),
-        ("grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/missing.txt", Clean("missing.txt")),
-        ("grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/empty.txt", Clean("empty")),
-        ("grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/big_answer.txt", Clean("big_answer.txt")),
-        ("grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/answer.txt --timeout 1e-9", Clean("timeout")),
-        ("grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/answer.txt --timeout 1e9", Clean("timeout")),
-        ("grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/answer.txt --timeout nan", Clean("timeout")),
-        ("grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/answer.txt --timeout -1", Clean("timeout")),
-        ("grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 99999 --answer {T}/answer.txt", Clean("record")),
-        ("grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/answer.txt --parser nope", Clean("parser")),
-        ("grid score --dataset {T}/fifo.txt --record 0 --answer {T}/answer.txt", Clean("fifo.txt")),
-        ("grid score --dataset {T}/adir --record 0 --answer {T}/answer.txt", Clean("adir")),
-        ("grid score --dataset {T}/empty.txt --record 0 --answer {T}/answer.txt", Clean("empty.txt")),
-        ("grid prompt --dataset {T}/fifo.txt --record 0", Clean("fifo.txt")),
-        ("grid prompt --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 100", Clean("record")),
-        ("grid prompt --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --style nope", Clean("style")),
+        (
+            "grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/fifo.txt",
+            Clean("fifo.txt"),
+        ),
+        (
+            "grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/adir",
+            Clean("adir"),
+        ),
+        (
+            "grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/missing.txt",
+            Clean("missing.txt"),
+        ),
+        (
+            "grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/empty.txt",
+            Clean("empty"),
+        ),
+        (
+            "grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/big_answer.txt",
+            Clean("big_answer.txt"),
+        ),
+        (
+            "grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/answer.txt --timeout 1e-9",
+            Clean("timeout"),
+        ),
+        (
+            "grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/answer.txt --timeout 1e9",
+            Clean("timeout"),
+        ),
+        (
+            "grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/answer.txt --timeout nan",
+            Clean("timeout"),
+        ),
+        (
+            "grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/answer.txt --timeout -1",
+            Clean("timeout"),
+        ),
+        (
+            "grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 99999 --answer {T}/answer.txt",
+            Clean("record"),
+        ),
+        (
+            "grid score --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer {T}/answer.txt --parser nope",
+            Clean("parser"),
+        ),
+        (
+            "grid score --dataset {T}/fifo.txt --record 0 --answer {T}/answer.txt",
+            Clean("fifo.txt"),
+        ),
+        (
+            "grid score --dataset {T}/adir --record 0 --answer {T}/answer.txt",
+            Clean("adir"),
+        ),
+        (
+            "grid score --dataset {T}/empty.txt --record 0 --answer {T}/answer.txt",
+            Clean("empty.txt"),
+        ),
+        (
+            "grid prompt --dataset {T}/fifo.txt --record 0",
+            Clean("fifo.txt"),
+        ),
+        (
+            "grid prompt --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 100",
+            Clean("record"),
+        ),
+        (
+            "grid prompt --dataset {D}/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --style nope",
+            Clean("style"),
+        ),
         ("grid report {T} --data /nonexistent", Clean("data")),
         ("grid report {T}/nonexistent --data {D}/rgp", Clean("dir")),
-        ("grid report {T} --data {D}/rgp --timeout 1e-9", Clean("timeout")),
+        (
+            "grid report {T} --data {D}/rgp --timeout 1e-9",
+            Clean("timeout"),
+        ),
         ("grid report {T} --data {D}/rgp --alpha 2", Clean("alpha")),
         // the command line itself
         ("", Clean("subcommand")),
@@ -506,5 +762,10 @@ fn every_bad_input_gives_a_clean_error_or_the_right_number() {
         println!("{f}");
     }
     assert!(cases.len() >= 150, "only {} cases", cases.len());
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

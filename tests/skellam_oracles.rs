@@ -84,11 +84,17 @@ fn huge_mu_logpmf_matches_asymptotic_oracles() {
     let mut count = 0;
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let c: Vec<&str> = line.split('\t').collect();
-        let (mu, k, want): (f64, i64, f64) =
-            (c[0].parse().unwrap(), c[1].parse().unwrap(), c[2].parse().unwrap());
+        let (mu, k, want): (f64, i64, f64) = (
+            c[0].parse().unwrap(),
+            c[1].parse().unwrap(),
+            c[2].parse().unwrap(),
+        );
         let got = skellam_logpmf_nats(k, mu, mu);
         let err = rel_err(got, want);
-        assert!(err <= 1e-12, "mu={mu} k={k}: got {got}, want {want}, rel {err:e}");
+        assert!(
+            err <= 1e-12,
+            "mu={mu} k={k}: got {got}, want {want}, rel {err:e}"
+        );
         count += 1;
     }
     assert_eq!(count, 15);

@@ -227,7 +227,11 @@ fn check_ignored(args: &PrequentialArgs, cfg: &ConfigFile) -> Result<()> {
     }
     if files && (args.synonyms.is_some() || args.word_order.is_some()) {
         return Err(KcompError::param(
-            if args.synonyms.is_some() { "synonyms" } else { "word_order" },
+            if args.synonyms.is_some() {
+                "synonyms"
+            } else {
+                "word_order"
+            },
             "language-system flags do not apply to user files",
         ));
     }

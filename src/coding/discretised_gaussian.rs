@@ -25,37 +25,46 @@ pub struct DiscretisedGaussian {
 impl DiscretisedGaussian {
     /// Validates `std > 0`, `lam > 0` (both finite). `name` prefixes error messages.
     pub fn new(std: f64, lam: f64, name: &str) -> Result<Self> {
-        if !(lam.is_finite() && lam > 0.0) {
-            return Err(KcompError::param(
-                "precision",
-                format!("must be a positive finite grid spacing, got {lam}"),
-            ));
-        }
-        if !(std.is_finite() && std > 0.0) {
-            return Err(KcompError::param(
-                name,
-                format!("standard deviation must be positive and finite, got {std}"),
-            ));
-        }
-        let mu = skellam_mu(std, lam);
-        if !(mu <= MAX_GRID_MU) {
-            return Err(KcompError::param(
-                format!("{name}/precision"),
-                format!(
-                    "{name} / precision = {:e} grid steps is too many: grid indices are exact \
-                     integers only while {name}/precision <= {:.3e} (Skellam mu <= 2^50)",
-                    std / lam,
-                    (2.0 * MAX_GRID_MU).sqrt()
-                ),
-            ));
-        }
+        let mu = check_grid(std, lam, name)?;
         Ok(DiscretisedGaussian {
             std,
             lam,
             code: SymmetricSkellamCode::new(mu),
         })
     }
+}
 
+/// Checks `std > 0`, `lam > 0` (finite) and that grid indices stay exact (Skellam mu at most
+/// [`MAX_GRID_MU`]); returns mu. Cheap: generators call it from their parameter validation.
+pub fn check_grid(std: f64, lam: f64, name: &str) -> Result<f64> {
+    if !(lam.is_finite() && lam > 0.0) {
+        return Err(KcompError::param(
+            "precision",
+            format!("must be a positive finite grid spacing, got {lam}"),
+        ));
+    }
+    if !(std.is_finite() && std > 0.0) {
+        return Err(KcompError::param(
+            name,
+            format!("standard deviation must be positive and finite, got {std}"),
+        ));
+    }
+    let mu = skellam_mu(std, lam);
+    if !(mu <= MAX_GRID_MU) {
+        return Err(KcompError::param(
+            format!("{name}/precision"),
+            format!(
+                "{name} / precision = {:e} grid steps is too many: grid indices are exact \
+                     integers only while {name}/precision <= {:.3e} (Skellam mu <= 2^50)",
+                std / lam,
+                (2.0 * MAX_GRID_MU).sqrt()
+            ),
+        ));
+    }
+    Ok(mu)
+}
+
+impl DiscretisedGaussian {
     /// Standard deviation in value units.
     pub fn std(&self) -> f64 {
         self.std

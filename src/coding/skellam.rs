@@ -195,7 +195,9 @@ impl SymmetricSkellamCode {
     /// Precomputes `-ln p(k)` for `|k| <= 8 sd + 16` (at most 2^16 values: a huge mu must not
     /// allocate a table per standard deviation).
     pub fn new(mu: f64) -> Self {
-        let limit = (8.0 * (2.0 * mu).sqrt() + 16.0).ceil().min(MAX_CACHED as f64) as usize;
+        let limit = (8.0 * (2.0 * mu).sqrt() + 16.0)
+            .ceil()
+            .min(MAX_CACHED as f64) as usize;
         let cached_nats = (0..=limit)
             .map(|k| -skellam_logpmf_nats(k as i64, mu, mu))
             .collect();
@@ -275,15 +277,24 @@ mod tests {
         }
         // mu = 1e15: 0.5 ln(4 pi e 1e15).
         let h = skellam_entropy_nats(1e15, 1e15);
-        assert!((h - 0.5 * (4.0 * std::f64::consts::PI * std::f64::consts::E * 1e15).ln()).abs() < 1e-12);
+        assert!(
+            (h - 0.5 * (4.0 * std::f64::consts::PI * std::f64::consts::E * 1e15).ln()).abs()
+                < 1e-12
+        );
     }
 
     #[test]
     fn huge_mu_codes_stay_small_and_finite() {
         let code = SymmetricSkellamCode::new(1e15);
         assert_eq!(code.cached_nats.len(), MAX_CACHED + 1);
-        let (a, b) = (code.code_nats(MAX_CACHED as i64), code.code_nats(MAX_CACHED as i64 + 1));
-        assert!(a.is_finite() && b.is_finite() && (a - b).abs() < 1e-6, "{a} {b}");
+        let (a, b) = (
+            code.code_nats(MAX_CACHED as i64),
+            code.code_nats(MAX_CACHED as i64 + 1),
+        );
+        assert!(
+            a.is_finite() && b.is_finite() && (a - b).abs() < 1e-6,
+            "{a} {b}"
+        );
     }
 
     #[test]

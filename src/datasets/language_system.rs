@@ -166,7 +166,12 @@ impl LanguageSystemConfig {
                     "repeats",
                     rows * ((self.msg_len + self.n_attr) as f64 * 4.0 + 16.0),
                 ),
-                ("synonyms", (n_obj as f64 + self.n_vals as f64 * self.synonyms as f64) * 8.0 * self.n_attr as f64),
+                (
+                    "synonyms",
+                    (n_obj as f64 + self.n_vals as f64 * self.synonyms as f64)
+                        * 8.0
+                        * self.n_attr as f64,
+                ),
             ],
         )?;
         Ok(n_obj)

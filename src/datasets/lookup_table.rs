@@ -109,6 +109,12 @@ impl LookupParams {
         validate::positive("noise", self.noise)?;
         validate::positive("table_std", self.table_std)?;
         validate::not_all_zero("table_std", self.table_std, self.noise, self.precision)?;
+        crate::coding::discretised_gaussian::check_grid(
+            self.table_std,
+            self.precision,
+            "table_std",
+        )?;
+        crate::coding::discretised_gaussian::check_grid(self.noise, self.precision, "noise")?;
         if self.vocab > u32::MAX as usize {
             return Err(KcompError::param("vocab", "must be below 2^32"));
         }

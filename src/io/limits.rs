@@ -64,9 +64,7 @@ pub fn set_max_memory(bytes: u64) {
 /// Parses a size such as `512M`, `8G`, `1.5GiB`, `1000000` (bytes); binary multiples.
 pub fn parse_size(text: &str) -> Result<u64> {
     let t = text.trim();
-    let split = t
-        .find(|c: char| c.is_ascii_alphabetic())
-        .unwrap_or(t.len());
+    let split = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
     let (num, unit) = t.split_at(split);
     let bad = || {
         KcompError::param(
@@ -196,7 +194,10 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>> {
         .read_to_end(&mut buf)
         .map_err(|e| KcompError::io(path, e))?;
     if buf.len() as u64 > cap {
-        return Err(KcompError::file(path, "grew beyond the size limit while read"));
+        return Err(KcompError::file(
+            path,
+            "grew beyond the size limit while read",
+        ));
     }
     Ok(buf)
 }

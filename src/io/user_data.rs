@@ -104,7 +104,8 @@ fn npy_header(path: &Path, file_size: u64) -> Result<(Vec<u64>, u64, u64)> {
     let (len, start) = match pre[6] {
         1 => (u16::from_le_bytes([pre[8], pre[9]]) as u64, 10),
         2 | 3 => {
-            f.read_exact(&mut pre[10..12]).map_err(|_| bad("too short"))?;
+            f.read_exact(&mut pre[10..12])
+                .map_err(|_| bad("too short"))?;
             (
                 u32::from_le_bytes([pre[8], pre[9], pre[10], pre[11]]) as u64,
                 12,
@@ -116,7 +117,8 @@ fn npy_header(path: &Path, file_size: u64) -> Result<(Vec<u64>, u64, u64)> {
         return Err(bad("header longer than the file"));
     }
     let mut header = vec![0u8; len as usize];
-    f.read_exact(&mut header).map_err(|_| bad("truncated header"))?;
+    f.read_exact(&mut header)
+        .map_err(|_| bad("truncated header"))?;
     let header = String::from_utf8_lossy(&header);
     let descr = header
         .split("'descr'")

@@ -146,7 +146,10 @@ mod tests {
             let v = grid_gaussian_nll_nats(k, lam, mu, sigma);
             let m: f64 = (k as f64 * lam - mu) / sigma;
             let want = sigma.ln() - lam.ln() + 0.5 * m * m + LN_2PI_HALF;
-            assert!(v > 0.0 && (v - want).abs() < 1e-9 * want, "{k} {sigma}: {v} vs {want}");
+            assert!(
+                v > 0.0 && (v - want).abs() < 1e-9 * want,
+                "{k} {sigma}: {v} vs {want}"
+            );
         }
         // sigma = 1e300 at lam = 0.01: 700.3 nats (1010.4 bits) per value.
         let v = grid_gaussian_nll_nats(5, 0.01, 0.0, 1e300);
@@ -155,8 +158,14 @@ mod tests {
         assert_eq!(grid_gaussian_nll_nats(3, 0.01, 0.03, 1e-300), 0.0);
         assert!(grid_gaussian_nll_nats(4, 0.01, 0.03, 1e-300) > 1e10);
         // A diverged model: +inf, never negative.
-        assert_eq!(grid_gaussian_nll_nats(0, 0.01, 0.0, f64::INFINITY), f64::INFINITY);
-        assert_eq!(grid_gaussian_nll_nats(0, 0.01, f64::NAN, 1.0), f64::INFINITY);
+        assert_eq!(
+            grid_gaussian_nll_nats(0, 0.01, 0.0, f64::INFINITY),
+            f64::INFINITY
+        );
+        assert_eq!(
+            grid_gaussian_nll_nats(0, 0.01, f64::NAN, 1.0),
+            f64::INFINITY
+        );
     }
 
     #[test]

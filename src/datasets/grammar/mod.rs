@@ -133,6 +133,12 @@ impl GrammarParams {
         validate::positive("noise", self.noise)?;
         validate::positive("param_std", self.param_std)?;
         validate::not_all_zero("param_std", self.param_std, self.noise, self.precision)?;
+        crate::coding::discretised_gaussian::check_grid(
+            self.param_std,
+            self.precision,
+            "param_std",
+        )?;
+        crate::coding::discretised_gaussian::check_grid(self.noise, self.precision, "noise")?;
         validate::memory("this grammar run", &self.memory_terms())
     }
 

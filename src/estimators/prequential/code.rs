@@ -235,7 +235,10 @@ pub fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<(
     if !(cfg.train.lr <= MAX_LR) {
         return Err(KcompError::param(
             "lr",
-            format!("must be at most {MAX_LR} (larger steps only diverge), got {}", cfg.train.lr),
+            format!(
+                "must be at most {MAX_LR} (larger steps only diverge), got {}",
+                cfg.train.lr
+            ),
         ));
     }
     crate::io::limits::check_threads("threads", cfg.threads, true)?;
@@ -299,8 +302,14 @@ impl PrequentialConfig {
         };
         vec![
             ("vocab x emb_dim", concurrent * (emb_params * 24.0)),
-            ("emb_dim x hidden", concurrent * (layer_params * 24.0 + activations)),
-            ("w/z rows", rows * (w.n_words as f64 * 4.0 + z.width() as f64 * 8.0 + outputs * 8.0)),
+            (
+                "emb_dim x hidden",
+                concurrent * (layer_params * 24.0 + activations),
+            ),
+            (
+                "w/z rows",
+                rows * (w.n_words as f64 * 4.0 + z.width() as f64 * 8.0 + outputs * 8.0),
+            ),
         ]
     }
 }
