@@ -201,7 +201,7 @@ fn write_fixtures(tmp: &Path) {
     // A .npy header claiming shape (10^12, 2) over 16 bytes of data.
     let mut header =
         "{'descr': '<i8', 'fortran_order': False, 'shape': (1000000000000, 2), }".to_string();
-    while (10 + header.len() + 1) % 64 != 0 {
+    while !(10 + header.len() + 1).is_multiple_of(64) {
         header.push(' ');
     }
     header.push('\n');

@@ -102,10 +102,14 @@ proptest! {
             composition: if tensor { Composition::Tensor } else { Composition::Linear },
             ..Default::default()
         };
-        if p.validate().is_ok() && samples <= 50 && length <= 32 && dim <= 16 && vocab <= 1000 {
-            if let Ok(d) = grammar::generate(&p) {
-                prop_assert!(d.terms.k_z_given_wf.is_finite() && d.terms.k_f.is_finite());
-            }
+        if p.validate().is_ok()
+            && samples <= 50
+            && length <= 32
+            && dim <= 16
+            && vocab <= 1000
+            && let Ok(d) = grammar::generate(&p)
+        {
+            prop_assert!(d.terms.k_z_given_wf.is_finite() && d.terms.k_f.is_finite());
         }
     }
 

@@ -50,7 +50,7 @@ pub fn check_grid(std: f64, lam: f64, name: &str) -> Result<f64> {
         ));
     }
     let mu = skellam_mu(std, lam);
-    if !(mu <= MAX_GRID_MU) {
+    if mu.is_nan() || mu > MAX_GRID_MU {
         return Err(KcompError::param(
             format!("{name}/precision"),
             format!(

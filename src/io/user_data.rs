@@ -280,7 +280,7 @@ fn read_csv_table(path: &Path) -> Result<Table> {
 }
 
 fn read_jsonl_table(path: &Path) -> Result<Table> {
-    let text = crate::io::limits::read_capped(path, u64::MAX).map(|b| String::from_utf8(b))?;
+    let text = crate::io::limits::read_capped(path, u64::MAX).map(String::from_utf8)?;
     let text = text.map_err(|_| KcompError::file(path, "is not UTF-8 text"))?;
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {

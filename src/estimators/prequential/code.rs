@@ -232,7 +232,7 @@ pub fn make_learner(
 /// run needs (see [`PrequentialConfig::memory_terms`]).
 pub fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<()> {
     cfg.train.validate()?;
-    if !(cfg.train.lr <= MAX_LR) {
+    if cfg.train.lr.is_nan() || cfg.train.lr > MAX_LR {
         return Err(KcompError::param(
             "lr",
             format!(
