@@ -363,7 +363,7 @@ fn cases() -> Vec<(&'static str, Expect)> {
         ),
         (
             "synth lookup --ngram 16 --vocab 100 --rng numpy",
-            Clean("vocab^ngram"),
+            Clean("rng"),
         ),
         (
             "synth lookup --ngram 4 --vocab 40 --rng numpy",

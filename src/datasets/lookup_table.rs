@@ -119,7 +119,6 @@ impl LookupParams {
             return Err(KcompError::param("vocab", "must be below 2^32"));
         }
         let rows = self.table_rows()?;
-        validate::memory("this lookup-table run", &self.memory_terms()?)?;
         if self.rng == RngKind::Numpy && rows * self.row_width() as u128 > MAX_DENSE_ENTRIES {
             return Err(KcompError::param(
                 "rng",
@@ -129,6 +128,8 @@ impl LookupParams {
                 ),
             ));
         }
+        // After the rng check: its message says what to do about a huge numpy table.
+        validate::memory("this lookup-table run", &self.memory_terms()?)?;
         Ok(())
     }
 

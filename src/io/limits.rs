@@ -190,7 +190,7 @@ pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>> {
     let file = std::fs::File::open(path).map_err(|e| KcompError::io(path, e))?;
     let mut buf = Vec::with_capacity(size as usize);
     // `take` guards against a file that grows while it is read.
-    file.take(cap + 1)
+    file.take(cap.saturating_add(1))
         .read_to_end(&mut buf)
         .map_err(|e| KcompError::io(path, e))?;
     if buf.len() as u64 > cap {
