@@ -75,3 +75,29 @@ fn logpmf_matches_mpmath_including_scipy_minus_inf_points() {
         "the file has two points where SciPy gives -inf"
     );
 }
+
+#[test]
+fn huge_mu_logpmf_matches_asymptotic_oracles() {
+    // mu = 4e307 used to give probability 0 (2 pi p overflowed); true: 2^-512.74.
+    let text = std::fs::read_to_string(common::data_dir().join("skellam/huge_mu_oracle.tsv"))
+        .expect("oracle file");
+    let mut count = 0;
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let c: Vec<&str> = line.split('\t').collect();
+        let (mu, k, want): (f64, i64, f64) = (
+            c[0].parse().unwrap(),
+            c[1].parse().unwrap(),
+            c[2].parse().unwrap(),
+        );
+        let got = skellam_logpmf_nats(k, mu, mu);
+        let err = rel_err(got, want);
+        assert!(
+            err <= 1e-12,
+            "mu={mu} k={k}: got {got}, want {want}, rel {err:e}"
+        );
+        count += 1;
+    }
+    assert_eq!(count, 15);
+    let bits = -skellam_logpmf_nats(3, 4e307, 4e307) / std::f64::consts::LN_2;
+    assert!((bits - 512.741_710_629_946).abs() < 1e-9, "{bits}");
+}

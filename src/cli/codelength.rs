@@ -3,7 +3,7 @@
 use clap::{Args, Subcommand};
 
 use crate::coding::bits::nats_to_bits;
-use crate::coding::skellam::skellam_logpmf_nats;
+use crate::coding::skellam::{MAX_MU, skellam_logpmf_nats};
 use crate::error::KcompError;
 
 /// Code length of a value under a distribution.
@@ -39,10 +39,10 @@ pub fn run_codelength(args: CodelengthArgs) -> anyhow::Result<()> {
     match args.distribution {
         Distribution::Skellam { mu1, mu2, k } => {
             for (name, mu) in [("mu1", mu1), ("mu2", mu2)] {
-                if !(mu.is_finite() && mu >= 0.0) {
+                if !(mu.is_finite() && (0.0..=MAX_MU).contains(&mu)) {
                     return Err(KcompError::param(
                         name,
-                        format!("must be finite and >= 0, got {mu}"),
+                        format!("must be in [0, {MAX_MU:e}] (finite), got {mu}"),
                     )
                     .into());
                 }

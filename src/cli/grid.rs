@@ -64,6 +64,9 @@ pub struct GenerateArgs {
     /// Output file (default: stdout).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Memory limit, e.g. 4G (default: half the physical memory).
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::synth::parse_max_memory, allow_hyphen_values = true)]
+    pub max_memory: Option<u64>,
 }
 
 /// `kcomp grid prompt`.
@@ -102,7 +105,7 @@ pub struct ScoreArgs {
     #[arg(long)]
     pub json: bool,
     /// Wall-clock limit per sample run, in seconds.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = 5.0, allow_hyphen_values = true)]
     pub timeout: f64,
     /// UNSAFE: when the OS sandbox (namespaces, Landlock, seccomp) is unavailable, run the
     /// program anyway with rlimits only; it can then read and write your files.
@@ -110,12 +113,34 @@ pub struct ScoreArgs {
     pub allow_unsandboxed: bool,
 }
 
+/// Shortest per-sample timeout: below it even a correct program's interpreter start-up fails.
+pub const MIN_TIMEOUT_SECS: f64 = 0.1;
+/// Longest per-sample timeout.
+pub const MAX_TIMEOUT_SECS: f64 = 600.0;
+
+/// Largest answer file scored (an LLM answer is a few kB).
+pub const MAX_ANSWER_BYTES: u64 = 16 << 20;
+
 /// Checks a timeout value in seconds.
 pub fn timeout_of(secs: f64) -> crate::Result<Duration> {
-    if !(secs.is_finite() && secs > 0.0 && secs <= 3600.0) {
-        return Err(KcompError::param("timeout", "must be in (0, 3600] seconds"));
+    if !(secs.is_finite() && (MIN_TIMEOUT_SECS..=MAX_TIMEOUT_SECS).contains(&secs)) {
+        return Err(KcompError::param(
+            "timeout",
+            format!("must be in [{MIN_TIMEOUT_SECS}, {MAX_TIMEOUT_SECS}] seconds, got {secs}"),
+        ));
     }
     Ok(Duration::from_secs_f64(secs))
+}
+
+/// Checks that `path` is an existing directory.
+fn existing_dir(name: &str, path: &std::path::Path) -> crate::Result<()> {
+    if !path.is_dir() {
+        return Err(KcompError::param(
+            name,
+            format!("{} is not an existing directory", path.display()),
+        ));
+    }
+    Ok(())
 }
 
 /// Loads record `index` of a dataset with a clear error.
@@ -138,9 +163,28 @@ pub fn load_record(
 pub fn run(args: GridArgs) -> anyhow::Result<()> {
     match args.command {
         GridCommand::Generate(a) => {
+            if let Some(bytes) = a.max_memory {
+                crate::io::limits::set_max_memory(bytes);
+            }
             let setting = Setting::parse(&a.setting)?;
             let spec = match a.compat.as_deref() {
-                Some("rgp") => GridSpec::default(),
+                Some("rgp") => {
+                    let d = GridSpec::default();
+                    if a.positions != d.positions
+                        || a.letters != d.letters
+                        || a.side != d.side
+                        || a.samples.is_some()
+                        || a.non_complementary
+                    {
+                        return Err(KcompError::param(
+                            "compat",
+                            "--compat rgp fixes the shape: drop --positions, --letters, --side, \
+                             --samples and --non-complementary",
+                        )
+                        .into());
+                    }
+                    d
+                }
                 Some(other) => {
                     return Err(KcompError::param(
                         "compat",
@@ -182,14 +226,14 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
         GridCommand::Score(a) => {
             let mode = ParserMode::parse(&a.parser)?;
             let record = load_record(&a.dataset, a.record)?;
-            let answer =
-                std::fs::read(&a.answer).map_err(|e| KcompError::file(&a.answer, e.to_string()))?;
+            let timeout = timeout_of(a.timeout)?;
+            let answer = crate::io::limits::read_capped(&a.answer, MAX_ANSWER_BYTES)?;
             let answer = String::from_utf8_lossy(&answer);
             if answer.trim().is_empty() {
                 return Err(KcompError::file(&a.answer, "the answer is empty").into());
             }
             let cfg = SandboxConfig {
-                timeout: timeout_of(a.timeout)?,
+                timeout,
                 allow_unsandboxed: a.allow_unsandboxed,
                 ..SandboxConfig::default()
             };
@@ -224,7 +268,11 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
                 );
             }
         }
-        GridCommand::Report(a) => crate::reports::run_report(a)?,
+        GridCommand::Report(a) => {
+            existing_dir("dir", &a.dir)?;
+            existing_dir("data", &a.data)?;
+            crate::reports::run_report(a)?
+        }
     }
     Ok(())
 }

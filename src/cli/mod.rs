@@ -46,16 +46,33 @@ pub enum Command {
 pub fn main_with_exit_code() -> i32 {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
+        Err(err) if err.use_stderr() => {
+            // One line, like every other error: the message without clap's usage lines.
+            if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+                eprintln!("error: a subcommand is required (usage: see --help)");
+                return 2;
+            }
+            let text = err.render().to_string();
+            let line: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            eprintln!("{}", line.join(" "));
+            return 2;
+        }
         Err(err) => {
-            let code = if err.use_stderr() { 2 } else { 0 };
             let _ = err.print();
-            return code;
+            return 0;
         }
     };
     match run(cli) {
         Ok(()) => 0,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            // Exactly one line, even if a message carries a newline.
+            let msg = format!("{err:#}").replace('\n', " ");
+            eprintln!("error: {msg}");
             2
         }
     }

@@ -69,10 +69,10 @@ pub struct PrequentialArgs {
     #[arg(long, requires = "w")]
     pub z: Option<PathBuf>,
     /// Grid spacing (precision) of continuous Z.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub precision: Option<f64>,
     /// Holistic fraction h of a generated language system.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub holistic_fraction: Option<f64>,
     /// Seed of a generated language system.
     #[arg(long)]
@@ -99,19 +99,19 @@ pub struct PrequentialArgs {
     #[arg(long, value_name = "MIN,N", conflicts_with = "fractions")]
     pub log_schedule: Option<String>,
     /// Explicit schedule as fractions of the encoded rows, e.g. 0.1,0.2,0.5.
-    #[arg(long, value_name = "F1,F2,...")]
+    #[arg(long, value_name = "F1,F2,...", allow_hyphen_values = true)]
     pub fractions: Option<String>,
     /// Hidden layer widths, e.g. 256,256.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub hidden: Option<String>,
     /// Embedding size.
     #[arg(long)]
     pub emb_dim: Option<usize>,
     /// Dropout rate.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub dropout: Option<f64>,
     /// Adam learning rate.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub lr: Option<f64>,
     /// Mini-batch size.
     #[arg(long)]
@@ -123,12 +123,12 @@ pub struct PrequentialArgs {
     #[arg(long)]
     pub patience: Option<usize>,
     /// Early-stopping tolerance (nats per value).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub tolerance: Option<f64>,
     /// Multiply the learning rate by this factor after every --lr-patience epochs without
     /// improvement (default 1: constant, as the reference). E.g. 0.5 with --lr-patience 10
     /// lets continuous-Z models resolve values finer than the constant rate allows.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub lr_decay: Option<f64>,
     /// Epochs without improvement before each learning-rate decay (0 = never).
     #[arg(long)]
@@ -153,11 +153,11 @@ pub struct PrequentialArgs {
     pub json: bool,
     /// Sweep the holistic fraction of the generated language over these values
     /// (e.g. 0,0.25,0.5,0.75,1); writes runs.csv, table.csv, table.md and c_l_vs_h.png to --out.
-    #[arg(long, value_name = "H1,H2,...")]
+    #[arg(long, value_name = "H1,H2,...", allow_hyphen_values = true)]
     pub sweep_h: Option<String>,
-    /// Seeds per holistic fraction in a sweep (language seed = model seed = 0..N).
-    #[arg(long, default_value_t = 5)]
-    pub seeds: u64,
+    /// Seeds per holistic fraction in a sweep (language seed = model seed = 0..N; default 5).
+    #[arg(long)]
+    pub seeds: Option<u64>,
     /// In a sweep, keep the runs already finished in --out: a run folder whose config.toml
     /// matches the run's configuration (threads and output folder aside) is read back
     /// instead of recomputed, so an interrupted sweep continues where it stopped.
@@ -166,6 +166,33 @@ pub struct PrequentialArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Memory limit, e.g. 4G (default: half the physical memory); runs estimated above it
+    /// are refused before anything is allocated.
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::synth::parse_max_memory, allow_hyphen_values = true)]
+    pub max_memory: Option<u64>,
+}
+
+/// Most seeds per holistic fraction in a sweep.
+pub const MAX_SWEEP_SEEDS: u64 = 1000;
+
+/// The holistic fractions of `--sweep-h`: finite, in [0, 1], no value twice.
+pub fn parse_sweep_h(list: &str) -> Result<Vec<f64>> {
+    let hs = parse_list::<f64>("sweep_h", list)?;
+    for (i, &h) in hs.iter().enumerate() {
+        if !(0.0..=1.0).contains(&h) {
+            return Err(KcompError::param(
+                "sweep_h",
+                format!("every holistic fraction must be in [0, 1], got {h}"),
+            ));
+        }
+        if hs[..i].contains(&h) {
+            return Err(KcompError::param(
+                "sweep_h",
+                format!("{h} is listed twice (each value is run once with every seed)"),
+            ));
+        }
+    }
+    Ok(hs)
 }
 
 fn parse_list<T: std::str::FromStr>(name: &str, s: &str) -> Result<Vec<T>> {
@@ -189,11 +216,59 @@ fn parse_pair(name: &str, s: &str) -> Result<(usize, usize)> {
     Ok((v[0], v[1]))
 }
 
+/// Refuses settings that would be silently ignored.
+fn check_ignored(args: &PrequentialArgs, cfg: &ConfigFile) -> Result<()> {
+    let files = args.w.is_some() || cfg.files.is_some();
+    if files && cfg.language.is_some() {
+        return Err(KcompError::param(
+            "language",
+            "the config has both [language] and [files]: the language would be ignored",
+        ));
+    }
+    if files && (args.synonyms.is_some() || args.word_order.is_some()) {
+        return Err(KcompError::param(
+            if args.synonyms.is_some() {
+                "synonyms"
+            } else {
+                "word_order"
+            },
+            "language-system flags do not apply to user files",
+        ));
+    }
+    if !files && args.precision.is_some() {
+        return Err(KcompError::param(
+            "precision",
+            "only continuous user data (--w/--z or [files]) has a precision",
+        ));
+    }
+    if args.sweep_h.is_some() {
+        for (set, name) in [
+            (args.holistic_fraction.is_some(), "holistic_fraction"),
+            (args.language_seed.is_some(), "language_seed"),
+            (args.seed.is_some(), "seed"),
+        ] {
+            if set {
+                return Err(KcompError::param(
+                    name,
+                    "a --sweep-h sweep sets it for every run (h from the list, seeds 0..--seeds)",
+                ));
+            }
+        }
+    } else {
+        for (set, name) in [(args.seeds.is_some(), "seeds"), (args.resume, "resume")] {
+            if set {
+                return Err(KcompError::param(name, "only applies to a --sweep-h sweep"));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Reads the config file (if any) and applies the flag overrides.
 pub fn resolve(args: &PrequentialArgs) -> Result<ConfigFile> {
     let mut cfg = match &args.config {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| KcompError::io(p, e))?;
+            let text = crate::io::limits::read_text(p)?;
             toml::from_str::<ConfigFile>(&text).map_err(|e| {
                 let line = e
                     .span()
@@ -204,6 +279,7 @@ pub fn resolve(args: &PrequentialArgs) -> Result<ConfigFile> {
         }
         None => ConfigFile::default(),
     };
+    check_ignored(args, &cfg)?;
     if let (Some(w), Some(z)) = (&args.w, &args.z) {
         cfg.files = Some(FilesConfig {
             w: w.clone(),
@@ -367,11 +443,15 @@ pub fn write_outputs(
 
 /// Runs `kcomp prequential`.
 pub fn run(args: PrequentialArgs) -> Result<()> {
+    if let Some(bytes) = args.max_memory {
+        crate::io::limits::set_max_memory(bytes);
+    }
     let cfg = resolve(&args)?;
     if let Some(list) = &args.sweep_h {
-        return sweep(&args, cfg, &parse_list::<f64>("sweep_h", list)?);
+        return sweep(&args, cfg, &parse_sweep_h(list)?);
     }
     let (w, z) = load_data(&cfg)?;
+    crate::estimators::prequential::code::validate(&w, &z, &cfg.prequential)?;
     let pb = progress_bar(!args.quiet && !args.json);
     let r = language_compositionality(&w, &z, &cfg.prequential, Some(&pb))?;
     pb.finish_and_clear();
@@ -395,6 +475,9 @@ pub fn run(args: PrequentialArgs) -> Result<()> {
         println!("{k_z_label:<20}{:.1} bits", r.k_z);
         println!("C^L(Z)              {:.4}", r.c_l);
         println!("wall time           {:.1} s", r.wall_seconds);
+        for w in &r.warnings {
+            println!("warning: {w}");
+        }
         if let Some(dir) = &cfg.output.dir {
             println!("outputs in          {}", dir.display());
         }
@@ -410,8 +493,12 @@ fn sweep(args: &PrequentialArgs, base: ConfigFile, hs: &[f64]) -> Result<()> {
             "a sweep needs a generated language",
         ));
     }
-    if args.seeds == 0 {
-        return Err(KcompError::param("seeds", "must be >= 1"));
+    let seeds = args.seeds.unwrap_or(5);
+    if !(1..=MAX_SWEEP_SEEDS).contains(&seeds) {
+        return Err(KcompError::param(
+            "seeds",
+            format!("must be in 1..={MAX_SWEEP_SEEDS}, got {seeds}"),
+        ));
     }
     let dir = base
         .output
@@ -424,7 +511,7 @@ fn sweep(args: &PrequentialArgs, base: ConfigFile, hs: &[f64]) -> Result<()> {
     // Seeds outermost, so that an interrupted sweep still covers every h; the tables are
     // rewritten after every run.
     let mut md = String::new();
-    for s in 0..args.seeds {
+    for s in 0..seeds {
         for &h in hs {
             let mut cfg = base.clone();
             let lang = cfg

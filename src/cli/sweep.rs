@@ -35,6 +35,9 @@ pub struct SweepArgs {
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Memory limit, e.g. 4G (default: half the physical memory).
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::synth::parse_max_memory, allow_hyphen_values = true)]
+    pub max_memory: Option<u64>,
 }
 
 /// Reproduce seed 004's synthetic sweeps (Figure 2: lookup tables and grammars).
@@ -57,6 +60,9 @@ pub struct ReproduceArgs {
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// Memory limit, e.g. 4G (default: half the physical memory).
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::synth::parse_max_memory, allow_hyphen_values = true)]
+    pub max_memory: Option<u64>,
 }
 
 /// The built-in Figure 2 sweep configs (the files of configs/paper/).
@@ -91,11 +97,12 @@ pub const PAPER_CONFIGS: [(&str, &str); 7] = [
     ),
 ];
 
-fn set_threads(threads: Option<usize>) -> anyhow::Result<()> {
+fn set_threads(threads: Option<usize>, max_memory: Option<u64>) -> anyhow::Result<()> {
+    if let Some(bytes) = max_memory {
+        crate::io::limits::set_max_memory(bytes);
+    }
     if let Some(n) = threads {
-        if n == 0 {
-            anyhow::bail!("invalid parameter `threads`: must be at least 1");
-        }
+        crate::io::limits::check_threads("threads", n, false)?;
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)
             .build_global()
@@ -139,7 +146,7 @@ fn run_all(
 
 /// Runs `kcomp sweep`.
 pub fn run_sweep_command(args: SweepArgs) -> anyhow::Result<()> {
-    set_threads(args.threads)?;
+    set_threads(args.threads, args.max_memory)?;
     let configs = args
         .configs
         .iter()
@@ -166,7 +173,7 @@ pub fn run_sweep_command(args: SweepArgs) -> anyhow::Result<()> {
 
 /// Runs `kcomp reproduce`.
 pub fn run_reproduce(args: ReproduceArgs) -> anyhow::Result<()> {
-    set_threads(args.threads)?;
+    set_threads(args.threads, args.max_memory)?;
     let mut configs = Vec::new();
     for (name, text) in PAPER_CONFIGS {
         let mut config = SweepConfig::from_toml(name, text)?;

@@ -7,6 +7,7 @@ use clap::{Args, Subcommand};
 
 use crate::datasets::grammar::{Composition, GrammarParams};
 use crate::datasets::lookup_table::{LookupParams, TableCost};
+use crate::datasets::validate::topsim_bytes;
 use crate::estimators::topsim::{Correlation, TopsimConfig, WDistance, ZDistance};
 use crate::io::npy::write_dataset;
 use crate::rng::stream::RngKind;
@@ -43,10 +44,10 @@ pub struct CommonArgs {
     #[arg(long, default_value_t = 1000)]
     pub samples: usize,
     /// lam: grid spacing of every value (precision).
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, default_value_t = 0.01, allow_hyphen_values = true)]
     pub precision: f64,
     /// r: standard deviation of the noise added to Z.
-    #[arg(long, default_value_t = 0.01)]
+    #[arg(long, default_value_t = 0.01, allow_hyphen_values = true)]
     pub noise: f64,
     /// Seed of every random draw.
     #[arg(long, default_value_t = 0)]
@@ -60,8 +61,17 @@ pub struct CommonArgs {
     /// Also write W.npy, Z.npy, Z_grid.npy and meta.json into this directory.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Memory limit, e.g. 4G or 512M (default: half the physical memory); runs estimated
+    /// above it are refused before anything is allocated.
+    #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
+    pub max_memory: Option<u64>,
     #[command(flatten)]
     pub topsim: TopsimArgs,
+}
+
+/// `--max-memory` parser shared by the commands that allocate.
+pub fn parse_max_memory(s: &str) -> Result<u64, String> {
+    crate::io::limits::parse_size(s).map_err(|e| e.to_string())
 }
 
 /// Topological-similarity options.
@@ -113,7 +123,7 @@ pub struct LookupArgs {
     #[arg(long, default_value_t = 1)]
     pub ngram: usize,
     /// Standard deviation of table entries.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub table_std: f64,
     /// K(f) charges every table row (full, the paper's) or only the rows that occur (used).
     #[arg(long, value_enum, default_value_t = TableCost::Full)]
@@ -151,7 +161,7 @@ pub struct GrammarArgs {
     #[arg(long)]
     pub reference_compat: bool,
     /// Standard deviation of embeddings, rule matrices and roles.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     pub param_std: f64,
     #[command(flatten)]
     pub common: CommonArgs,
@@ -196,7 +206,22 @@ pub fn run_synth(args: SynthArgs) -> anyhow::Result<()> {
             a.common,
         ),
     };
+    if let Some(bytes) = common.max_memory {
+        crate::io::limits::set_max_memory(bytes);
+    }
+    // Parameters (and the generator's memory) first, so errors name the real culprit.
+    match &spec {
+        SynthSpec::Lookup(p) => p.validate()?,
+        SynthSpec::Grammar(p) => p.validate()?,
+    }
     let topsim = common.topsim.config(common.seed);
+    if let Some(t) = &topsim {
+        let (n, m, d) = spec_shape(&spec);
+        crate::datasets::validate::memory(
+            "topological similarity",
+            &[("topsim_max_pairs", topsim_bytes(n, m, d, t.max_pairs))],
+        )?;
+    }
     let (record, data) = run(&spec, topsim.as_ref())?;
     let mut written = Vec::new();
     if let Some(dir) = &common.out {
@@ -214,6 +239,14 @@ pub fn run_synth(args: SynthArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// (samples, length, dim) of a spec, for the topsim memory estimate.
+pub fn spec_shape(spec: &SynthSpec) -> (usize, usize, usize) {
+    match spec {
+        SynthSpec::Lookup(p) => (p.samples, p.length, p.dim),
+        SynthSpec::Grammar(p) => (p.samples, p.length, p.dim),
+    }
 }
 
 fn print_table(r: &RunRecord) {

@@ -10,6 +10,10 @@ use crate::rng::stream::Stream;
 
 use super::skellam::SymmetricSkellamCode;
 
+/// Largest Skellam mu of a discretised Gaussian: draws are Poisson(mu) differences held as
+/// `i64` and as `f64` (exact below 2^53), so mu + 40 sd must stay well below 2^53.
+pub const MAX_GRID_MU: f64 = (1u64 << 50) as f64;
+
 /// A discretised Gaussian with mean 0 on the grid of spacing `lam`.
 #[derive(Debug, Clone)]
 pub struct DiscretisedGaussian {
@@ -21,26 +25,46 @@ pub struct DiscretisedGaussian {
 impl DiscretisedGaussian {
     /// Validates `std > 0`, `lam > 0` (both finite). `name` prefixes error messages.
     pub fn new(std: f64, lam: f64, name: &str) -> Result<Self> {
-        if !(lam.is_finite() && lam > 0.0) {
-            return Err(KcompError::param(
-                "precision",
-                format!("must be a positive finite grid spacing, got {lam}"),
-            ));
-        }
-        if !(std.is_finite() && std > 0.0) {
-            return Err(KcompError::param(
-                name,
-                format!("standard deviation must be positive and finite, got {std}"),
-            ));
-        }
-        let mu = skellam_mu(std, lam);
+        let mu = check_grid(std, lam, name)?;
         Ok(DiscretisedGaussian {
             std,
             lam,
             code: SymmetricSkellamCode::new(mu),
         })
     }
+}
 
+/// Checks `std > 0`, `lam > 0` (finite) and that grid indices stay exact (Skellam mu at most
+/// [`MAX_GRID_MU`]); returns mu. Cheap: generators call it from their parameter validation.
+pub fn check_grid(std: f64, lam: f64, name: &str) -> Result<f64> {
+    if !(lam.is_finite() && lam > 0.0) {
+        return Err(KcompError::param(
+            "precision",
+            format!("must be a positive finite grid spacing, got {lam}"),
+        ));
+    }
+    if !(std.is_finite() && std > 0.0) {
+        return Err(KcompError::param(
+            name,
+            format!("standard deviation must be positive and finite, got {std}"),
+        ));
+    }
+    let mu = skellam_mu(std, lam);
+    if mu.is_nan() || mu > MAX_GRID_MU {
+        return Err(KcompError::param(
+            format!("{name}/precision"),
+            format!(
+                "{name} / precision = {:e} grid steps is too many: grid indices are exact \
+                     integers only while {name}/precision <= {:.3e} (Skellam mu <= 2^50)",
+                std / lam,
+                (2.0 * MAX_GRID_MU).sqrt()
+            ),
+        ));
+    }
+    Ok(mu)
+}
+
+impl DiscretisedGaussian {
     /// Standard deviation in value units.
     pub fn std(&self) -> f64 {
         self.std
@@ -117,5 +141,17 @@ mod tests {
         assert!(DiscretisedGaussian::new(1.0, 0.0, "table").is_err());
         assert!(DiscretisedGaussian::new(-1.0, 0.01, "table").is_err());
         assert!(DiscretisedGaussian::new(f64::NAN, 0.01, "noise").is_err());
+        // std/precision = 1e308 used to overflow mu and allocate a table per sd.
+        let e = DiscretisedGaussian::new(1.0, 1e-308, "table_std")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("table_std/precision"), "{e}");
+        assert!(DiscretisedGaussian::new(1e308, 0.01, "noise").is_err());
+        // Tiny precision within the exact range is fine: mu = 5e13.
+        let g = DiscretisedGaussian::new(1.0, 1e-7, "noise").unwrap();
+        assert_eq!(g.mu(), 0.5e14);
+        // A std far below the precision: mu underflows to 0, every value is 0 (0 bits).
+        let g = DiscretisedGaussian::new(1e-300, 1.0, "noise").unwrap();
+        assert_eq!(g.code_bits(0), 0.0);
     }
 }

@@ -95,8 +95,9 @@ fn log_ive_debye(nu: f64, x: f64, p: f64) -> f64 {
         }
         p_pow *= inv_p;
     }
-    // nu*eta - x = (p - x) + nu ln(x / (nu + p)), with p - x = nu^2 / (p + x).
-    let p_minus_x = nu * nu / (p + x);
+    // nu*eta - x = (p - x) + nu ln(x / (nu + p)), with p - x = nu^2 / (p + x) written as
+    // nu t / (1 + x/p) so that nothing overflows for x near f64::MAX.
+    let p_minus_x = nu * t / (1.0 + x * inv_p);
     // ln(x/(nu+p)): direct when the ratio is small, through ln_1p when it is close to 1.
     let ratio = x / (nu + p);
     let log_ratio = if ratio < 0.5 {
@@ -105,10 +106,21 @@ fn log_ive_debye(nu: f64, x: f64, p: f64) -> f64 {
         (-(nu + p_minus_x) / (nu + p)).ln_1p()
     };
     let exponent = p_minus_x + nu * log_ratio;
-    exponent - 0.5 * (2.0 * std::f64::consts::PI * p).ln() + sum.ln()
+    // ln(2 pi p) as a sum: 2 pi p overflows for p > 2.9e307 (mu > 7e306).
+    exponent - 0.5 * ((2.0 * std::f64::consts::PI).ln() + p.ln()) + sum.ln()
 }
 
-/// Natural-log pmf of Skellam(mu1, mu2) at integer `k`; `mu1, mu2 >= 0`, not both zero.
+/// Largest mu accepted: `2 sqrt(mu1 mu2)` must stay finite.
+pub const MAX_MU: f64 = f64::MAX / 4.0;
+
+/// Above this total mean the entropy uses its asymptotic form instead of a sum over k.
+const ENTROPY_SUM_MAX_MU: f64 = 1e6;
+
+/// Cached code lengths per symmetric code (|k| below this come from the table).
+const MAX_CACHED: usize = 1 << 16;
+
+/// Natural-log pmf of Skellam(mu1, mu2) at integer `k`; `0 <= mu1, mu2 <= MAX_MU`, not both
+/// zero.
 pub fn skellam_logpmf_nats(k: i64, mu1: f64, mu2: f64) -> f64 {
     if mu2 == 0.0 {
         return poisson_logpmf_nats(k, mu1);
@@ -117,7 +129,9 @@ pub fn skellam_logpmf_nats(k: i64, mu1: f64, mu2: f64) -> f64 {
         return poisson_logpmf_nats(-k, mu2);
     }
     let (s1, s2) = (mu1.sqrt(), mu2.sqrt());
-    let diff2 = (mu1 - mu2) * (mu1 - mu2) / ((s1 + s2) * (s1 + s2));
+    // (sqrt(mu1) - sqrt(mu2))^2 without cancellation and without squaring mu (overflow).
+    let d = (mu1 - mu2) / (s1 + s2);
+    let diff2 = d * d;
     let kf = k as f64;
     let tilt = if mu1 == mu2 {
         0.0
@@ -143,10 +157,20 @@ pub fn skellam_code_bits(k: i64, mu1: f64, mu2: f64) -> f64 {
     nats_to_bits(-skellam_logpmf_nats(k, mu1, mu2))
 }
 
-/// Entropy of Skellam(mu1, mu2) in nats, summed over every k with non-negligible mass.
+/// Entropy of Skellam(mu1, mu2) in nats, summed over every k with non-negligible mass; for
+/// `mu1 + mu2 > 1e6` the Edgeworth form `ln(2 pi e s^2)/2 - g1^2/12 - g2^2/48` (s^2 = mu1 + mu2,
+/// skewness g1 = (mu1 - mu2)/s^3, excess kurtosis g2 = 1/s^2), whose next terms are O(s^-4).
 pub fn skellam_entropy_nats(mu1: f64, mu2: f64) -> f64 {
+    let var = mu1 + mu2;
+    if var > ENTROPY_SUM_MAX_MU {
+        let sd = var.sqrt();
+        let g1 = (mu1 - mu2) / (var * sd);
+        let g2 = 1.0 / var;
+        let gauss = 0.5 * ((2.0 * std::f64::consts::PI * std::f64::consts::E).ln() + var.ln());
+        return gauss - g1 * g1 / 12.0 - g2 * g2 / 48.0;
+    }
     let mean = mu1 - mu2;
-    let sd = (mu1 + mu2).sqrt();
+    let sd = var.sqrt();
     let half_width = (40.0 * sd + 60.0).ceil() as i64;
     let centre = mean.round() as i64;
     let mut entropy = 0.0;
@@ -168,9 +192,12 @@ pub struct SymmetricSkellamCode {
 }
 
 impl SymmetricSkellamCode {
-    /// Precomputes `-ln p(k)` for `|k| <= 8 sd + 16`.
+    /// Precomputes `-ln p(k)` for `|k| <= 8 sd + 16` (at most 2^16 values: a huge mu must not
+    /// allocate a table per standard deviation).
     pub fn new(mu: f64) -> Self {
-        let limit = (8.0 * (2.0 * mu).sqrt() + 16.0).ceil() as usize;
+        let limit = (8.0 * (2.0 * mu).sqrt() + 16.0)
+            .ceil()
+            .min(MAX_CACHED as f64) as usize;
         let cached_nats = (0..=limit)
             .map(|k| -skellam_logpmf_nats(k as i64, mu, mu))
             .collect();
@@ -234,6 +261,40 @@ mod tests {
                 .sum();
             assert!((total - 1.0).abs() < 1e-12, "{mu1} {mu2} {total}");
         }
+    }
+
+    #[test]
+    fn asymptotic_entropy_continues_the_sum() {
+        // Below the switch the sum and the Edgeworth form agree to 1e-11 relative.
+        for (mu1, mu2) in [(2.5e5, 2.5e5), (4e5, 3e5), (4.9e5, 4.9e5)] {
+            let sum = skellam_entropy_nats(mu1, mu2);
+            let var: f64 = mu1 + mu2;
+            let g1 = (mu1 - mu2) / var.powf(1.5);
+            let asym = 0.5 * (2.0 * std::f64::consts::PI * std::f64::consts::E * var).ln()
+                - g1 * g1 / 12.0
+                - 1.0 / (48.0 * var * var);
+            assert!((sum - asym).abs() < 1e-10, "{mu1} {mu2}: {sum} vs {asym}");
+        }
+        // mu = 1e15: 0.5 ln(4 pi e 1e15).
+        let h = skellam_entropy_nats(1e15, 1e15);
+        assert!(
+            (h - 0.5 * (4.0 * std::f64::consts::PI * std::f64::consts::E * 1e15).ln()).abs()
+                < 1e-12
+        );
+    }
+
+    #[test]
+    fn huge_mu_codes_stay_small_and_finite() {
+        let code = SymmetricSkellamCode::new(1e15);
+        assert_eq!(code.cached_nats.len(), MAX_CACHED + 1);
+        let (a, b) = (
+            code.code_nats(MAX_CACHED as i64),
+            code.code_nats(MAX_CACHED as i64 + 1),
+        );
+        assert!(
+            a.is_finite() && b.is_finite() && (a - b).abs() < 1e-6,
+            "{a} {b}"
+        );
     }
 
     #[test]

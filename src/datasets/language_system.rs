@@ -141,7 +141,7 @@ impl LanguageSystemConfig {
         } else {
             space
         };
-        if per_attr < (self.n_vals * self.synonyms) as f64 {
+        if per_attr < self.n_vals as f64 * self.synonyms as f64 {
             return Err(KcompError::param(
                 "vocab",
                 format!(
@@ -157,7 +157,25 @@ impl LanguageSystemConfig {
         if space > 1e9 {
             return Err(KcompError::param("msg_len", "word space too large (> 1e9)"));
         }
-        self.n_objects()
+        let n_obj = self.n_objects()?;
+        let rows = n_obj as f64 * self.repeats as f64;
+        crate::datasets::validate::memory(
+            "this language system",
+            &[
+                ("msg_len", space * 8.0),
+                (
+                    "repeats",
+                    rows * ((self.msg_len + self.n_attr) as f64 * 4.0 + 16.0),
+                ),
+                (
+                    "synonyms",
+                    (n_obj as f64 + self.n_vals as f64 * self.synonyms as f64)
+                        * 8.0
+                        * self.n_attr as f64,
+                ),
+            ],
+        )?;
+        Ok(n_obj)
     }
 
     /// Generates the language system.

@@ -108,6 +108,13 @@ impl LookupParams {
         validate::positive("precision", self.precision)?;
         validate::positive("noise", self.noise)?;
         validate::positive("table_std", self.table_std)?;
+        validate::not_all_zero("table_std", self.table_std, self.noise, self.precision)?;
+        crate::coding::discretised_gaussian::check_grid(
+            self.table_std,
+            self.precision,
+            "table_std",
+        )?;
+        crate::coding::discretised_gaussian::check_grid(self.noise, self.precision, "noise")?;
         if self.vocab > u32::MAX as usize {
             return Err(KcompError::param("vocab", "must be below 2^32"));
         }
@@ -121,7 +128,29 @@ impl LookupParams {
                 ),
             ));
         }
+        // After the rng check: its message says what to do about a huge numpy table.
+        validate::memory("this lookup-table run", &self.memory_terms()?)?;
         Ok(())
+    }
+
+    /// The large allocations of a run, in bytes (`f64`: absurd sizes cannot overflow): W,
+    /// the noise, Z (grid indices and values), the table (dense, or the used rows).
+    pub fn memory_terms(&self) -> Result<Vec<(&'static str, f64)>> {
+        let (n, m, d) = (self.samples as f64, self.length as f64, self.dim as f64);
+        let rows = self.table_rows()? as f64;
+        let width = self.row_width() as f64;
+        let dense = rows * width <= MAX_DENSE_ENTRIES as f64 || self.rng == RngKind::Numpy;
+        let used_rows = (n * self.positions() as f64).min(rows);
+        let table = if dense {
+            rows * width * 8.0
+        } else {
+            used_rows * (width * 8.0 + 96.0)
+        };
+        Ok(vec![
+            ("samples x length", n * m * 8.0 + used_rows * 48.0),
+            ("samples x dim", n * d * 8.0 * 4.0),
+            ("vocab^ngram x dim", table),
+        ])
     }
 
     /// Number of q-gram positions, M/q.
@@ -351,6 +380,11 @@ mod tests {
         assert!(bad(|p| p.vocab = 1).contains("vocab"));
         assert!(bad(|p| p.precision = 0.0).contains("precision"));
         assert!(bad(|p| p.samples = 0).contains("samples"));
+        // Sizes whose arrays do not fit in memory are refused before allocating.
+        assert!(bad(|p| p.samples = 10_000_000_000).contains("samples"));
+        assert!(bad(|p| p.dim = 1 << 32).contains("dim"));
+        assert!(bad(|p| p.noise = f64::INFINITY).contains("noise"));
+        assert!(bad(|p| p.precision = 1e-308).contains("precision"));
     }
 
     #[test]

@@ -34,3 +34,50 @@ pub fn divides(divisor_name: &str, divisor: usize, value_name: &str, value: usiz
     }
     Ok(())
 }
+
+/// Checks the memory a run needs against the limit ([`crate::io::limits`]). `terms` lists the
+/// large allocations as (parameter that drives it, bytes); the error names the largest one.
+pub fn memory(what: &str, terms: &[(&str, f64)]) -> Result<()> {
+    let total: f64 = terms.iter().map(|t| t.1).sum();
+    let name = terms
+        .iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|t| t.0)
+        .unwrap_or("parameters");
+    crate::io::limits::check_memory(name, what, total)
+}
+
+/// Bytes of topological similarity over `n` samples (W width `m`, Z width `d`) with at most
+/// `max_pairs` pairs: the two distance lists (and their ranks), the rows as `f64`.
+pub fn topsim_bytes(n: usize, m: usize, d: usize, max_pairs: usize) -> f64 {
+    let n = n as f64;
+    let pairs = (n * (n - 1.0) / 2.0).min(max_pairs as f64);
+    pairs * 48.0 + n * (m + d) as f64 * 8.0 + n * 64.0
+}
+
+/// A finite real (any sign).
+pub fn finite(name: &str, value: f64) -> Result<()> {
+    if !value.is_finite() {
+        return Err(KcompError::param(
+            name,
+            format!("must be finite, got {value}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses a precision so coarse that every value of Z is 0 (both the parameters' and the
+/// noise's Skellam mu underflow to 0): K(Z|W) = 0 and C(Z) = K(Z)/K(Z|W) is undefined.
+pub fn not_all_zero(std_name: &str, std: f64, noise: f64, precision: f64) -> Result<()> {
+    use crate::coding::discretised_gaussian::skellam_mu;
+    if skellam_mu(std, precision) == 0.0 && skellam_mu(noise, precision) == 0.0 {
+        return Err(KcompError::param(
+            "precision",
+            format!(
+                "precision {precision:e} is so far above {std_name} and noise that every value \
+                 of Z is 0: K(Z|W) = 0 and C(Z) is undefined"
+            ),
+        ));
+    }
+    Ok(())
+}

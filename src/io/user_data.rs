@@ -87,6 +87,94 @@ impl From<Vec<f32>> for Values {
     }
 }
 
+/// Bytes of memory per byte of a text table while it is parsed (rows of `f64`, then the
+/// flat copy and the typed copy): every value takes at least 2 bytes of text.
+const TEXT_EXPANSION: f64 = 16.0;
+
+/// Shape and item size declared by a `.npy` header, read without reading the data.
+fn npy_header(path: &Path, file_size: u64) -> Result<(Vec<u64>, u64, u64)> {
+    use std::io::Read;
+    let bad = |why: &str| KcompError::file(path, format!("not a valid .npy file: {why}"));
+    let mut f = std::fs::File::open(path).map_err(|e| KcompError::io(path, e))?;
+    let mut pre = [0u8; 12];
+    f.read_exact(&mut pre[..10]).map_err(|_| bad("too short"))?;
+    if &pre[..6] != b"\x93NUMPY" {
+        return Err(bad("no NUMPY magic"));
+    }
+    let (len, start) = match pre[6] {
+        1 => (u16::from_le_bytes([pre[8], pre[9]]) as u64, 10),
+        2 | 3 => {
+            f.read_exact(&mut pre[10..12])
+                .map_err(|_| bad("too short"))?;
+            (
+                u32::from_le_bytes([pre[8], pre[9], pre[10], pre[11]]) as u64,
+                12,
+            )
+        }
+        v => return Err(bad(&format!("unknown version {v}"))),
+    };
+    if start + len > file_size || len > 1 << 20 {
+        return Err(bad("header longer than the file"));
+    }
+    let mut header = vec![0u8; len as usize];
+    f.read_exact(&mut header)
+        .map_err(|_| bad("truncated header"))?;
+    let header = String::from_utf8_lossy(&header);
+    let descr = header
+        .split("'descr'")
+        .nth(1)
+        .and_then(|t| t.split('\'').nth(1))
+        .ok_or_else(|| bad("no descr"))?;
+    let item: u64 = descr
+        .trim_start_matches(['<', '>', '|', '='])
+        .get(1..)
+        .and_then(|d| d.parse().ok())
+        .ok_or_else(|| bad(&format!("unsupported dtype {descr}")))?;
+    let shape_text = header
+        .split("'shape'")
+        .nth(1)
+        .and_then(|t| t.split('(').nth(1))
+        .and_then(|t| t.split(')').next())
+        .ok_or_else(|| bad("no shape"))?;
+    let shape = shape_text
+        .split(',')
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(|d| d.trim_end_matches('L').parse::<u64>())
+        .collect::<std::result::Result<Vec<u64>, _>>()
+        .map_err(|_| bad(&format!("shape ({shape_text}) is not a tuple of sizes")))?;
+    Ok((shape, item, start + len))
+}
+
+/// Checks a table file before reading it: a regular file, a `.npy` header whose shape
+/// matches the file size, and the memory its values take.
+fn check_table_file(path: &Path, ext: &str) -> Result<()> {
+    let size = crate::io::limits::regular_file_size(path)?;
+    let values_bytes = if ext == "npy" {
+        let (shape, item, data_start) = npy_header(path, size)?;
+        let count = shape.iter().map(|&d| d as f64).product::<f64>();
+        let needed = count * item as f64;
+        if needed > (size - data_start) as f64 {
+            return Err(KcompError::file(
+                path,
+                format!(
+                    "the header declares shape {shape:?} ({count:e} values of {item} bytes) but \
+                     the file holds only {} data bytes",
+                    size - data_start
+                ),
+            ));
+        }
+        // The typed array, its i64/f64 copy and the model's copy.
+        count * (item as f64 + 16.0)
+    } else {
+        size as f64 * TEXT_EXPANSION
+    };
+    match crate::io::limits::over_limit("its values", values_bytes) {
+        Some(reason) => Err(KcompError::file(path, reason)),
+        None => Ok(()),
+    }
+}
+
 fn read_npy_table(path: &Path) -> Result<Table> {
     macro_rules! attempt {
         ($t:ty) => {
@@ -192,7 +280,8 @@ fn read_csv_table(path: &Path) -> Result<Table> {
 }
 
 fn read_jsonl_table(path: &Path) -> Result<Table> {
-    let text = std::fs::read_to_string(path).map_err(|e| KcompError::io(path, e))?;
+    let text = crate::io::limits::read_capped(path, u64::MAX).map(String::from_utf8)?;
+    let text = text.map_err(|_| KcompError::file(path, "is not UTF-8 text"))?;
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -229,14 +318,12 @@ fn read_jsonl_table(path: &Path) -> Result<Table> {
 
 /// Reads a table from `.npy`, `.csv` or `.jsonl`/`.ndjson` (by extension).
 pub fn read_table(path: &Path) -> Result<Table> {
-    if !path.exists() {
-        return Err(KcompError::file(path, "file not found"));
-    }
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .unwrap_or("")
         .to_ascii_lowercase();
+    check_table_file(path, &ext)?;
     let t = match ext.as_str() {
         "npy" => read_npy_table(path)?,
         "csv" => read_csv_table(path)?,

@@ -56,6 +56,9 @@ pub struct SweepConfig {
     pub topsim_config: TopsimConfig,
 }
 
+/// Most runs one sweep may plan.
+pub const MAX_RUNS: usize = 100_000;
+
 fn default_true() -> bool {
     true
 }
@@ -76,7 +79,7 @@ pub struct PlannedRun {
 impl SweepConfig {
     /// Reads and validates a TOML file; errors name the file and the field.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| KcompError::io(path, e))?;
+        let text = crate::io::limits::read_text(path)?;
         let config: SweepConfig =
             toml::from_str(&text).map_err(|e| KcompError::file(path, format!("{e}")))?;
         config
@@ -103,8 +106,22 @@ impl SweepConfig {
                 "give either `seeds` or `seed_list`, not both",
             )),
             (Some(0), None) => Err(KcompError::param("seeds", "must be at least 1")),
+            (Some(n), None) if *n > MAX_RUNS as u64 => Err(KcompError::param(
+                "seeds",
+                format!("{n} seeds is more than {MAX_RUNS} runs"),
+            )),
             (Some(n), None) => Ok((0..*n).collect()),
-            (None, Some(list)) if !list.is_empty() => Ok(list.clone()),
+            (None, Some(list)) if !list.is_empty() => {
+                for (i, s) in list.iter().enumerate() {
+                    if list[..i].contains(s) {
+                        return Err(KcompError::param(
+                            "seed_list",
+                            format!("seed {s} is listed twice"),
+                        ));
+                    }
+                }
+                Ok(list.clone())
+            }
             _ => Err(KcompError::param(
                 "seeds",
                 "give `seeds = N` or a non-empty `seed_list`",
@@ -123,10 +140,45 @@ impl SweepConfig {
                 "seeds come from `seeds`/`seed_list`",
             ));
         }
+        for (i, v) in self.values.iter().enumerate() {
+            if self.values[..i].contains(v) {
+                return Err(KcompError::param(
+                    "values",
+                    format!("{} is listed twice", value_label(v)),
+                ));
+            }
+        }
+        if self.params.contains_key(&self.parameter) {
+            return Err(KcompError::param(
+                format!("params.{}", self.parameter),
+                format!(
+                    "`{}` is the swept parameter: its value comes from `values`, this one would be ignored",
+                    self.parameter
+                ),
+            ));
+        }
+        if !self.topsim && self.topsim_config != TopsimConfig::default() {
+            return Err(KcompError::param(
+                "topsim_config",
+                "set, but `topsim = false`: it would be ignored",
+            ));
+        }
         let seeds = self.seed_values()?;
+        if seeds.len().saturating_mul(self.values.len()) > MAX_RUNS {
+            return Err(KcompError::param(
+                "seeds",
+                format!(
+                    "{} values x {} seeds is more than {MAX_RUNS} runs",
+                    self.values.len(),
+                    seeds.len()
+                ),
+            ));
+        }
         let mut runs = Vec::new();
         for (value_index, value) in self.values.iter().enumerate() {
-            for &seed in &seeds {
+            for (seed_index, &seed) in seeds.iter().enumerate() {
+                // Validity does not depend on the seed: check each value once.
+                let first = seed_index == 0;
                 let mut table = self.params.clone();
                 table.insert(self.parameter.clone(), value.clone());
                 table.insert("seed".into(), toml::Value::Integer(seed as i64));
@@ -135,14 +187,18 @@ impl SweepConfig {
                         let p: LookupParams = table
                             .try_into()
                             .map_err(|e| KcompError::param("params", format!("{e}")))?;
-                        p.validate()?;
+                        if first {
+                            p.validate()?;
+                        }
                         SynthSpec::Lookup(p)
                     }
                     "grammar" => {
                         let p: GrammarParams = table
                             .try_into()
                             .map_err(|e| KcompError::param("params", format!("{e}")))?;
-                        p.validate()?;
+                        if first {
+                            p.validate()?;
+                        }
                         SynthSpec::Grammar(p)
                     }
                     other => {
@@ -152,6 +208,21 @@ impl SweepConfig {
                         ));
                     }
                 };
+                if self.topsim && first {
+                    let (n, m, d) = crate::cli::synth::spec_shape(&spec);
+                    crate::datasets::validate::memory(
+                        "topological similarity",
+                        &[(
+                            "topsim_config.max_pairs",
+                            crate::datasets::validate::topsim_bytes(
+                                n,
+                                m,
+                                d,
+                                self.topsim_config.max_pairs,
+                            ),
+                        )],
+                    )?;
+                }
                 runs.push(PlannedRun {
                     value: value_label(value),
                     value_index,
@@ -212,5 +283,27 @@ samples = 10
             .unwrap_err()
             .to_string();
         assert!(e.contains("t.toml"), "{e}");
+    }
+
+    #[test]
+    fn duplicates_and_ignored_settings_are_errors() {
+        let err = |text: &str| {
+            SweepConfig::from_toml("t.toml", text)
+                .unwrap_err()
+                .to_string()
+        };
+        let e = err(&GOOD.replace("seeds = 3", "seed_list = [0, 0, 1]"));
+        assert!(e.contains("seed_list") && e.contains("twice"), "{e}");
+        let e = err(&GOOD.replace("values = [1, 2]", "values = [1, 1, 2]"));
+        assert!(e.contains("values") && e.contains("twice"), "{e}");
+        let e = err(&GOOD.replace("vocab = 4", "vocab = 4\nlength = 4"));
+        assert!(e.contains("params.length") && e.contains("ignored"), "{e}");
+        let e = err(&GOOD.replace("seeds = 3", "seeds = 300000"));
+        assert!(e.contains("runs"), "{e}");
+        let e = err(&GOOD.replace(
+            "seeds = 3",
+            "seeds = 3\ntopsim = false\n[topsim_config]\nmax_pairs = 10",
+        ));
+        assert!(e.contains("topsim_config"), "{e}");
     }
 }

@@ -132,9 +132,49 @@ impl GrammarParams {
         validate::positive("precision", self.precision)?;
         validate::positive("noise", self.noise)?;
         validate::positive("param_std", self.param_std)?;
-        Ok(())
+        validate::not_all_zero("param_std", self.param_std, self.noise, self.precision)?;
+        crate::coding::discretised_gaussian::check_grid(
+            self.param_std,
+            self.precision,
+            "param_std",
+        )?;
+        crate::coding::discretised_gaussian::check_grid(self.noise, self.precision, "noise")?;
+        validate::memory("this grammar run", &self.memory_terms())
+    }
+
+    /// The large allocations of a run, in bytes (`f64`: absurd sizes cannot overflow): the
+    /// transition CDFs (K+1 rows of K), the rule table and matrices, W, Z, parse trees and the
+    /// CYK charts of the sentences parsed at once (one per worker thread).
+    pub fn memory_terms(&self) -> Vec<(&'static str, f64)> {
+        let (n, m, k, d, t) = (
+            self.samples as f64,
+            self.length as f64,
+            self.vocab as f64,
+            self.dim as f64,
+            self.pos as f64,
+        );
+        let width = self.width as f64;
+        let symbols = t + self.depth as f64 * width;
+        let rules = 2.0 * t + self.depth as f64 * width * width;
+        let params = match self.composition {
+            Composition::Linear => rules * 2.0 * d * d,
+            Composition::Tensor => symbols * d,
+        } + k * d;
+        let threads = rayon::current_num_threads() as f64;
+        vec![
+            ("vocab", (k + 1.0) * k * 8.0 + k * 48.0),
+            ("width x depth", symbols * symbols * 16.0 + rules * 24.0),
+            ("width x dim", params * 8.0),
+            ("vocab x dim", k * d * 8.0),
+            ("samples x dim", n * d * 8.0 * 5.0 + n * 64.0),
+            ("samples x length", n * m * (8.0 + 2.0 * 64.0)),
+            ("length", threads * m * (m + 1.0) * (symbols * 40.0 + 32.0)),
+        ]
     }
 }
+
+/// Grid indices are exact integers (in `f64` and after adding noise) below this magnitude.
+const EXACT_GRID: f64 = 9_007_199_254_740_992.0 / 4.0;
 
 /// A generated grammar dataset with its exact terms.
 #[derive(Debug, Clone)]
@@ -270,15 +310,30 @@ pub fn generate(params: &GrammarParams) -> Result<GrammarDataset> {
         .ok_or_else(|| KcompError::Other("a sampled sentence did not parse".into()))?;
 
     let lam = params.precision;
+    // Deep trees multiply parameter values: a root value off the exact grid (|index| >= 2^53,
+    // or not finite) cannot be coded exactly and is refused rather than saturated.
     let means: Vec<Vec<i64>> = trees
         .par_iter()
         .map(|tree| {
             decode(tree, &decoder, params)
                 .iter()
-                .map(|&v| grid_index(v, 0.0, lam))
-                .collect()
+                .map(|&v| {
+                    let g = v / lam;
+                    (g.abs() < EXACT_GRID).then(|| grid_index(v, 0.0, lam))
+                })
+                .collect::<Option<Vec<i64>>>()
         })
-        .collect();
+        .collect::<Option<Vec<_>>>()
+        .ok_or_else(|| {
+            KcompError::param(
+                "param_std",
+                format!(
+                    "decoded representations exceed 2^53 grid steps at precision {lam} \
+                     (param_std {} compounded over the tree); lower param_std or depth, or raise precision",
+                    params.param_std
+                ),
+            )
+        })?;
     let noise_k = noise.sample(&mut stream, n * d);
     let mut z = Array2::<i64>::zeros((n, d));
     for i in 0..n {
@@ -382,6 +437,13 @@ mod tests {
         assert!(bad(|p| p.vocab = 1).contains("vocab"));
         assert!(bad(|p| p.pos = 2).contains("pos"));
         assert!(bad(|p| p.noise = -1.0).contains("noise"));
+        // Sizes whose arrays do not fit in memory are refused before allocating.
+        assert!(bad(|p| p.vocab = 4_294_967_295).contains("vocab"));
+        assert!(bad(|p| p.width = 100_000).contains("width"));
+        assert!(bad(|p| p.dim = 100_000).contains("dim"));
+        assert!(bad(|p| p.length = 1 << 20).contains("length"));
+        assert!(bad(|p| p.param_std = 1e308).contains("param_std"));
+        assert!(bad(|p| p.precision = f64::NAN).contains("precision"));
         assert!(bad(|p| p.samples = 0).contains("samples"));
     }
 

@@ -145,14 +145,25 @@ impl GridSpec {
         self.side * self.side / self.positions
     }
 
+    /// Bytes one generated record takes, twice (the records and their JSONL text): every
+    /// possible input with its grid are built before `samples` of them are drawn.
+    pub fn memory_bytes_per_record(&self) -> f64 {
+        let total = (self.letters as f64).powi(self.positions as i32);
+        let per_sample = 2.0 * self.positions as f64 + (self.side * (self.side + 1)) as f64 + 64.0;
+        2.0 * (total + self.samples as f64) * per_sample + 256.0
+    }
+
     /// Checks the shape and that `setting` is defined for it.
     pub fn validate(&self, setting: Setting) -> Result<()> {
         let p = |reason: String| Err(KcompError::param("grid spec", reason));
         if self.positions == 0 || self.letters < 2 || self.side == 0 {
             return p("positions >= 1, letters >= 2 and side >= 1 are required".into());
         }
-        if self.positions * self.letters > 26 {
+        if self.positions.saturating_mul(self.letters) > 26 {
             return p("positions x letters must be at most 26 (letters A-Z)".into());
+        }
+        if self.side > 1 << 10 {
+            return p(format!("side must be at most 1024, got {}", self.side));
         }
         let cells = self.side * self.side;
         if cells > 64 {
@@ -291,6 +302,10 @@ impl GridSpec {
     ) -> Result<Vec<GeneratedRecord>> {
         self.validate(setting)?;
         holistic.validate()?;
+        crate::datasets::validate::memory(
+            "this dataset",
+            &[("records", self.memory_bytes_per_record() * records as f64)],
+        )?;
         let mut rng = PythonRandom::seed(seed);
         let mut hol_rng = Stream::new(RngKind::Kcomp, holistic.seed);
         let (k, u, side) = (self.positions, self.letters, self.side);
@@ -495,7 +510,7 @@ pub struct GeneratedRecord {
 
 /// Reads a JSONL dataset; every line must be {"input": [str], "output": [str]} of equal length.
 pub fn read_dataset(path: &std::path::Path) -> Result<Vec<Record>> {
-    let text = std::fs::read_to_string(path).map_err(|e| KcompError::file(path, e.to_string()))?;
+    let text = crate::io::limits::read_text(path)?;
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         if line.trim().is_empty() {

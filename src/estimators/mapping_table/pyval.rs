@@ -33,6 +33,40 @@ impl PyVal {
         }
     }
 
+    /// A hash consistent with [`PyVal::py_eq`] (equal values share it; unequal ones may too),
+    /// so that deduplicating keys is linear instead of quadratic.
+    pub fn eq_bucket(&self) -> u64 {
+        use std::hash::Hasher;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.bucket_into(&mut h);
+        h.finish()
+    }
+
+    fn bucket_into(&self, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash;
+        if let Some(x) = self.as_num() {
+            // 1 == 1.0 == True: one bucket per numeric value (-0.0 == 0.0).
+            1u8.hash(h);
+            (if x == 0.0 { 0.0f64 } else { x }).to_bits().hash(h);
+            return;
+        }
+        match self {
+            PyVal::Str(s) => (2u8, s).hash(h),
+            PyVal::Bytes(b) => (3u8, b).hash(h),
+            PyVal::BigInt(s) => (4u8, s).hash(h),
+            PyVal::None => 5u8.hash(h),
+            PyVal::Ellipsis => 6u8.hash(h),
+            PyVal::Tuple(v) | PyVal::List(v) => {
+                (7u8, v.len()).hash(h);
+                for x in v {
+                    x.bucket_into(h);
+                }
+            }
+            // Sets, dicts and complex numbers compare structurally: one shared bucket.
+            _ => 0u8.hash(h),
+        }
+    }
+
     /// Python `==`.
     pub fn py_eq(&self, other: &PyVal) -> bool {
         use PyVal::*;

@@ -114,11 +114,16 @@ fn dict_part(dicts: &[&ruff_python_ast::ExprDict], src: &str) -> (usize, usize) 
                 .map(|e| PyVal::Str(unparse(e, src)))
                 .collect(),
         };
+        // dict(zip(keys, values)): a later equal key replaces the value in place. Buckets of
+        // equal-hashing keys keep this linear for big dicts.
         let mut entries: Vec<(PyVal, PyVal)> = Vec::new();
+        let mut buckets: HashMap<u64, Vec<usize>> = HashMap::new();
         for (k, v) in keys.into_iter().zip(vals) {
-            if let Some(slot) = entries.iter_mut().find(|(k2, _)| k2.py_eq(&k)) {
-                slot.1 = v;
+            let bucket = buckets.entry(k.eq_bucket()).or_default();
+            if let Some(&i) = bucket.iter().find(|&&i| entries[i].0.py_eq(&k)) {
+                entries[i].1 = v;
             } else {
+                bucket.push(entries.len());
                 entries.push((k, v));
             }
         }
@@ -217,6 +222,49 @@ fn word_re(name: &str) -> Option<Regex> {
     Regex::new(&format!(r"\b{}\b", regex::escape(name))).ok()
 }
 
+static WORD: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\w+").expect("valid regex"));
+
+/// The store's names, indexed so that finding the names a text mentions is linear in the
+/// text: `\bname\b` for a name made of word characters matches exactly when the name is one
+/// of the text's maximal `\w+` runs; other names (`a.b`, `x[0]`) keep their regex.
+struct StoreIndex {
+    words: HashMap<String, Vec<usize>>,
+    others: Vec<usize>,
+}
+
+impl StoreIndex {
+    fn new() -> Self {
+        StoreIndex {
+            words: HashMap::new(),
+            others: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, name: &str, slot: usize) {
+        if WORD.find(name).is_some_and(|m| m.len() == name.len()) {
+            self.words.entry(name.to_string()).or_default().push(slot);
+        } else {
+            self.others.push(slot);
+        }
+    }
+
+    /// Slots of the store whose name the text mentions (each at most once, any order).
+    fn mentioned(&self, store: &[(String, Space, Option<Regex>)], text: &str) -> Vec<usize> {
+        let mut hits: HashSet<usize> = HashSet::new();
+        for m in WORD.find_iter(text) {
+            if let Some(slots) = self.words.get(m.as_str()) {
+                hits.extend(slots);
+            }
+        }
+        for &i in &self.others {
+            if store[i].2.as_ref().is_some_and(|re| re.is_match(text)) {
+                hits.insert(i);
+            }
+        }
+        hits.into_iter().collect()
+    }
+}
+
 /// R8-R9: the variable store from assignments, single pass in walk order.
 fn store_of(code: &str) -> Vec<(String, Space, Option<Regex>)> {
     let Ok(parsed) = super::parse_guarded(code).ok_or(()) else {
@@ -225,6 +273,7 @@ fn store_of(code: &str) -> Vec<(String, Space, Option<Regex>)> {
     let module = parsed.syntax();
     let mut store: Vec<(String, Space, Option<Regex>)> = Vec::new();
     let mut index: HashMap<String, usize> = HashMap::new();
+    let mut names = StoreIndex::new();
     for a in assigns_bfs(&module.body) {
         let mut pairs: Vec<(String, String)> = Vec::new();
         for t in &a.targets {
@@ -244,14 +293,13 @@ fn store_of(code: &str) -> Vec<(String, Space, Option<Regex>)> {
             }
             let slot = *index.entry(lhs.clone()).or_insert_with(|| {
                 store.push((lhs.clone(), Space::default(), word_re(&lhs)));
+                names.add(&lhs, store.len() - 1);
                 store.len() - 1
             });
             store[slot].1.union_with(&space);
             let mut extra = Space::default();
-            for (_, s, re) in &store {
-                if re.as_ref().is_some_and(|re| re.is_match(&rhs)) {
-                    extra.union_with(s);
-                }
+            for i in names.mentioned(&store, &rhs) {
+                extra.union_with(&store[i].1);
             }
             store[slot].1.union_with(&extra);
         }
@@ -266,9 +314,20 @@ fn block_part(code: &str, store: &[(String, Space, Option<Regex>)]) -> (usize, u
         .iter()
         .map(|l| l.chars().take_while(|c| c.is_whitespace()).count())
         .collect();
+    // Parent = nearest earlier line with a smaller indent, through a stack of strictly
+    // increasing indents (linear; a backwards scan per line was quadratic).
     let mut parents: Vec<Option<usize>> = Vec::with_capacity(lines.len());
+    let mut open: Vec<usize> = Vec::new();
     for i in 0..lines.len() {
-        parents.push((0..i).rev().find(|&j| indents[j] < indents[i]));
+        while open.last().is_some_and(|&j| indents[j] >= indents[i]) {
+            open.pop();
+        }
+        parents.push(open.last().copied());
+        open.push(i);
+    }
+    let mut names = StoreIndex::new();
+    for (i, (name, _, _)) in store.iter().enumerate() {
+        names.add(name, i);
     }
     let mut spaces: Vec<Space> = Vec::with_capacity(lines.len());
     let mut outs: Vec<usize> = Vec::with_capacity(lines.len());
@@ -281,10 +340,8 @@ fn block_part(code: &str, store: &[(String, Space, Option<Regex>)]) -> (usize, u
             space.add_letters(inner);
             out_num += inner.chars().filter(|&c| c == '*' || c == '.').count();
         }
-        for (_, s, re) in store {
-            if re.as_ref().is_some_and(|re| re.is_match(line)) {
-                space.union_with(s);
-            }
+        for j in names.mentioned(store, line) {
+            space.union_with(&store[j].1);
         }
         let indent = indents[i];
         while stack.last().is_some_and(|(d, _)| *d > indent) {
@@ -308,6 +365,16 @@ fn block_part(code: &str, store: &[(String, Space, Option<Regex>)]) -> (usize, u
         outs.push(out_num);
     }
     let m_block = outs.iter().sum();
+    // The union of a line's space with its ancestors', built once per line from its
+    // parent's (parents come first): linear in the lines, whatever the nesting depth.
+    let mut paths: Vec<Space> = Vec::with_capacity(lines.len());
+    for i in 0..lines.len() {
+        let mut path = spaces[i].clone();
+        if let Some(j) = parents[i] {
+            path.union_with(&paths[j]);
+        }
+        paths.push(path);
+    }
     let mut seen: HashSet<Space> = HashSet::new();
     let mut n_block = 0;
     for i in 0..lines.len() {
@@ -315,12 +382,7 @@ fn block_part(code: &str, store: &[(String, Space, Option<Regex>)]) -> (usize, u
         if outs[i] == 0 || !is_leaf {
             continue;
         }
-        let mut path = spaces[i].clone();
-        let mut p = parents[i];
-        while let Some(j) = p {
-            path.union_with(&spaces[j]);
-            p = parents[j];
-        }
+        let path = paths[i].clone();
         let size = path.size();
         if seen.insert(path) {
             n_block += size;

@@ -166,6 +166,9 @@ pub struct PrequentialResult {
     pub final_epochs: usize,
     /// Wall-clock seconds of the run.
     pub wall_seconds: f64,
+    /// Caveats about the numbers (e.g. a negative K(f)); empty when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The prequential code without the C^L ratio (used for K(Z|W) and the prequential K(Z)).
@@ -224,8 +227,21 @@ pub fn make_learner(
     }
 }
 
-pub(crate) fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<()> {
+/// Checks a configuration against its data before anything is trained or allocated: the
+/// training settings, the row counts, the model shape, the thread count and the memory the
+/// run needs (see [`PrequentialConfig::memory_terms`]).
+pub fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<()> {
     cfg.train.validate()?;
+    if cfg.train.lr.is_nan() || cfg.train.lr > MAX_LR {
+        return Err(KcompError::param(
+            "lr",
+            format!(
+                "must be at most {MAX_LR} (larger steps only diverge), got {}",
+                cfg.train.lr
+            ),
+        ));
+    }
+    crate::io::limits::check_threads("threads", cfg.threads, true)?;
     if w.n != z.n() {
         return Err(KcompError::param(
             "w/z",
@@ -244,7 +260,58 @@ pub(crate) fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> R
             ),
         ));
     }
-    model_spec(w, z, &cfg.model).validate()
+    model_spec(w, z, &cfg.model).validate()?;
+    let n_train = w.n - cfg.val_size;
+    if let Schedule::Log { n, .. } = cfg.schedule
+        && n > n_train
+    {
+        return Err(KcompError::param(
+            "log_schedule",
+            format!("{n} chunk boundaries for {n_train} encoded rows: at most one per row"),
+        ));
+    }
+    crate::datasets::validate::memory("this prequential run", &cfg.memory_terms(w, z))
+}
+
+/// Largest learning rate accepted.
+pub const MAX_LR: f64 = 10.0;
+
+impl PrequentialConfig {
+    /// The large allocations of a run, in bytes (`f64`: absurd sizes cannot overflow): per
+    /// model the weights, gradients, Adam moments and best weights (6 copies of the
+    /// parameters, f32) and the activations of a batch, times the models trained at once;
+    /// the data and the per-row outputs.
+    pub fn memory_terms(&self, w: &TokenData, z: &Targets) -> Vec<(&'static str, f64)> {
+        let m = &self.model;
+        let outputs = model_spec(w, z, m).head.n_outputs() as f64;
+        let emb = m.emb_dim as f64;
+        let mut widths = vec![w.n_words as f64 * emb];
+        widths.extend(m.hidden.iter().map(|&h| h as f64));
+        widths.push(outputs);
+        let layer_params: f64 = widths.windows(2).map(|p| p[0] * p[1] + p[1]).sum();
+        let emb_params = w.vocab as f64 * emb;
+        let rows = w.n as f64;
+        let batch = (self.train.batch_size as f64).min(rows);
+        let activations = batch * widths.iter().sum::<f64>() * 4.0 * 4.0;
+        let concurrent = if self.warm_start {
+            1.0
+        } else if self.threads == 0 {
+            rayon::current_num_threads() as f64
+        } else {
+            self.threads as f64
+        };
+        vec![
+            ("vocab x emb_dim", concurrent * (emb_params * 24.0)),
+            (
+                "emb_dim x hidden",
+                concurrent * (layer_params * 24.0 + activations),
+            ),
+            (
+                "w/z rows",
+                rows * (w.n_words as f64 * 4.0 + z.width() as f64 * 8.0 + outputs * 8.0),
+            ),
+        ]
+    }
 }
 
 /// Runs the prequential code of `z` given `w`. `progress` counts finished trainings.
@@ -411,10 +478,21 @@ pub fn language_compositionality(
         }
     };
     let c_l = k_z / code.k_data;
+    let k_f = code.k_data - code.k_data_given_f;
+    let mut warnings = Vec::new();
+    if k_f < 0.0 {
+        warnings.push(format!(
+            "K(f) = {k_f:.1} bits is negative: the final model codes the data worse \
+             ({:.1} bits) than the prequential sum ({:.1} bits); it stopped early or underfit, \
+             so K(f) is not meaningful here",
+            code.k_data_given_f, code.k_data
+        ));
+    }
     Ok(PrequentialResult {
+        warnings,
         k_data: code.k_data,
         k_data_given_f: code.k_data_given_f,
-        k_f: code.k_data - code.k_data_given_f,
+        k_f,
         k_z,
         c_l,
         k_z_method: cfg.k_z,

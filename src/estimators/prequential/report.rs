@@ -22,6 +22,7 @@ pub fn to_json(r: &PrequentialResult) -> serde_json::Value {
         "final_epochs": r.final_epochs,
         "wall_seconds": r.wall_seconds,
         "chunks": r.chunks,
+        "warnings": r.warnings,
     })
 }
 
