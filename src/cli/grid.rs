@@ -270,7 +270,9 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
         }
         GridCommand::Report(a) => {
             existing_dir("dir", &a.dir)?;
-            existing_dir("data", &a.data)?;
+            if let Some(data) = &a.data {
+                existing_dir("data", data)?;
+            }
             crate::reports::run_report(a)?
         }
     }

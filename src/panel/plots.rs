@@ -33,7 +33,7 @@ pub fn plot_panel(
         let (axis, xs) = x_axis_for(&values);
         let mut c_series = Vec::new();
         let mut score_series = Vec::new();
-        for est in &result.config.estimators {
+        for (color, est) in result.config.estimators.iter().enumerate() {
             let pick = |mean: fn(&SummaryRow) -> Option<f64>,
                         sd: fn(&SummaryRow) -> Option<f64>| {
                 rows.iter()
@@ -53,6 +53,7 @@ pub fn plot_panel(
                     label: est.clone(),
                     points: c,
                     reference: false,
+                    color,
                 });
             }
             let s = pick(|r| r.score_mean, |r| r.score_sd);
@@ -61,6 +62,7 @@ pub fn plot_panel(
                     label: est.clone(),
                     points: s,
                     reference: false,
+                    color,
                 });
             }
         }
@@ -89,12 +91,17 @@ pub fn plot_panel(
         if panels.is_empty() {
             continue;
         }
+        let k_z_method = result
+            .rows
+            .iter()
+            .find(|r| r.family == label)
+            .map_or("", |r| r.k_z_method.as_str());
         let figure = Figure {
             panels,
             caption: format!(
-                "Points: mean over {n_seeds} seeds; error bars: +-1 sd over seeds. \
-                 K(Z) shared by all estimators ({}).",
-                rows.first().map_or("", |_| "family convention")
+                "Points: mean over {n_seeds} seeds; error bars: +-1 sd over seeds. Every \
+                 estimator's C uses the same K(Z) per dataset ({k_z_method}). Estimators absent \
+                 from a panel do not apply to this family (summary.md says why)."
             ),
         };
         written.extend(plot::line_figure(

@@ -27,6 +27,8 @@ pub struct Series {
     pub points: Vec<Point>,
     /// Dashed reference values (e.g. published means) instead of measured ones.
     pub reference: bool,
+    /// Palette index: the same label keeps the same colour in every panel of a figure.
+    pub color: usize,
 }
 
 /// How the x axis is drawn.
@@ -126,12 +128,14 @@ pub fn parameter_label(parameter: &str) -> String {
 
 /// Writes `<stem>.png` and `<stem>.svg`; returns both paths.
 pub fn line_figure(stem: &Path, figure: &Figure) -> Result<Vec<PathBuf>> {
-    let n_series = figure
+    let mut labels: Vec<&str> = figure
         .panels
         .iter()
-        .map(|p| p.series.len())
-        .max()
-        .unwrap_or(0) as u32;
+        .flat_map(|p| p.series.iter().map(|s| s.label.as_str()))
+        .collect();
+    labels.sort_unstable();
+    labels.dedup();
+    let n_series = labels.len() as u32;
     let legend_rows = n_series.div_ceil(4).max(1);
     let size = (
         PANEL_W * figure.panels.len().max(1) as u32,
@@ -257,16 +261,25 @@ fn draw_lines<DB: DrawingBackend>(
     for (area, panel) in areas.iter().zip(&figure.panels) {
         draw_panel(area, panel, path)?;
     }
-    // Legend under the panels, never over data: one entry per series of the first panel that
-    // has the most series.
-    if let Some(panel) = figure.panels.iter().max_by_key(|p| p.series.len()) {
-        let width = root.dim_in_pixel().0 as i32;
-        let per_row = 4;
-        let cell = width / per_row;
-        for (i, s) in panel.series.iter().enumerate() {
-            let (r, c) = ((i as i32) / per_row, (i as i32) % per_row);
-            let (x, y) = (c * cell + 30, r * LEGEND_H as i32 + 14);
-            let col = color(i);
+    // Legend under the panels, never over data: every label once, in order of appearance.
+    let mut entries: Vec<(&str, usize, bool)> = Vec::new();
+    for s in figure.panels.iter().flat_map(|p| &p.series) {
+        if !entries.iter().any(|e| e.0 == s.label) {
+            entries.push((&s.label, s.color, s.reference));
+        }
+    }
+    let width = root.dim_in_pixel().0 as i32;
+    let per_row = 4;
+    let cell = width / per_row;
+    for (i, (label, color_index, reference)) in entries.iter().enumerate() {
+        let (r, c) = ((i as i32) / per_row, (i as i32) % per_row);
+        let (x, y) = (c * cell + 30, r * LEGEND_H as i32 + 14);
+        let col = color(*color_index);
+        if *reference {
+            legend_area
+                .draw(&Cross::new((x + 13, y), 5, col.stroke_width(2)))
+                .map_err(e)?;
+        } else {
             legend_area
                 .draw(&PathElement::new(
                     vec![(x, y), (x + 26, y)],
@@ -274,13 +287,16 @@ fn draw_lines<DB: DrawingBackend>(
                 ))
                 .map_err(e)?;
             legend_area
-                .draw(&Text::new(
-                    s.label.clone(),
-                    (x + 32, y - 8),
-                    ("sans-serif", 16).into_font(),
-                ))
+                .draw(&Circle::new((x + 13, y), 4, col.filled()))
                 .map_err(e)?;
         }
+        legend_area
+            .draw(&Text::new(
+                label.to_string(),
+                (x + 32, y - 8),
+                ("sans-serif", 16).into_font(),
+            ))
+            .map_err(e)?;
     }
     let max_chars = (root.dim_in_pixel().0 as usize / 8).max(20);
     for (i, line) in wrap(&figure.caption, max_chars).iter().enumerate() {
@@ -347,11 +363,12 @@ fn draw_panel<DB: DrawingBackend>(
                 .y_label_formatter(&|y| y_tick(*y))
                 .label_style(("sans-serif", 15))
                 .axis_desc_style(("sans-serif", 17))
-                .light_line_style(RGBColor(235, 235, 235))
+                .light_line_style(TRANSPARENT)
+                .bold_line_style(RGBColor(225, 225, 225))
                 .draw()
                 .map_err(e)?;
-            for (i, s) in panel.series.iter().enumerate() {
-                let col = color(i);
+            for s in &panel.series {
+                let col = color(s.color);
                 let pts: Vec<(f64, f64)> = s
                     .points
                     .iter()
@@ -438,7 +455,7 @@ pub fn heatmap(
     let n = labels.len() as u32;
     let cell = 70u32;
     let text_w = 9 * title.len().max(caption.len()) as u32 + 30;
-    let size = ((170 + n * cell + 120).max(text_w), 110 + n * cell + 110);
+    let size = ((170 + n * cell + 120).max(text_w), 150 + n * cell + 70);
     let png = stem.with_extension("png");
     let svg = stem.with_extension("svg");
     draw_heatmap(
@@ -484,7 +501,7 @@ fn draw_heatmap<DB: DrawingBackend>(
 ) -> Result<()> {
     let e = |err: DrawingAreaErrorKind<DB::ErrorType>| plot_err(path, err);
     root.fill(&WHITE).map_err(e)?;
-    let (left, top) = (170i32, 110i32);
+    let (left, top) = (170i32, 150i32);
     let c = cell as i32;
     root.draw(&Text::new(
         title.to_string(),

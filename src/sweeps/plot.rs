@@ -35,6 +35,7 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
         label: "kcomp (per-sample convention)".into(),
         points: points(&xs, result.summary.iter().map(|s| Some(s.c_per_sample))),
         reference: false,
+        color: 0,
     }];
     let published: Vec<Point> = xs
         .iter()
@@ -46,6 +47,7 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
             label: "published mean (seed 004, Fig. 2)".into(),
             points: published,
             reference: true,
+            color: 1,
         });
     }
     let c_figure = Figure {
@@ -68,6 +70,7 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
                     label: "kcomp (totals)".into(),
                     points: points(&xs, result.summary.iter().map(|s| Some(s.c))),
                     reference: false,
+                    color: 0,
                 }],
             },
         ],
@@ -90,6 +93,7 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
                     label: "kcomp".into(),
                     points: topsim,
                     reference: false,
+                    color: 0,
                 }],
             }],
             caption: format!("Mean over {n} seeds; error bars: +-1 sd over seeds."),

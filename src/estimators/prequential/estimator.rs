@@ -48,7 +48,13 @@ impl Estimator for PrequentialEstimator {
 
     fn applies_to(&self, data: &Dataset) -> std::result::Result<(), String> {
         let cfg = self.config_for(data.n());
-        super::code::validate(&data.w, &data.z, &cfg).map_err(|e| e.to_string())
+        super::code::validate(&data.w, &data.z, &cfg).map_err(|e| e.to_string())?;
+        // Too few rows for the chunk schedule: the estimator does not apply to this dataset.
+        let n_train = data.n().saturating_sub(cfg.val_size);
+        cfg.schedule
+            .boundaries(n_train)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     }
 
     fn estimate(&self, data: &Dataset, progress: &Progress) -> Result<Estimate> {

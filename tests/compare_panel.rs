@@ -1,0 +1,186 @@
+//! `kcomp compare`: the panel is deterministic across thread counts, resumes, writes its tables,
+//! and the single-dataset form prints the documented JSON.
+
+use std::process::Command;
+
+use kcomp::estimators::interface::Progress;
+use kcomp::panel::config::PanelConfig;
+use kcomp::panel::run::run_panel;
+use kcomp::panel::tables;
+
+const PANEL: &str = r#"
+name = "test"
+seeds = 2
+estimators = ["exact", "mapping_mdl", "prequential", "compression", "topsim", "posdis"]
+[[family]]
+name = "lang"
+kind = "language"
+parameter = "holistic_fraction"
+values = [0.0, 1.0]
+[family.params]
+repeats = 4
+[[family]]
+name = "grid"
+kind = "grid"
+parameter = "setting"
+values = ["h", "holistic"]
+[prequential.config.schedule]
+kind = "log"
+min = 16
+n = 4
+[prequential.config.model]
+emb_dim = 8
+hidden = [16]
+[prequential.config.train]
+max_epochs = 30
+patience = 5
+"#;
+
+#[test]
+fn panel_is_identical_for_one_and_two_threads_and_resumes() {
+    let config = PanelConfig::from_toml("test.toml", PANEL).unwrap();
+    let hidden = Progress::hidden();
+    let dir = tempfile::tempdir().unwrap();
+    let one = run_panel(&config, Some(dir.path()), 1, false, &hidden).unwrap();
+    let two = run_panel(&config, None, 2, false, &hidden).unwrap();
+    assert_eq!(one.rows.len(), 4 * 2 * 6);
+    let strip = |rows: &[kcomp::panel::PanelRow]| -> Vec<_> {
+        rows.iter()
+            .map(|r| {
+                (
+                    r.estimator.clone(),
+                    r.status.clone(),
+                    r.k_z_given_w_bits,
+                    r.c,
+                    r.score,
+                )
+            })
+            .collect()
+    };
+    assert_eq!(strip(&one.rows), strip(&two.rows));
+
+    // Exact C of the compositional language: K(Z) = N log2 64, K(Z|W) = 2 log2 8! bits.
+    let n = 64.0 * 4.0;
+    let exact = one
+        .rows
+        .iter()
+        .find(|r| r.family == "lang" && r.value == "0.0" && r.estimator == "exact")
+        .unwrap();
+    let k_zw = 2.0 * (40320f64).log2();
+    assert!((exact.k_z_given_w_bits.unwrap() - k_zw).abs() < 1e-9);
+    assert!((exact.c.unwrap() - n * 6.0 / k_zw).abs() < 1e-9);
+    // The mapping table of the published horizontal grid: L(P+) = 40, no errors.
+    let mdl = one
+        .rows
+        .iter()
+        .find(|r| r.family == "grid" && r.value == "h" && r.estimator == "mapping_mdl")
+        .unwrap();
+    let native: serde_json::Value = serde_json::from_str(&mdl.native).unwrap();
+    assert_eq!(native["l_p_plus"], 40, "{native}");
+    assert_eq!(native["errors"], 0, "{native}");
+    // posdis does not apply to... nothing here is continuous: every row has a status.
+    assert!(
+        one.rows.iter().all(|r| r.status != "failed"),
+        "{:?}",
+        one.rows
+    );
+
+    // Resume reads every dataset back; changed settings force a recompute.
+    let again = run_panel(&config, Some(dir.path()), 2, true, &hidden).unwrap();
+    assert_eq!(again.resumed, 8);
+    assert_eq!(strip(&again.rows), strip(&one.rows));
+    let changed =
+        PanelConfig::from_toml("t", &PANEL.replace("repeats = 4", "repeats = 5")).unwrap();
+    let partly = run_panel(&changed, Some(dir.path()), 2, true, &hidden).unwrap();
+    assert_eq!(partly.resumed, 4);
+
+    let written = tables::write_tables(&one, dir.path()).unwrap();
+    assert_eq!(written.len(), 4);
+    let agreement = std::fs::read_to_string(dir.path().join("agreement.csv")).unwrap();
+    assert!(agreement.starts_with(
+        "group,estimator_a,estimator_b,n,kendall_tau_b,kendall_ci_low,kendall_ci_high,spearman_rho"
+    ));
+    assert!(agreement.contains("pooled,exact,mapping_mdl,"));
+}
+
+#[test]
+fn compare_json_on_user_files() {
+    let dir = tempfile::tempdir().unwrap();
+    // A bijective two-attribute language: W = Z.
+    let mut text = String::new();
+    for i in 0..200 {
+        text.push_str(&format!("{},{}\n", i % 4, (i / 4) % 4));
+    }
+    let w = dir.path().join("w.csv");
+    let z = dir.path().join("z.csv");
+    std::fs::write(&w, &text).unwrap();
+    std::fs::write(&z, &text).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
+        .args(["compare", "--w"])
+        .arg(&w)
+        .arg("--z")
+        .arg(&z)
+        .args([
+            "--estimators",
+            "mapping_mdl,compression,posdis,exact",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // K(Z): uniform over the observed 4 values of 2 attributes, 200 rows.
+    assert!((v["k_z"]["bits"].as_f64().unwrap() - 200.0 * 2.0 * 2.0).abs() < 1e-9);
+    assert_eq!(v["k_z"]["method"], "uniform");
+    let est = v["estimates"].as_array().unwrap();
+    assert_eq!(est[0]["estimator"], "mapping_mdl");
+    assert_eq!(est[0]["native"]["errors"], 0);
+    assert!(est[0]["k_z_given_w_bits"].as_f64().unwrap() < 100.0);
+    assert!(est[1]["k_z_given_w_bits"].as_f64().is_some());
+    assert!(
+        (est[2]["score"].as_f64().unwrap() - 1.0).abs() < 1e-12,
+        "{}",
+        est[2]
+    );
+    assert_eq!(est[3]["status"]["status"], "not_applicable");
+}
+
+#[test]
+fn bad_panel_configs_exit_2_naming_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    for (bad, needle) in [
+        (
+            PANEL.replace("values = [0.0, 1.0]", "values = [0.0, 0.0]"),
+            "listed twice",
+        ),
+        (
+            PANEL.replace("\"posdis\"]", "\"posdis\", \"nope\"]"),
+            "nope",
+        ),
+        (
+            PANEL.replace("repeats = 4", "repeats = 4\nholistic_fraction = 0.5"),
+            "holistic_fraction",
+        ),
+        (PANEL.replace("kind = \"grid\"", "kind = \"gird\""), "gird"),
+    ] {
+        let path = dir.path().join("bad.toml");
+        std::fs::write(&path, bad).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
+            .arg("compare")
+            .arg(&path)
+            .args(["--out", dir.path().join("o").to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(
+            err.contains(needle) && err.contains("bad.toml"),
+            "{needle}: {err}"
+        );
+    }
+}
