@@ -1,5 +1,5 @@
 //! Running a panel: every (family, value, seed) dataset through every estimator, in parallel
-//! over datasets, with results that do not depend on the thread count (each dataset and each
+//! over datasets (plain worker threads), with results that do not depend on the thread count (each dataset and each
 //! estimator is seeded from the dataset's own seed; rows are kept in plan order).
 //!
 //! With an output folder, every dataset's rows are saved as `runs/<family>/<value>_s<seed>.json`
@@ -8,7 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use rayon::prelude::*;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{KcompError, Result};
@@ -216,29 +217,46 @@ pub fn run_panel(
     }
     let plan = plan(config)?;
     progress.set_length(plan.len() as u64);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| KcompError::Other(format!("thread pool: {e}")))?;
-    let outcomes: Vec<Result<(Vec<PanelRow>, bool)>> = pool.install(|| {
-        plan.par_iter()
-            .map(|planned| {
-                let settings = settings_of(config, planned);
-                let path = out.map(|dir| run_path(dir, planned));
-                if resume && let Some(rows) = path.as_deref().and_then(|p| read_saved(p, &settings))
-                {
-                    progress.inc(1);
-                    return Ok((rows, true));
+    let workers = if threads == 0 { cores } else { threads }.min(plan.len()).max(1);
+    let run_one = |planned: &PlannedDataset| -> Result<(Vec<PanelRow>, bool)> {
+        let settings = settings_of(config, planned);
+        let path = out.map(|dir| run_path(dir, planned));
+        if resume && let Some(rows) = path.as_deref().and_then(|p| read_saved(p, &settings)) {
+            progress.inc(1);
+            return Ok((rows, true));
+        }
+        let rows = run_dataset(config, planned)?;
+        if let Some(path) = &path {
+            write_saved(path, settings, &rows)?;
+        }
+        progress.inc(1);
+        Ok((rows, false))
+    };
+    // Plain worker threads pulling datasets from a shared counter, not a rayon pool: an
+    // estimator's own thread pool (prequential chunks) then blocks its caller instead of
+    // letting it steal other datasets' work, so each row's `seconds` is its own wall time.
+    let next = AtomicUsize::new(0);
+    let slots: Vec<Mutex<Option<Result<(Vec<PanelRow>, bool)>>>> =
+        (0..plan.len()).map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, AtomicOrdering::Relaxed);
+                    let Some(planned) = plan.get(i) else { break };
+                    let outcome = run_one(planned);
+                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
                 }
-                let rows = run_dataset(config, planned)?;
-                if let Some(path) = &path {
-                    write_saved(path, settings, &rows)?;
-                }
-                progress.inc(1);
-                Ok((rows, false))
-            })
-            .collect()
+            });
+        }
     });
+    let outcomes = slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_else(|| Err(KcompError::Other("a panel worker stopped".into())))
+        });
     let mut rows = Vec::new();
     let mut resumed = 0;
     for outcome in outcomes {
