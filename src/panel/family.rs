@@ -5,6 +5,7 @@ use crate::dataset::Dataset;
 use crate::datasets::grammar::{self, GrammarParams};
 use crate::datasets::language_system::LanguageSystemConfig;
 use crate::datasets::lookup_table::{self, LookupParams};
+use crate::datasets::protocols::ProtocolParams;
 use crate::error::{KcompError, Result};
 
 use super::config::FamilySpec;
@@ -42,9 +43,10 @@ pub fn check(family: &FamilySpec, value: &toml::Value) -> Result<()> {
         "lookup" => parse::<LookupParams>(table)?.validate(),
         "grammar" => parse::<GrammarParams>(table)?.validate(),
         "language" => parse::<LanguageSystemConfig>(table)?.validate().map(|_| ()),
+        "protocol" => parse::<ProtocolParams>(table)?.validate(),
         other => Err(KcompError::param(
             "kind",
-            format!("unknown family kind `{other}` (expected lookup, grammar, language or grid)"),
+            format!("unknown family kind `{other}` (expected lookup, grammar, language, protocol or grid)"),
         )),
     }
 }
@@ -56,6 +58,7 @@ pub fn generate(family: &FamilySpec, value: &toml::Value, seed: u64) -> Result<D
         "lookup" => lookup_table::generate(&parse::<LookupParams>(table)?)?.to_dataset(),
         "grammar" => grammar::generate(&parse::<GrammarParams>(table)?)?.to_dataset(),
         "language" => parse::<LanguageSystemConfig>(table)?.dataset(),
+        "protocol" => parse::<ProtocolParams>(table)?.dataset(),
         other => Err(KcompError::param(
             "kind",
             format!("unknown family kind `{other}`"),
