@@ -2,16 +2,20 @@
 
 use crate::error::{KcompError, Result};
 use crate::estimators::compression::CompressionEstimator;
+use crate::estimators::conflict_count::ConflictCountEstimator;
+use crate::estimators::context_independence::ContextIndependenceEstimator;
 use crate::estimators::disentanglement::{BosdisEstimator, PosdisEstimator};
 use crate::estimators::ground_truth::ExactEstimator;
+use crate::estimators::information::{EntropyEstimator, MutualInformationEstimator};
 use crate::estimators::interface::Estimator;
+use crate::estimators::lz76::Lz76Estimator;
 use crate::estimators::prequential::estimator::PrequentialEstimator;
 use crate::estimators::topsim::TopsimEstimator;
 
 use super::config::PanelConfig;
 
 /// Every estimator the panel knows, in the default table order.
-pub const ESTIMATORS: [&str; 7] = [
+pub const ESTIMATORS: [&str; 12] = [
     "exact",
     "mapping_mdl",
     "prequential",
@@ -19,6 +23,11 @@ pub const ESTIMATORS: [&str; 7] = [
     "topsim",
     "posdis",
     "bosdis",
+    "entropy",
+    "mutual_information",
+    "context_independence",
+    "conflict_count",
+    "lz76",
 ];
 
 /// Errors on an unknown estimator name.
@@ -47,6 +56,11 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
         }),
         "posdis" => Box::new(PosdisEstimator),
         "bosdis" => Box::new(BosdisEstimator),
+        "entropy" => Box::new(EntropyEstimator),
+        "mutual_information" => Box::new(MutualInformationEstimator),
+        "context_independence" => Box::new(ContextIndependenceEstimator),
+        "conflict_count" => Box::new(ConflictCountEstimator),
+        "lz76" => Box::new(Lz76Estimator),
         "prequential" => Box::new(PrequentialEstimator {
             config: config.prequential.config.clone(),
             val_fraction: config.prequential.val_fraction,
