@@ -26,11 +26,25 @@ fn synth_protocol_writes_npy_and_csv() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().to_str().unwrap();
     let args = [
-        "synth", "protocol", "--kind", "negation", "--colours", "4", "--shapes", "2", "--seed",
-        "3", "--out", out,
+        "synth",
+        "protocol",
+        "--kind",
+        "negation",
+        "--colours",
+        "4",
+        "--shapes",
+        "2",
+        "--seed",
+        "3",
+        "--out",
+        out,
     ];
     let run = kcomp(&args);
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
     let stdout = String::from_utf8_lossy(&run.stdout);
     // log2 4! = 4.5850 bits: the colour lexicon; one shape pair costs nothing.
     assert!(stdout.contains("4.5850"), "{stdout}");
@@ -39,7 +53,13 @@ fn synth_protocol_writes_npy_and_csv() {
     assert_eq!(w.dim(), (8, 4));
     assert_eq!(z.dim(), (8, 2));
     let csv = std::fs::read_to_string(dir.path().join("W.csv")).unwrap();
-    let first: Vec<i64> = csv.lines().next().unwrap().split(',').map(|t| t.parse().unwrap()).collect();
+    let first: Vec<i64> = csv
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .map(|t| t.parse().unwrap())
+        .collect();
     assert_eq!(first, w.row(0).to_vec());
     // Same seed, same files.
     let again = tempfile::tempdir().unwrap();
@@ -52,10 +72,22 @@ fn synth_protocol_writes_npy_and_csv() {
 
 #[test]
 fn bad_input_exits_2_with_one_line() {
-    let out = kcomp(&["synth", "protocol", "--kind", "order-sensitive", "--colours", "2", "--shapes", "3"]);
+    let out = kcomp(&[
+        "synth",
+        "protocol",
+        "--kind",
+        "order-sensitive",
+        "--colours",
+        "2",
+        "--shapes",
+        "3",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("shapes") && err.trim().lines().count() == 1, "{err}");
+    assert!(
+        err.contains("shapes") && err.trim().lines().count() == 1,
+        "{err}"
+    );
     let out = kcomp(&["synth", "protocol", "--kind", "holistic", "--colours", "1"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("colours"));

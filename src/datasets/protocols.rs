@@ -191,7 +191,10 @@ impl ProtocolParams {
                 if self.kind == ProtocolKind::ContextSensitive {
                     vocab = l + 1;
                     let r = (c * s * self.repeats) as f64;
-                    parts.push(("unsaid_attribute", r * ((s as f64).log2() + (c as f64).log2())));
+                    parts.push((
+                        "unsaid_attribute",
+                        r * ((s as f64).log2() + (c as f64).log2()),
+                    ));
                 }
             }
             ProtocolKind::NonTriviallyCompositional => {
@@ -399,7 +402,7 @@ mod tests {
         let Targets::Discrete { values, .. } = &p.z else {
             unreachable!()
         };
-        let mut alpha = vec![None; 7];
+        let mut alpha = [None; 7];
         for r in 0..p.w.n {
             let (i, j) = (values[2 * r] as usize, values[2 * r + 1] as usize);
             let m = p.w.row(r);
@@ -459,7 +462,9 @@ mod tests {
         let a = params(ProtocolKind::Holistic, 4, 3).generate().unwrap();
         let b = params(ProtocolKind::Holistic, 4, 3).generate().unwrap();
         assert_eq!(a, b);
-        let bad = params(ProtocolKind::OrderSensitive, 3, 4).generate().unwrap_err();
+        let bad = params(ProtocolKind::OrderSensitive, 3, 4)
+            .generate()
+            .unwrap_err();
         assert!(bad.to_string().contains("shapes"));
         assert!(params(ProtocolKind::Random, 1, 4).validate().is_err());
     }

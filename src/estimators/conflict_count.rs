@@ -29,7 +29,11 @@ const MAX_ASSIGNMENTS: usize = 40_320;
 fn conflicts_at(objects: &[Vec<u32>], messages: &[Vec<u32>], pos: usize, attr: usize) -> usize {
     let mut meanings: HashMap<u32, BTreeMap<u32, usize>> = HashMap::new();
     for (o, m) in objects.iter().zip(messages) {
-        *meanings.entry(m[pos]).or_default().entry(o[attr]).or_default() += 1;
+        *meanings
+            .entry(m[pos])
+            .or_default()
+            .entry(o[attr])
+            .or_default() += 1;
     }
     meanings
         .values()
@@ -39,7 +43,13 @@ fn conflicts_at(objects: &[Vec<u32>], messages: &[Vec<u32>], pos: usize, attr: u
 
 /// Every injective map of `0..k` into `0..n` (k <= n), calling `f` on each.
 fn injections(k: usize, n: usize, f: &mut impl FnMut(&[usize])) {
-    fn rec(k: usize, n: usize, cur: &mut Vec<usize>, used: &mut [bool], f: &mut impl FnMut(&[usize])) {
+    fn rec(
+        k: usize,
+        n: usize,
+        cur: &mut Vec<usize>,
+        used: &mut [bool],
+        f: &mut impl FnMut(&[usize]),
+    ) {
         if cur.len() == k {
             f(cur);
             return;
@@ -69,14 +79,24 @@ pub fn conflict_count(objects: &[Vec<u32>], messages: &[Vec<u32>]) -> Option<usi
     }
     // Conflicts of every (position, attribute) pair, computed once.
     let table: Vec<Vec<usize>> = (0..len)
-        .map(|p| (0..n_attr).map(|a| conflicts_at(objects, messages, p, a)).collect())
+        .map(|p| {
+            (0..n_attr)
+                .map(|a| conflicts_at(objects, messages, p, a))
+                .collect()
+        })
         .collect();
     let mut best = usize::MAX;
     injections(k, n, &mut |map| {
         let total: usize = map
             .iter()
             .enumerate()
-            .map(|(i, &j)| if len <= n_attr { table[i][j] } else { table[j][i] })
+            .map(|(i, &j)| {
+                if len <= n_attr {
+                    table[i][j]
+                } else {
+                    table[j][i]
+                }
+            })
             .sum();
         best = best.min(total);
     });
@@ -99,7 +119,10 @@ impl Estimator for ConflictCountEstimator {
     fn estimate(&self, data: &Dataset, _progress: &Progress) -> Result<Estimate> {
         let objects = object_rows(data)?;
         let c = conflict_count(&objects, &message_rows(data)).ok_or_else(|| {
-            KcompError::param("w", "conflict count: more than 40320 position-attribute maps")
+            KcompError::param(
+                "w",
+                "conflict count: more than 40320 position-attribute maps",
+            )
         })?;
         Ok(Estimate::score(c as f64).with("per_row", c as f64 / data.n() as f64))
     }
@@ -110,7 +133,9 @@ mod tests {
     use super::*;
 
     fn grid(c: u32, s: u32) -> Vec<Vec<u32>> {
-        (0..c).flat_map(|i| (0..s).map(move |j| vec![i, j])).collect()
+        (0..c)
+            .flat_map(|i| (0..s).map(move |j| vec![i, j]))
+            .collect()
     }
 
     #[test]
@@ -137,7 +162,13 @@ mod tests {
         // Negation-like: colour at 0, shape spread over positions 1 and 2.
         let msgs: Vec<Vec<u32>> = objs
             .iter()
-            .map(|o| if o[1] == 0 { vec![o[0], 5, 6] } else { vec![o[0], 7, 5] })
+            .map(|o| {
+                if o[1] == 0 {
+                    vec![o[0], 5, 6]
+                } else {
+                    vec![o[0], 7, 5]
+                }
+            })
             .collect();
         assert_eq!(conflict_count(&objs, &msgs), Some(0));
     }

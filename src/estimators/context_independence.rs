@@ -58,18 +58,18 @@ pub fn context_independence(objects: &[Vec<u32>], messages: &[Vec<u32>]) -> f64 
     let col_sums: Vec<f64> = (0..ns)
         .map(|s| (0..nc).map(|c| n[c * ns + s]).sum())
         .collect();
-    let total: f64 = (0..nc)
-        .map(|c| {
-            let row = &n[c * ns..(c + 1) * ns];
-            // First maximum, as numpy's argmax.
-            let (best, &top) = row
-                .iter()
-                .enumerate()
-                .fold((0, &row[0]), |acc, (i, x)| if *x > *acc.1 { (i, x) } else { acc });
-            let row_sum: f64 = row.iter().sum();
-            (top / row_sum) * (top / col_sums[best])
-        })
-        .sum();
+    let total: f64 =
+        (0..nc)
+            .map(|c| {
+                let row = &n[c * ns..(c + 1) * ns];
+                // First maximum, as numpy's argmax.
+                let (best, &top) = row.iter().enumerate().fold((0, &row[0]), |acc, (i, x)| {
+                    if *x > *acc.1 { (i, x) } else { acc }
+                });
+                let row_sum: f64 = row.iter().sum();
+                (top / row_sum) * (top / col_sums[best])
+            })
+            .sum();
     total / nc as f64
 }
 
@@ -100,7 +100,9 @@ mod tests {
     use super::*;
 
     fn grid(c: u32, s: u32) -> Vec<Vec<u32>> {
-        (0..c).flat_map(|i| (0..s).map(move |j| vec![i, j])).collect()
+        (0..c)
+            .flat_map(|i| (0..s).map(move |j| vec![i, j]))
+            .collect()
     }
 
     #[test]

@@ -46,7 +46,9 @@ pub fn check(family: &FamilySpec, value: &toml::Value) -> Result<()> {
         "protocol" => parse::<ProtocolParams>(table)?.validate(),
         other => Err(KcompError::param(
             "kind",
-            format!("unknown family kind `{other}` (expected lookup, grammar, language, protocol or grid)"),
+            format!(
+                "unknown family kind `{other}` (expected lookup, grammar, language, protocol or grid)"
+            ),
         )),
     }
 }
