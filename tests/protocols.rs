@@ -98,7 +98,7 @@ fn panel_family_and_metrics_on_protocols() {
     let toml = r#"
 name = "t"
 seeds = 1
-estimators = ["exact", "entropy", "mutual_information", "context_independence", "conflict_count", "lz76"]
+estimators = ["exact", "entropy", "mutual_information", "context_independence", "conflict_count", "lz76", "tre"]
 [[family]]
 kind = "protocol"
 parameter = "kind"
@@ -126,10 +126,13 @@ shapes = 5
     // The reference's published test value.
     assert!((score(&triv, "context_independence") - 0.25).abs() < 1e-7);
     assert_eq!(score(&triv, "conflict_count"), 0.0);
+    // Additive L1 TRE: near 0 for the trivially compositional protocol.
+    assert!(score(&triv, "tre") < 0.1);
     let hol = kcomp::panel::family::generate(fam, &fam.values[1], 0).unwrap();
     assert!((score(&hol, "exact") - log2_fact(25)).abs() < 1e-9);
     assert!(score(&hol, "conflict_count") > 0.0);
     assert!(score(&hol, "context_independence") < 0.25);
+    assert!(score(&hol, "tre") > 1.0);
     // Params round-trip through the library type.
     let params = ProtocolParams {
         kind: ProtocolKind::Random,

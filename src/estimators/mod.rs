@@ -8,6 +8,7 @@
 //! - [`topsim`]: topological similarity, the classic baseline;
 //! - [`information`], [`context_independence`], [`conflict_count`], [`lz76`]: message entropy
 //!   and I(W; Z), context independence, conflict count and Lempel-Ziv complexity;
+//! - [`tre`]: tree reconstruction error (additive, L1);
 //! - [`mapping_table`]: seed 001's mapping-table metric for LLM-written programs.
 
 pub mod agreement;
@@ -22,3 +23,4 @@ pub mod lz76;
 pub mod mapping_table;
 pub mod prequential;
 pub mod topsim;
+pub mod tre;

@@ -11,11 +11,12 @@ use crate::estimators::interface::Estimator;
 use crate::estimators::lz76::Lz76Estimator;
 use crate::estimators::prequential::estimator::PrequentialEstimator;
 use crate::estimators::topsim::TopsimEstimator;
+use crate::estimators::tre::TreEstimator;
 
 use super::config::PanelConfig;
 
 /// Every estimator the panel knows, in the default table order.
-pub const ESTIMATORS: [&str; 12] = [
+pub const ESTIMATORS: [&str; 13] = [
     "exact",
     "mapping_mdl",
     "prequential",
@@ -28,6 +29,7 @@ pub const ESTIMATORS: [&str; 12] = [
     "context_independence",
     "conflict_count",
     "lz76",
+    "tre",
 ];
 
 /// Errors on an unknown estimator name.
@@ -61,6 +63,7 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
         "context_independence" => Box::new(ContextIndependenceEstimator),
         "conflict_count" => Box::new(ConflictCountEstimator),
         "lz76" => Box::new(Lz76Estimator),
+        "tre" => Box::new(TreEstimator::default()),
         "prequential" => Box::new(PrequentialEstimator {
             config: config.prequential.config.clone(),
             val_fraction: config.prequential.val_fraction,
