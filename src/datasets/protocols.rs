@@ -11,7 +11,9 @@
 //!   injective: equal messages need 2(i - i') = 0 mod L and i - i' = j - j' mod L, so
 //!   |i - i'| = |j - j'| = L/2, impossible with C + S = L.
 //! - `holistic`: the L^2 two-letter names shuffled; object k takes the k-th.
-//! - `random`: every object draws two letters uniformly (names may collide).
+//! - `random`: every object draws two letters uniformly (names may collide). The reference
+//!   keys these objects (shape, colour), the other protocols (colour, shape); we use
+//!   (colour, shape) throughout.
 //! - `order-sensitive`: one alphabet of C letters (needs S <= C), shuffled once for the colours
 //!   and again for the shapes: the same letter means a colour first and a shape second.
 //! - `negation`: the reference fixes 11 colours x {box, circle} with messages `cx__` (c box) and
