@@ -1,5 +1,5 @@
-//! `kcomp synth lookup|grammar`: generate a synthetic representation and print its exact
-//! complexity terms, C(Z) in both conventions and topological similarity.
+//! `kcomp synth lookup|grammar|protocol`: generate a synthetic representation and print its
+//! exact complexity terms (lookup and grammar also C(Z) in both conventions and topsim).
 
 use std::path::PathBuf;
 
@@ -7,6 +7,7 @@ use clap::{Args, Subcommand};
 
 use crate::datasets::grammar::{Composition, GrammarParams};
 use crate::datasets::lookup_table::{LookupParams, TableCost};
+use crate::datasets::protocols::{ProtocolKind, ProtocolParams, write_protocol};
 use crate::datasets::validate::topsim_bytes;
 use crate::estimators::topsim::{Correlation, TopsimConfig, WDistance, ZDistance};
 use crate::io::npy::write_dataset;
@@ -35,6 +36,57 @@ pub enum SynthGenerator {
     /// Example: kcomp synth grammar --width 3 --depth 2 --composition linear --json
     #[command(allow_negative_numbers = true)]
     Grammar(GrammarArgs),
+    /// A test language of Korbak et al. 2020 over colours x shapes; prints its exact terms.
+    ///
+    /// Example: kcomp synth protocol --kind holistic --colours 5 --shapes 5 --seed 0 --out DIR
+    Protocol(ProtocolArgs),
+}
+
+/// `kcomp synth protocol` options.
+#[derive(Debug, Args)]
+pub struct ProtocolArgs {
+    /// Which protocol.
+    #[arg(long, value_enum)]
+    pub kind: ProtocolKind,
+    /// C: number of colours.
+    #[arg(long, default_value_t = 5)]
+    pub colours: usize,
+    /// S: number of shapes.
+    #[arg(long, default_value_t = 5)]
+    pub shapes: usize,
+    /// Utterances per object.
+    #[arg(long, default_value_t = 1)]
+    pub repeats: usize,
+    /// Seed of the lexicon and the row order.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Write W.npy, Z.npy, W.csv and Z.csv into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+}
+
+fn run_protocol(a: ProtocolArgs) -> anyhow::Result<()> {
+    let params = ProtocolParams {
+        kind: a.kind,
+        colours: a.colours,
+        shapes: a.shapes,
+        repeats: a.repeats,
+        seed: a.seed,
+    };
+    let data = params.dataset()?;
+    let exact = data.exact.as_ref().expect("protocols have exact terms");
+    println!("protocol {:?}: N = {} (lengths in bits)", a.kind, data.n());
+    for (name, bits) in &exact.parts {
+        println!("  {name:<20} {bits:>14.4}");
+    }
+    println!("  {:<20} {:>14.4}", "K(Z|W)", exact.k_z_given_w_bits);
+    println!("  {:<20} {:>14.4}", "K(Z)", exact.k_z_bits);
+    if let Some(dir) = &a.out {
+        for path in write_protocol(dir, &data)? {
+            println!("wrote {}", path.display());
+        }
+    }
+    Ok(())
 }
 
 /// Options shared by both generators.
@@ -170,6 +222,7 @@ pub struct GrammarArgs {
 /// Runs `kcomp synth`.
 pub fn run_synth(args: SynthArgs) -> anyhow::Result<()> {
     let (spec, common) = match args.generator {
+        SynthGenerator::Protocol(a) => return run_protocol(a),
         SynthGenerator::Lookup(a) => (
             SynthSpec::Lookup(LookupParams {
                 samples: a.common.samples,

@@ -6,14 +6,22 @@
 //! - [`disentanglement`]: posdis and bosdis (Chaabouni et al. 2020);
 //! - [`ground_truth`]: the exact terms of C(Z) = K(Z)/K(Z|W) for generators whose code we know;
 //! - [`topsim`]: topological similarity, the classic baseline;
+//! - [`information`], [`context_independence`], [`conflict_count`], [`lz76`]: message entropy
+//!   and I(W; Z), context independence, conflict count and Lempel-Ziv complexity;
+//! - [`tre`]: tree reconstruction error (additive, L1);
 //! - [`mapping_table`]: seed 001's mapping-table metric for LLM-written programs.
 
 pub mod agreement;
 pub mod compression;
+pub mod conflict_count;
+pub mod context_independence;
 pub mod disentanglement;
 pub mod ground_truth;
+pub mod information;
 pub mod interface;
+pub mod lz76;
 pub mod mapping_mdl;
 pub mod mapping_table;
 pub mod prequential;
 pub mod topsim;
+pub mod tre;

@@ -34,7 +34,7 @@ pub struct FamilySpec {
     /// Label (output sub-folder, plot titles); defaults to `kind-parameter`.
     #[serde(default)]
     pub name: Option<String>,
-    /// `lookup`, `grammar`, `language` or `grid`.
+    /// `lookup`, `grammar`, `language`, `protocol` or `grid`.
     pub kind: String,
     /// The swept generator parameter.
     pub parameter: String,

@@ -5,6 +5,7 @@ use crate::dataset::Dataset;
 use crate::datasets::grammar::{self, GrammarParams};
 use crate::datasets::language_system::LanguageSystemConfig;
 use crate::datasets::lookup_table::{self, LookupParams};
+use crate::datasets::protocols::ProtocolParams;
 use crate::datasets::string_grid::dataset::GridSource;
 use crate::datasets::string_grid::{GridSpec, Holistic, Setting};
 use crate::error::{KcompError, Result};
@@ -45,9 +46,12 @@ pub fn check(family: &FamilySpec, value: &toml::Value) -> Result<()> {
         "grammar" => parse::<GrammarParams>(table)?.validate(),
         "language" => parse::<LanguageSystemConfig>(table)?.validate().map(|_| ()),
         "grid" => parse::<GridFamilyParams>(table)?.spec().map(|_| ()),
+        "protocol" => parse::<ProtocolParams>(table)?.validate(),
         other => Err(KcompError::param(
             "kind",
-            format!("unknown family kind `{other}` (expected lookup, grammar, language or grid)"),
+            format!(
+                "unknown family kind `{other}` (expected lookup, grammar, language, protocol or grid)"
+            ),
         )),
     }
 }
@@ -60,6 +64,7 @@ pub fn generate(family: &FamilySpec, value: &toml::Value, seed: u64) -> Result<D
         "grammar" => grammar::generate(&parse::<GrammarParams>(table)?)?.to_dataset(),
         "language" => parse::<LanguageSystemConfig>(table)?.dataset(),
         "grid" => parse::<GridFamilyParams>(table)?.dataset(),
+        "protocol" => parse::<ProtocolParams>(table)?.dataset(),
         other => Err(KcompError::param(
             "kind",
             format!("unknown family kind `{other}`"),

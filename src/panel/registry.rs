@@ -2,17 +2,22 @@
 
 use crate::error::{KcompError, Result};
 use crate::estimators::compression::CompressionEstimator;
+use crate::estimators::conflict_count::ConflictCountEstimator;
+use crate::estimators::context_independence::ContextIndependenceEstimator;
 use crate::estimators::disentanglement::{BosdisEstimator, PosdisEstimator};
 use crate::estimators::ground_truth::ExactEstimator;
+use crate::estimators::information::{EntropyEstimator, MutualInformationEstimator};
 use crate::estimators::interface::Estimator;
+use crate::estimators::lz76::Lz76Estimator;
 use crate::estimators::mapping_mdl::MappingMdlEstimator;
 use crate::estimators::prequential::estimator::PrequentialEstimator;
 use crate::estimators::topsim::TopsimEstimator;
+use crate::estimators::tre::TreEstimator;
 
 use super::config::PanelConfig;
 
 /// Every estimator the panel knows, in the default table order.
-pub const ESTIMATORS: [&str; 7] = [
+pub const ESTIMATORS: [&str; 13] = [
     "exact",
     "mapping_mdl",
     "prequential",
@@ -20,6 +25,12 @@ pub const ESTIMATORS: [&str; 7] = [
     "topsim",
     "posdis",
     "bosdis",
+    "entropy",
+    "mutual_information",
+    "context_independence",
+    "conflict_count",
+    "lz76",
+    "tre",
 ];
 
 /// Errors on an unknown estimator name.
@@ -49,6 +60,12 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
         }),
         "posdis" => Box::new(PosdisEstimator),
         "bosdis" => Box::new(BosdisEstimator),
+        "entropy" => Box::new(EntropyEstimator),
+        "mutual_information" => Box::new(MutualInformationEstimator),
+        "context_independence" => Box::new(ContextIndependenceEstimator),
+        "conflict_count" => Box::new(ConflictCountEstimator),
+        "lz76" => Box::new(Lz76Estimator),
+        "tre" => Box::new(TreEstimator::default()),
         "prequential" => Box::new(PrequentialEstimator {
             config: config.prequential.config.clone(),
             val_fraction: config.prequential.val_fraction,

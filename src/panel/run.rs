@@ -8,9 +8,9 @@
 
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
-use serde::{Deserialize, Serialize};
 
 use crate::error::{KcompError, Result};
 use crate::estimators::interface::{EstimateStatus, Progress, run_estimator};
@@ -217,7 +217,9 @@ pub fn run_panel(
     }
     let plan = plan(config)?;
     progress.set_length(plan.len() as u64);
-    let workers = if threads == 0 { cores } else { threads }.min(plan.len()).max(1);
+    let workers = if threads == 0 { cores } else { threads }
+        .min(plan.len())
+        .max(1);
     let run_one = |planned: &PlannedDataset| -> Result<(Vec<PanelRow>, bool)> {
         let settings = settings_of(config, planned);
         let path = out.map(|dir| run_path(dir, planned));
@@ -250,13 +252,11 @@ pub fn run_panel(
             });
         }
     });
-    let outcomes = slots
-        .into_iter()
-        .map(|slot| {
-            slot.into_inner()
-                .unwrap_or_else(|e| e.into_inner())
-                .unwrap_or_else(|| Err(KcompError::Other("a panel worker stopped".into())))
-        });
+    let outcomes = slots.into_iter().map(|slot| {
+        slot.into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .unwrap_or_else(|| Err(KcompError::Other("a panel worker stopped".into())))
+    });
     let mut rows = Vec::new();
     let mut resumed = 0;
     for outcome in outcomes {
