@@ -184,3 +184,39 @@ fn bad_panel_configs_exit_2_naming_the_field() {
         );
     }
 }
+
+#[test]
+fn compare_one_published_grid_record() {
+    let file = format!(
+        "{}/tests/data/rgp/k=4_u=2_d=16_type=r.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
+        .args(["compare", "--grid", &file, "--record", "3"])
+        .args(["--estimators", "exact,mapping_mdl,prequential", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // K(Z): 16 samples x 16 binary cells.
+    assert_eq!(v["k_z"]["bits"], 256.0);
+    let est = v["estimates"].as_array().unwrap();
+    // Random layout: log2(16!/(4!)^4) + 16 pattern bits = 41.91 bits.
+    let layouts = (1..=16).map(|i| (i as f64).log2()).sum::<f64>() - 4.0 * 24f64.log2();
+    let exact = est[0]["k_z_given_w_bits"].as_f64().unwrap();
+    assert!((exact - (layouts + 16.0)).abs() < 1e-9, "{exact}");
+    assert_eq!(est[1]["native"]["l_p_plus"], 40);
+    assert_eq!(est[1]["native"]["errors"], 0);
+    assert_eq!(est[2]["status"]["status"], "not_applicable");
+    // A record past the end names the file.
+    let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
+        .args(["compare", "--grid", &file, "--record", "30"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("30 records"));
+}

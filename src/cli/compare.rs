@@ -9,7 +9,7 @@ use crate::io::user_data::load_user_data;
 use crate::panel::config::PanelConfig;
 use crate::panel::registry::ESTIMATORS;
 use crate::panel::run::run_panel;
-use crate::panel::single::{compare_one, user_dataset};
+use crate::panel::single::{compare_one, grid_record_dataset, user_dataset};
 use crate::panel::{plots, tables};
 use crate::sweeps::summary::progress_bar;
 
@@ -18,6 +18,7 @@ use crate::sweeps::summary::progress_bar;
 /// Two forms:
 ///   kcomp compare CONFIG.toml --out DIR     families x values x seeds (configs/compare/)
 ///   kcomp compare --w W.npy --z Z.npy       one dataset from files (.npy, .csv, .jsonl)
+///   kcomp compare --grid FILE.jsonl --record I   one string-to-grid record
 ///
 /// Every estimator shares the dataset's K(Z) (the family's convention; for files: uniform over
 /// the observed values, or the naive Gaussian code for continuous Z with --precision), so C =
@@ -47,6 +48,15 @@ pub struct CompareArgs {
     /// Z file: integer attributes, or floats with --precision.
     #[arg(long, value_name = "FILE", requires = "w")]
     pub z: Option<PathBuf>,
+    /// String-to-grid file (.jsonl, seed 001's format): compare on one of its records.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["w", "z", "config"])]
+    pub grid: Option<PathBuf>,
+    /// Record of --grid (0-based).
+    #[arg(long, default_value_t = 0, requires = "grid")]
+    pub record: usize,
+    /// Layout setting of --grid when the file name does not say it (h, v, b, r, hr, ...).
+    #[arg(long, requires = "grid")]
+    pub setting: Option<String>,
     /// Grid spacing of continuous Z.
     #[arg(long)]
     pub precision: Option<f64>,
@@ -93,12 +103,18 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         }
         return Ok(());
     }
-    let (Some(w_path), Some(z_path)) = (&args.w, &args.z) else {
-        anyhow::bail!("give a panel CONFIG.toml, or --w FILE --z FILE (see kcomp compare --help)");
+    let data = if let Some(grid) = &args.grid {
+        grid_record_dataset(grid, args.record, args.setting.as_deref())?
+    } else {
+        let (Some(w_path), Some(z_path)) = (&args.w, &args.z) else {
+            anyhow::bail!(
+                "give a panel CONFIG.toml, --w FILE --z FILE or --grid FILE (see kcomp compare --help)"
+            );
+        };
+        let (w, z) = load_user_data(w_path, z_path, args.precision)?;
+        let files = vec![w_path.display().to_string(), z_path.display().to_string()];
+        user_dataset(w, z, files)?
     };
-    let (w, z) = load_user_data(w_path, z_path, args.precision)?;
-    let files = vec![w_path.display().to_string(), z_path.display().to_string()];
-    let data = user_dataset(w, z, files)?;
     let names: Vec<String> = match args.estimators {
         Some(list) => list,
         None => ESTIMATORS.iter().map(|s| s.to_string()).collect(),

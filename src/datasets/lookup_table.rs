@@ -454,19 +454,15 @@ mod tests {
 
 impl LookupDataset {
     /// The panel [`crate::dataset::Dataset`] (family `lookup`): W tokens, Z on the grid at the
-    /// generator's precision, K(Z) = the exact four terms (totals), exact terms from
-    /// [`ComplexityTerms`].
+    /// generator's precision, K(Z) and the exact terms from [`ComplexityTerms`].
     pub fn to_dataset(&self) -> Result<crate::dataset::Dataset> {
-        use crate::dataset::{self, KzMethod, KzReference, Provenance};
-        dataset::Dataset::new(
-            dataset::tokens_from_array(&self.w, self.params.vocab)?,
-            dataset::grid_from_array(&self.z, self.params.precision),
-            Provenance::generated("lookup", &self.params, self.params.seed),
-            KzReference {
-                bits: self.terms.k_z(),
-                method: KzMethod::Exact,
-            },
-            Some(self.terms.to_exact()),
+        super::representation_dataset(
+            "lookup",
+            &self.params,
+            self.params.seed,
+            (&self.w, self.params.vocab),
+            (&self.z, self.params.precision),
+            &self.terms,
         )
     }
 }

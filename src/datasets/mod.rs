@@ -12,3 +12,30 @@ pub mod lookup_table;
 pub mod protocols;
 pub mod string_grid;
 pub mod validate;
+
+use crate::dataset::{self, Dataset, KzMethod, KzReference, Provenance};
+use crate::error::Result;
+use crate::estimators::ground_truth::ComplexityTerms;
+
+/// A seed-004 representation (lookup table or grammar) as a panel [`Dataset`]: W tokens over
+/// `vocab`, Z on the grid at `precision`, K(Z) = the exact four terms (totals), and the exact
+/// terms themselves.
+pub(crate) fn representation_dataset(
+    family: &str,
+    params: &impl serde::Serialize,
+    seed: u64,
+    (w, vocab): (&ndarray::Array2<i64>, usize),
+    (z, precision): (&ndarray::Array2<i64>, f64),
+    terms: &ComplexityTerms,
+) -> Result<Dataset> {
+    Dataset::new(
+        dataset::tokens_from_array(w, vocab)?,
+        dataset::grid_from_array(z, precision),
+        Provenance::generated(family, params, seed),
+        KzReference {
+            bits: terms.k_z(),
+            method: KzMethod::Exact,
+        },
+        Some(terms.to_exact()),
+    )
+}

@@ -66,9 +66,11 @@ pub struct PanelPrequential {
 
 impl Default for PanelPrequential {
     fn default() -> Self {
-        let mut config = crate::estimators::prequential::PrequentialConfig::default();
         // Datasets run in parallel; each training stays on one thread.
-        config.threads = 1;
+        let config = crate::estimators::prequential::PrequentialConfig {
+            threads: 1,
+            ..Default::default()
+        };
         PanelPrequential {
             val_fraction: 0.1,
             config,

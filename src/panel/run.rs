@@ -126,8 +126,8 @@ fn settings_of(config: &PanelConfig, planned: &PlannedDataset) -> serde_json::Va
         "params": fam.params,
         "seed": planned.seed,
         "estimators": config.estimators,
-        "prequential": uses_prequential.then(|| &config.prequential),
-        "topsim": uses_topsim.then(|| &config.topsim),
+        "prequential": uses_prequential.then_some(&config.prequential),
+        "topsim": uses_topsim.then_some(&config.topsim),
         "kcomp_version": env!("CARGO_PKG_VERSION"),
     })
 }
@@ -220,7 +220,7 @@ pub fn run_panel(
     let workers = if threads == 0 { cores } else { threads }
         .min(plan.len())
         .max(1);
-    let run_one = |planned: &PlannedDataset| -> Result<(Vec<PanelRow>, bool)> {
+    let run_one = |planned: &PlannedDataset| -> Outcome {
         let settings = settings_of(config, planned);
         let path = out.map(|dir| run_path(dir, planned));
         if resume && let Some(rows) = path.as_deref().and_then(|p| read_saved(p, &settings)) {
@@ -238,8 +238,8 @@ pub fn run_panel(
     // estimator's own thread pool (prequential chunks) then blocks its caller instead of
     // letting it steal other datasets' work, so each row's `seconds` is its own wall time.
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<Result<(Vec<PanelRow>, bool)>>>> =
-        (0..plan.len()).map(|_| Mutex::new(None)).collect();
+    type Outcome = Result<(Vec<PanelRow>, bool)>;
+    let slots: Vec<Mutex<Option<Outcome>>> = (0..plan.len()).map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {

@@ -471,19 +471,15 @@ mod tests {
 
 impl GrammarDataset {
     /// The panel [`crate::dataset::Dataset`] (family `grammar`): W tokens, Z on the grid at the
-    /// generator's precision, K(Z) = the exact four terms (totals), exact terms from
-    /// [`ComplexityTerms`].
+    /// generator's precision, K(Z) and the exact terms from [`ComplexityTerms`].
     pub fn to_dataset(&self) -> Result<crate::dataset::Dataset> {
-        use crate::dataset::{self, KzMethod, KzReference, Provenance};
-        dataset::Dataset::new(
-            dataset::tokens_from_array(&self.w, self.params.vocab)?,
-            dataset::grid_from_array(&self.z, self.params.precision),
-            Provenance::generated("grammar", &self.params, self.params.seed),
-            KzReference {
-                bits: self.terms.k_z(),
-                method: KzMethod::Exact,
-            },
-            Some(self.terms.to_exact()),
+        crate::datasets::representation_dataset(
+            "grammar",
+            &self.params,
+            self.params.seed,
+            (&self.w, self.params.vocab),
+            (&self.z, self.params.precision),
+            &self.terms,
         )
     }
 }
