@@ -220,3 +220,40 @@ fn compare_one_published_grid_record() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("30 records"));
 }
+
+#[test]
+fn llm_program_reads_a_grid_report_beside_mapping_mdl() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("per_answer.csv");
+    let header = "model,setting,record,status,n_dict,m_dict,n_block,m_block,L(P+) [entries],\
+                  E(P) [samples],L(P) [entries],C(P) [0-100],log C(P) [0-100],in_acc [%],profile,\
+                  result_correct";
+    let rows = [
+        "m1,h,0,ok,8,32,0,0,40,0,40,100,100,100,T1,true",
+        "m2,h,0,ok,16,256,0,0,272,2,312,2.857,10,87.5,T2,false",
+        "m2,r,0,ok,8,32,0,0,40,0,40,100,100,100,T1,true",
+    ];
+    std::fs::write(&report, format!("{header}\n{}\n", rows.join("\n"))).unwrap();
+    let file = format!(
+        "{}/tests/data/rgp/k=4_u=2_d=16_type=h.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let run = |record: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
+            .args(["compare", "--grid", &file, "--record", record, "--llm-report"])
+            .arg(&report)
+            .args(["--estimators", "llm_program,mapping_mdl", "--json"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let v = run("0");
+    let est = &v["estimates"][0];
+    assert!((est["score"].as_f64().unwrap() - (100.0 + 2.857) / 2.0).abs() < 1e-9, "{est}");
+    assert_eq!(est["native"]["models"]["m2"]["l_p_plus"], 272.0);
+    assert_eq!(v["estimates"][1]["native"]["l_p_plus"], 40);
+    // Record 1 has no answers in the report: not applicable, with the reason.
+    let v = run("1");
+    assert_eq!(v["estimates"][0]["status"]["status"], "not_applicable");
+}

@@ -57,6 +57,9 @@ pub struct CompareArgs {
     /// Layout setting of --grid when the file name does not say it (h, v, b, r, hr, ...).
     #[arg(long, requires = "grid")]
     pub setting: Option<String>,
+    /// A `kcomp grid report` folder (or its per_answer.csv) for the llm_program estimator.
+    #[arg(long, value_name = "PATH")]
+    pub llm_report: Option<PathBuf>,
     /// Grid spacing of continuous Z.
     #[arg(long)]
     pub precision: Option<f64>,
@@ -117,9 +120,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     };
     let names: Vec<String> = match args.estimators {
         Some(list) => list,
-        None => ESTIMATORS.iter().map(|s| s.to_string()).collect(),
+        None => ESTIMATORS
+            .iter()
+            .filter(|e| **e != "llm_program" || args.llm_report.is_some())
+            .map(|s| s.to_string())
+            .collect(),
     };
     let mut config = PanelConfig::single_dataset_defaults();
+    config.llm_report = args.llm_report.clone();
     config.estimators = names.clone();
     let bar = progress_bar(names.len() as u64, "estimators");
     if args.quiet || args.json {

@@ -3,7 +3,7 @@
 //! A [`Dataset`] is W (N token sequences, [`TokenData`]) and Z (N rows of discrete attributes or
 //! of continuous values on an integer grid, [`Targets`]), with where it came from
 //! ([`Provenance`]), the K(Z) that every estimator shares ([`KzReference`], the family's
-//! convention: see `../shared/notes/estimator-panel.md`), and the generator's exact terms when
+//! convention: see `shared/notes/estimator-panel.md`), and the generator's exact terms when
 //! its program is known ([`ExactTerms`]). All lengths are in bits.
 
 mod tables;

@@ -4,6 +4,7 @@
 //! - [`agreement`]: Kendall's tau-b, Spearman's rho and their bootstrap over seeds;
 //! - [`compression`]: conditional code lengths from zstd, xz and bzip2, and NCD;
 //! - [`disentanglement`]: posdis and bosdis (Chaabouni et al. 2020);
+//! - [`llm_program`]: C(P) of LLM-written programs from a grid report;
 //! - [`ground_truth`]: the exact terms of C(Z) = K(Z)/K(Z|W) for generators whose code we know;
 //! - [`topsim`]: topological similarity, the classic baseline;
 //! - [`information`], [`context_independence`], [`conflict_count`], [`lz76`]: message entropy
@@ -19,6 +20,7 @@ pub mod disentanglement;
 pub mod ground_truth;
 pub mod information;
 pub mod interface;
+pub mod llm_program;
 pub mod lz76;
 pub mod mapping_mdl;
 pub mod mapping_table;

@@ -101,6 +101,9 @@ pub struct PanelConfig {
     /// Topological-similarity settings.
     #[serde(default)]
     pub topsim: TopsimConfig,
+    /// A `kcomp grid report` (its `per_answer.csv`) for the `llm_program` estimator.
+    #[serde(default)]
+    pub llm_report: Option<std::path::PathBuf>,
     /// Seed of the bootstrap over seeds in the agreement table.
     #[serde(default)]
     pub bootstrap_seed: u64,
@@ -135,6 +138,7 @@ impl PanelConfig {
             families: Vec::new(),
             prequential: PanelPrequential::default(),
             topsim: TopsimConfig::default(),
+            llm_report: None,
             bootstrap_seed: 0,
             bootstrap_resamples: default_resamples(),
         }
@@ -191,6 +195,9 @@ impl PanelConfig {
         no_duplicates("estimators", &self.estimators)?;
         for name in &self.estimators {
             super::registry::check_name(name)?;
+        }
+        if self.estimators.iter().any(|e| e == "llm_program") {
+            super::registry::build("llm_program", self)?;
         }
         if self.families.is_empty() {
             return Err(KcompError::param(

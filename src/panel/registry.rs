@@ -8,6 +8,7 @@ use crate::estimators::disentanglement::{BosdisEstimator, PosdisEstimator};
 use crate::estimators::ground_truth::ExactEstimator;
 use crate::estimators::information::{EntropyEstimator, MutualInformationEstimator};
 use crate::estimators::interface::Estimator;
+use crate::estimators::llm_program::LlmProgramEstimator;
 use crate::estimators::lz76::Lz76Estimator;
 use crate::estimators::mapping_mdl::MappingMdlEstimator;
 use crate::estimators::prequential::estimator::PrequentialEstimator;
@@ -17,7 +18,7 @@ use crate::estimators::tre::TreEstimator;
 use super::config::PanelConfig;
 
 /// Every estimator the panel knows, in the default table order.
-pub const ESTIMATORS: [&str; 13] = [
+pub const ESTIMATORS: [&str; 14] = [
     "exact",
     "mapping_mdl",
     "prequential",
@@ -31,6 +32,7 @@ pub const ESTIMATORS: [&str; 13] = [
     "conflict_count",
     "lz76",
     "tre",
+    "llm_program",
 ];
 
 /// Errors on an unknown estimator name.
@@ -53,6 +55,15 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
     check_name(name)?;
     Ok(match name {
         "exact" => Box::new(ExactEstimator),
+        "llm_program" => match &config.llm_report {
+            Some(path) => Box::new(LlmProgramEstimator::from_report(path)?),
+            None => {
+                return Err(KcompError::param(
+                    "llm_report",
+                    "the llm_program estimator needs a grid report (`llm_report = \"REPORT/per_answer.csv\"`, or --llm-report)",
+                ));
+            }
+        },
         "mapping_mdl" => Box::new(MappingMdlEstimator),
         "compression" => Box::new(CompressionEstimator::default()),
         "topsim" => Box::new(TopsimEstimator {

@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 use crate::error::{KcompError, Result};
-use crate::estimators::interface::{EstimateStatus, Progress, run_estimator};
+use crate::estimators::interface::{EstimateStatus, Estimator, Progress, run_estimator};
 
 use super::config::PanelConfig;
 use super::{family, registry};
@@ -119,7 +119,7 @@ fn settings_of(config: &PanelConfig, planned: &PlannedDataset) -> serde_json::Va
     let fam = &config.families[planned.family_index];
     let uses_prequential = config.estimators.iter().any(|e| e == "prequential");
     let uses_topsim = config.estimators.iter().any(|e| e == "topsim");
-    serde_json::json!({
+    let mut settings = serde_json::json!({
         "kind": fam.kind,
         "parameter": fam.parameter,
         "value": planned.value,
@@ -129,7 +129,12 @@ fn settings_of(config: &PanelConfig, planned: &PlannedDataset) -> serde_json::Va
         "prequential": uses_prequential.then_some(&config.prequential),
         "topsim": uses_topsim.then_some(&config.topsim),
         "kcomp_version": env!("CARGO_PKG_VERSION"),
-    })
+    });
+    // Only when used, so settings saved before the estimator existed still match.
+    if config.estimators.iter().any(|e| e == "llm_program") {
+        settings["llm_report"] = serde_json::json!(config.llm_report);
+    }
+    settings
 }
 
 fn run_path(dir: &Path, planned: &PlannedDataset) -> PathBuf {
@@ -157,14 +162,17 @@ fn read_saved(path: &Path, settings: &serde_json::Value) -> Option<Vec<PanelRow>
 }
 
 /// Runs one dataset through every estimator.
-fn run_dataset(config: &PanelConfig, planned: &PlannedDataset) -> Result<Vec<PanelRow>> {
+fn run_dataset(
+    config: &PanelConfig,
+    estimators: &[Box<dyn Estimator>],
+    planned: &PlannedDataset,
+) -> Result<Vec<PanelRow>> {
     let fam = &config.families[planned.family_index];
     let data = family::generate(fam, &planned.value, planned.seed)
         .map_err(|e| KcompError::param(format!("family {}", planned.family), e.to_string()))?;
     let hidden = Progress::hidden();
     let mut rows = Vec::with_capacity(config.estimators.len());
-    for name in &config.estimators {
-        let estimator = registry::build(name, config)?;
+    for estimator in estimators {
         let row = run_estimator(estimator.as_ref(), &data, &hidden);
         let (status, reason) = match &row.status {
             EstimateStatus::Ok => ("ok", String::new()),
@@ -217,6 +225,11 @@ pub fn run_panel(
     }
     let plan = plan(config)?;
     progress.set_length(plan.len() as u64);
+    let estimators = config
+        .estimators
+        .iter()
+        .map(|name| registry::build(name, config))
+        .collect::<Result<Vec<_>>>()?;
     let workers = if threads == 0 { cores } else { threads }
         .min(plan.len())
         .max(1);
@@ -227,7 +240,7 @@ pub fn run_panel(
             progress.inc(1);
             return Ok((rows, true));
         }
-        let rows = run_dataset(config, planned)?;
+        let rows = run_dataset(config, &estimators, planned)?;
         if let Some(path) = &path {
             write_saved(path, settings, &rows)?;
         }

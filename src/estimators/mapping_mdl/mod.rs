@@ -1,5 +1,5 @@
 //! The shortest mapping table that reproduces a discrete dataset: seed 001's program length
-//! L(P) measured without an LLM (`../shared/notes/estimator-panel.md`, "Program length without
+//! L(P) measured without an LLM (`shared/notes/estimator-panel.md`, "Program length without
 //! an LLM").
 //!
 //! # The program language

@@ -1,5 +1,5 @@
 //! The published evaluator's `calculate_estimate`, rule by rule (R0-R16 of
-//! ../shared/notes/rgp-reference-parser.md), flaws included. Where the reference would crash
+//! shared/notes/rgp-reference-parser.md), flaws included. Where the reference would crash
 //! (`{**x}`, unhashable keys) the key falls back to its source text instead.
 
 use super::Counts;
