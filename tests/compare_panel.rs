@@ -240,17 +240,31 @@ fn llm_program_reads_a_grid_report_beside_mapping_mdl() {
     );
     let run = |record: &str| {
         let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
-            .args(["compare", "--grid", &file, "--record", record, "--llm-report"])
+            .args([
+                "compare",
+                "--grid",
+                &file,
+                "--record",
+                record,
+                "--llm-report",
+            ])
             .arg(&report)
             .args(["--estimators", "llm_program,mapping_mdl", "--json"])
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
     };
     let v = run("0");
     let est = &v["estimates"][0];
-    assert!((est["score"].as_f64().unwrap() - (100.0 + 2.857) / 2.0).abs() < 1e-9, "{est}");
+    assert!(
+        (est["score"].as_f64().unwrap() - (100.0 + 2.857) / 2.0).abs() < 1e-9,
+        "{est}"
+    );
     assert_eq!(est["native"]["models"]["m2"]["l_p_plus"], 272.0);
     assert_eq!(v["estimates"][1]["native"]["l_p_plus"], 40);
     // Record 1 has no answers in the report: not applicable, with the reason.

@@ -146,7 +146,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         cmp.k_z.method
     );
     println!(
-        "{:<13} {:>14} {:>10} {:>10} {:>8}  status",
+        "{:<21} {:>14} {:>10} {:>10} {:>8}  status",
         "estimator", "K(Z|W) bits", "C", "score", "s"
     );
     for e in &cmp.estimates {
@@ -159,7 +159,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
             crate::estimators::interface::EstimateStatus::Failed(r) => format!("failed: {r}"),
         };
         println!(
-            "{:<13} {:>14} {:>10} {:>10} {:>8.2}  {status}",
+            "{:<21} {:>14} {:>10} {:>10} {:>8.2}  {status}",
             e.estimator,
             f(e.k_z_given_w_bits, 1),
             f(e.c, 3),

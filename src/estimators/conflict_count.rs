@@ -67,16 +67,22 @@ fn injections(k: usize, n: usize, f: &mut impl FnMut(&[usize])) {
     rec(k, n, &mut Vec::with_capacity(k), &mut vec![false; n], f);
 }
 
+/// Number of injective maps between `len` positions and `n_attr` attributes; `None` above
+/// 40320.
+fn assignments(len: usize, n_attr: usize) -> Option<usize> {
+    let (k, n) = (len.min(n_attr), len.max(n_attr));
+    (n - k + 1..=n)
+        .try_fold(1usize, |acc, f| acc.checked_mul(f))
+        .filter(|&c| c <= MAX_ASSIGNMENTS)
+}
+
 /// Minimum conflict count of `messages` for `objects`; `None` when the number of assignments
 /// exceeds 40320.
 pub fn conflict_count(objects: &[Vec<u32>], messages: &[Vec<u32>]) -> Option<usize> {
     let n_attr = objects.first()?.len();
     let len = messages.first()?.len();
+    assignments(len, n_attr)?;
     let (k, n) = (len.min(n_attr), len.max(n_attr));
-    let count: usize = (n - k + 1..=n).product();
-    if count > MAX_ASSIGNMENTS {
-        return None;
-    }
     // Conflicts of every (position, attribute) pair, computed once.
     let table: Vec<Vec<usize>> = (0..len)
         .map(|p| {
@@ -113,7 +119,16 @@ impl Estimator for ConflictCountEstimator {
     }
 
     fn applies_to(&self, data: &Dataset) -> std::result::Result<(), String> {
-        discrete_only(data)
+        discrete_only(data)?;
+        assignments(data.w.n_words, data.z.width())
+            .map(|_| ())
+            .ok_or_else(|| {
+                format!(
+                    "{} positions x {} attributes give more than 40320 position-attribute maps",
+                    data.w.n_words,
+                    data.z.width()
+                )
+            })
     }
 
     fn estimate(&self, data: &Dataset, _progress: &Progress) -> Result<Estimate> {
