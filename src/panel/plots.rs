@@ -72,7 +72,7 @@ pub fn plot_panel(
             panels.push(Panel {
                 title: format!("{label}: C = K(Z)/K(Z|W)"),
                 x_label: x_label.clone(),
-                y_label: "C (ratio of code lengths, log scale)".into(),
+                y_label: "C (ratio of code lengths)".into(),
                 x_axis: axis.clone(),
                 y_log: true,
                 series: c_series,

@@ -49,7 +49,8 @@ pub struct Panel {
     pub x_label: String,
     pub y_label: String,
     pub x_axis: XAxis,
-    /// Base-10 logarithmic y axis (for quantities spanning orders of magnitude).
+    /// Base-10 logarithmic y axis when the values span more than a decade (the axis label then
+    /// says so); linear otherwise.
     pub y_log: bool,
     pub series: Vec<Series>,
 }
@@ -351,13 +352,18 @@ fn draw_panel<DB: DrawingBackend>(
         XAxis::Linear { integer: true } => ((x1 - x0).round() as usize + 1).clamp(2, 11),
         XAxis::Linear { integer: false } => 8,
     };
+    let y_label = if y_log {
+        format!("{}, log scale", panel.y_label)
+    } else {
+        panel.y_label.clone()
+    };
     macro_rules! finish {
         ($chart:expr) => {{
             let mut chart = $chart;
             chart
                 .configure_mesh()
                 .x_desc(panel.x_label.as_str())
-                .y_desc(panel.y_label.as_str())
+                .y_desc(y_label.as_str())
                 .x_labels(x_labels)
                 .x_label_formatter(&|x| tick_label(&panel.x_axis, *x))
                 .y_label_formatter(&|y| y_tick(*y))
