@@ -99,11 +99,7 @@ impl Estimator for ContextIndependenceEstimator {
 mod tests {
     use super::*;
 
-    fn grid(c: u32, s: u32) -> Vec<Vec<u32>> {
-        (0..c)
-            .flat_map(|i| (0..s).map(move |j| vec![i, j]))
-            .collect()
-    }
+    use crate::estimators::information::object_grid as grid;
 
     #[test]
     fn reference_value_for_trivially_compositional() {
