@@ -69,6 +69,15 @@ impl Estimator for MutualInformationEstimator {
     }
 }
 
+/// Every (colour, shape) object of a `c` x `s` grid, row by row (a test fixture shared by the
+/// metric tests).
+#[cfg(test)]
+pub(crate) fn object_grid(c: u32, s: u32) -> Vec<Vec<u32>> {
+    (0..c)
+        .flat_map(|i| (0..s).map(move |j| vec![i, j]))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,13 +134,4 @@ mod tests {
         let d = dataset(&[&[0], &[0], &[1], &[1]], &objs);
         assert_eq!(scores(&d), (1.0, 1.0));
     }
-}
-
-/// Every (colour, shape) object of a `c` x `s` grid, row by row (a test fixture shared by the
-/// metric tests).
-#[cfg(test)]
-pub(crate) fn object_grid(c: u32, s: u32) -> Vec<Vec<u32>> {
-    (0..c)
-        .flat_map(|i| (0..s).map(move |j| vec![i, j]))
-        .collect()
 }
