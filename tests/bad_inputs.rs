@@ -17,6 +17,8 @@ enum Expect {
     Clean(&'static str),
     /// Exit 0 and stdout passing the check.
     Number(Check),
+    /// A command given nothing to do: exit 2 and its help (the usage line) on stderr.
+    Usage,
 }
 
 enum Outcome {
@@ -92,6 +94,13 @@ fn judge(args: &[String], expect: &Expect) -> Outcome {
                 Outcome::Wrong(format!("stderr lacks `{needle}`: {}", lines[0]))
             } else {
                 Outcome::Clean
+            }
+        }
+        Expect::Usage => {
+            if code == Some(2) && err.lines().any(|l| l.starts_with("Usage: kcomp")) {
+                Outcome::Clean
+            } else {
+                Outcome::Wrong(format!("exit {code:?}, no usage on stderr: {err}"))
             }
         }
         Expect::Number(check) => {
@@ -726,8 +735,9 @@ fn cases() -> Vec<(&'static str, Expect)> {
         // the command line itself
         ("", Clean("subcommand")),
         ("nope", Clean("nope")),
-        ("synth", Clean("subcommand")),
-        ("grid", Clean("subcommand")),
+        ("synth", Usage),
+        ("grid", Usage),
+        ("prequential", Usage),
     ]
 }
 

@@ -182,10 +182,12 @@ fn check_prequential(args: &[&str]) {
     let Command::Prequential(a) = cli.command else {
         panic!("not prequential");
     };
-    if let Ok(cfg) = kcomp::cli::prequential::resolve(&a)
-        && let Ok((w, z)) = kcomp::cli::prequential::load_data(&cfg)
+    if let Ok(mut resolved) = kcomp::cli::prequential::resolve_args(&a)
+        && let Ok((w, z)) = resolved.config.load_data()
     {
-        let _ = kcomp::estimators::prequential::code::validate(&w, &z, &cfg.prequential);
+        resolved.settle_val_size(w.n);
+        let _ =
+            kcomp::estimators::prequential::code::validate(&w, &z, &resolved.config.prequential);
     }
 }
 

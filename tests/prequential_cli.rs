@@ -224,7 +224,8 @@ fn config_files_parse() {
     ] {
         let p = Path::new(env!("CARGO_MANIFEST_DIR")).join(f);
         let text = std::fs::read_to_string(&p).unwrap();
-        let cfg: kcomp::cli::prequential::ConfigFile = toml::from_str(&text).unwrap();
+        let cfg: kcomp::estimators::prequential::run_config::ConfigFile =
+            toml::from_str(&text).unwrap();
         let lang = cfg.language.unwrap();
         assert_eq!(
             (lang.n_attr, lang.n_vals, lang.vocab, lang.repeats),
@@ -318,4 +319,70 @@ fn sweep_writes_tables_and_resumes_only_matching_runs() {
     sweep(&other, true);
     let changed = runs_csv_k_data(&out);
     assert_ne!(changed[1], 12345.0);
+}
+
+/// Everything SMALL sets except the validation size.
+fn small_without_val_size() -> Vec<&'static str> {
+    SMALL[2..].to_vec()
+}
+
+#[test]
+fn overrides_defaults_and_output_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, z) = good_csv(dir.path());
+    let out = dir.path().join("run");
+    let out_s = out.to_string_lossy().into_owned();
+    let base = |extra: &[&str]| {
+        let mut a = vec!["prequential", "--w", &w, "--z", &z, "--out", &out_s];
+        a.extend(small_without_val_size());
+        a.extend_from_slice(extra);
+        a.iter().map(|s| s.to_string()).collect::<Vec<String>>()
+    };
+    let run = |args: Vec<String>| {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        kcomp(&refs)
+    };
+    // No val_size anywhere: 1/8 of the 60 rows, said on stderr and used (60 - 7 encoded).
+    let (code, stdout, stderr) = run(base(&["--json"]));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("val_size = 7 of 60 rows"), "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["n_encoded"].as_u64(), Some(53), "{v}");
+    // Same settings: the folder is simply rewritten.
+    assert_eq!(run(base(&["--json"])).0, 0);
+    // Other settings into the same folder: refused, naming what differs; --force overwrites.
+    let (code, _, stderr) = run(base(&["--set", "prequential.train.lr=0.003"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("other settings") && stderr.contains("prequential.train.lr"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim().lines().count(), 1);
+    let (code, stdout, stderr) = run(base(&["--set", "prequential.train.lr=0.003", "--force"]));
+    assert_eq!(code, 0, "{stderr}");
+    let saved = std::fs::read_to_string(out.join("config.toml")).unwrap();
+    assert!(saved.contains("lr = 0.003"), "{saved}");
+    // The title comes from the run's settings.
+    assert!(
+        stdout.starts_with("user data w.csv / z.csv; model seed 0, 7 validation rows"),
+        "{stdout}"
+    );
+    // --set errors name the key path; unknown keys are refused.
+    let (code, _, stderr) = run(base(&["--set", "prequential.train.lr=fast", "--force"]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("prequential.train.lr"), "{stderr}");
+    let (code, _, stderr) = run(base(&["--set", "prequential.train.speed=3", "--force"]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("speed"), "{stderr}");
+}
+
+#[test]
+fn no_arguments_print_the_usage_without_running() {
+    let (code, stdout, stderr) = kcomp(&["prequential"]);
+    assert_eq!(code, 2);
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("Usage: kcomp prequential") && stderr.contains("--set"),
+        "{stderr}"
+    );
 }

@@ -1,10 +1,11 @@
 //! The prequential engine on small data: real values, not just "it runs".
 
+use kcomp::coding::bits::nats_to_bits;
 use kcomp::dataset::{Targets, TokenData};
 use kcomp::datasets::language_system::LanguageSystemConfig;
 use kcomp::estimators::prequential::{
     ModelBackend, ModelConfig, PrequentialConfig, Schedule, language_compositionality,
-    nats_to_bits, prequential_code,
+    prequential_code,
 };
 use kcomp::neural::fast::FastMlp;
 use kcomp::neural::train::{Learner, TrainConfig};

@@ -206,3 +206,55 @@ samples = 100
         assert_eq!(&bytes[1..4], b"PNG");
     }
 }
+
+#[test]
+fn sweep_resume_reads_back_saved_runs_with_matching_settings() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tiny.toml");
+    let write_config = |samples: usize| {
+        std::fs::write(
+            &config,
+            format!(
+                "name = \"tiny\"\ngenerator = \"lookup\"\nparameter = \"length\"\nvalues = [4, 8]\n\
+                 seeds = 2\ntopsim = false\n[params]\nsamples = {samples}\n"
+            ),
+        )
+        .unwrap()
+    };
+    let out = dir.path().join("out");
+    let sweep = |resume: bool| {
+        let mut args = vec![
+            "sweep",
+            config.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--quiet",
+        ];
+        if resume {
+            args.push("--resume");
+        }
+        let res = kcomp(&args);
+        assert!(
+            res.status.success(),
+            "{}",
+            String::from_utf8_lossy(&res.stderr)
+        );
+        std::fs::read_to_string(out.join("runs.csv")).unwrap()
+    };
+    write_config(50);
+    let first = sweep(false);
+    // Every run is saved with its settings; mark one, --resume must read it back.
+    let saved = out.join("runs").join("8_s1.json");
+    let text = std::fs::read_to_string(&saved).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["rows"]["k_f"] = serde_json::json!(4242.0);
+    std::fs::write(&saved, json.to_string()).unwrap();
+    let resumed = sweep(true);
+    assert_ne!(first, resumed);
+    assert!(resumed.contains("4242"), "{resumed}");
+    // Without --resume, or with other settings, everything is computed again.
+    assert_eq!(sweep(false), first);
+    std::fs::write(&saved, json.to_string()).unwrap();
+    write_config(60);
+    assert!(!sweep(true).contains("4242"));
+}

@@ -7,10 +7,8 @@ use clap::Args;
 
 use crate::io::user_data::load_user_data;
 use crate::panel::config::PanelConfig;
-use crate::panel::registry::ESTIMATORS;
-use crate::panel::run::run_panel;
-use crate::panel::single::{compare_one, grid_record_dataset, user_dataset};
-use crate::panel::{plots, tables};
+use crate::panel::run_and_report;
+use crate::panel::single::{compare_one, grid_record_dataset, single_config, user_dataset};
 use crate::sweeps::summary::progress_bar;
 
 /// Compare estimators of K(Z|W) and compositionality on the same datasets.
@@ -88,13 +86,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         if args.quiet {
             bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
         }
-        let result = run_panel(&config, Some(&out), threads, args.resume, &bar)?;
+        let (result, written) = run_and_report(&config, &out, threads, args.resume, &bar)?;
         bar.finish_and_clear();
-        let mut written = tables::write_tables(&result, &out)?;
-        let summary = tables::summarise(&result);
-        let agreement =
-            tables::agreement(&result, config.bootstrap_resamples, config.bootstrap_seed);
-        written.extend(plots::plot_panel(&result, &summary, &agreement, &out)?);
         println!(
             "{} datasets x {} estimators ({} read back with --resume)",
             result.plan.len(),
@@ -118,17 +111,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         let files = vec![w_path.display().to_string(), z_path.display().to_string()];
         user_dataset(w, z, files)?
     };
-    let names: Vec<String> = match args.estimators {
-        Some(list) => list,
-        None => ESTIMATORS
-            .iter()
-            .filter(|e| **e != "llm_program" || args.llm_report.is_some())
-            .map(|s| s.to_string())
-            .collect(),
-    };
-    let mut config = PanelConfig::single_dataset_defaults();
-    config.llm_report = args.llm_report.clone();
-    config.estimators = names.clone();
+    let config = single_config(args.estimators, args.llm_report);
+    let names = config.estimators.clone();
     let bar = progress_bar(names.len() as u64, "estimators");
     if args.quiet || args.json {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -151,13 +135,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     );
     for e in &cmp.estimates {
         let f = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |x| format!("{x:.d$}"));
-        let status = match &e.status {
-            crate::estimators::interface::EstimateStatus::Ok => "ok".to_string(),
-            crate::estimators::interface::EstimateStatus::NotApplicable(r) => {
-                format!("not applicable: {r}")
-            }
-            crate::estimators::interface::EstimateStatus::Failed(r) => format!("failed: {r}"),
-        };
+        let status = &e.status;
         println!(
             "{:<21} {:>14} {:>10} {:>10} {:>8.2}  {status}",
             e.estimator,

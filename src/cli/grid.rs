@@ -65,7 +65,7 @@ pub struct GenerateArgs {
     #[arg(long, short)]
     pub output: Option<PathBuf>,
     /// Memory limit, e.g. 4G (default: half the physical memory).
-    #[arg(long, value_name = "SIZE", value_parser = crate::cli::synth::parse_max_memory, allow_hyphen_values = true)]
+    #[arg(long, value_name = "SIZE", value_parser = crate::cli::parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
 }
 

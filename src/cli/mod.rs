@@ -3,13 +3,18 @@
 
 pub mod codelength;
 pub mod compare;
+pub mod flags;
+pub mod grid;
+pub mod prequential;
 pub mod sweep;
 pub mod synth;
 
 use clap::{Parser, Subcommand};
 
-pub mod grid;
-pub mod prequential;
+/// `--max-memory` parser shared by the commands that allocate.
+pub fn parse_max_memory(s: &str) -> Result<u64, String> {
+    crate::io::limits::parse_size(s).map_err(|e| e.to_string())
+}
 
 /// kcomp: estimate the compositionality of data, representations and programs through
 /// Kolmogorov complexity. All description lengths are in bits.
@@ -49,7 +54,12 @@ pub fn main_with_exit_code() -> i32 {
         Err(err) if err.use_stderr() => {
             // One line, like every other error: the message without clap's usage lines.
             if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
-                eprintln!("error: a subcommand is required (usage: see --help)");
+                if std::env::args_os().count() <= 1 {
+                    eprintln!("error: a subcommand is required (usage: see --help)");
+                } else {
+                    // A subcommand given nothing to do prints its help.
+                    eprint!("{}", err.render());
+                }
                 return 2;
             }
             let text = err.render().to_string();

@@ -8,11 +8,6 @@ pub fn nats_to_bits(nats: f64) -> f64 {
     nats / LN_2
 }
 
-/// Converts a length in bits to nats.
-pub fn bits_to_nats(bits: f64) -> f64 {
-    bits * LN_2
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -20,7 +15,6 @@ mod tests {
     #[test]
     fn one_nat_is_1_4427_bits() {
         assert!((nats_to_bits(1.0) - std::f64::consts::LOG2_E).abs() < 1e-15);
-        assert!((bits_to_nats(nats_to_bits(3.7)) - 3.7).abs() < 1e-15);
         // ln 8 nats = 3 bits exactly (up to rounding).
         assert!((nats_to_bits(8f64.ln()) - 3.0).abs() < 1e-15);
     }

@@ -1,7 +1,6 @@
 //! Coding primitives. Every code length is in bits unless the name ends in `_nats`.
 //!
 //! - [`bits`]: nats/bits conversion and `log2` helpers;
-//! - [`uniform`]: uniform codes over finite sets;
 //! - [`skellam`]: the Skellam distribution (log-pmf accurate in the far tails, entropy, sampling);
 //! - [`discretised_gaussian`]: seed 004's "mean, std, precision" discretised Gaussian, values on
 //!   an integer grid.
@@ -9,4 +8,3 @@
 pub mod bits;
 pub mod discretised_gaussian;
 pub mod skellam;
-pub mod uniform;

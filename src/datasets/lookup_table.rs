@@ -41,30 +41,41 @@ pub enum TableCost {
 }
 
 /// Parameters of the lookup-table generator.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default, deny_unknown_fields)]
 pub struct LookupParams {
     /// N: number of sentences.
+    #[arg(long, default_value_t = LookupParams::default().samples)]
     pub samples: usize,
     /// M: sentence length.
+    #[arg(long, default_value_t = LookupParams::default().length)]
     pub length: usize,
-    /// K: vocabulary size.
+    /// K: vocabulary size (at least 2).
+    #[arg(long, default_value_t = LookupParams::default().vocab)]
     pub vocab: usize,
-    /// D: representation dimension.
+    /// D: representation dimension (divisible by length / ngram).
+    #[arg(long, default_value_t = LookupParams::default().dim)]
     pub dim: usize,
     /// q: n-gram size (disentanglement); must divide M.
+    #[arg(long, default_value_t = LookupParams::default().ngram)]
     pub ngram: usize,
     /// lam: grid spacing (precision).
+    #[arg(long, default_value_t = LookupParams::default().precision, allow_hyphen_values = true)]
     pub precision: f64,
     /// r: noise standard deviation.
+    #[arg(long, default_value_t = LookupParams::default().noise, allow_hyphen_values = true)]
     pub noise: f64,
     /// Standard deviation of table entries.
+    #[arg(long, default_value_t = LookupParams::default().table_std, allow_hyphen_values = true)]
     pub table_std: f64,
     /// Seed of every random draw.
+    #[arg(long, default_value_t = LookupParams::default().seed)]
     pub seed: u64,
     /// Random stream (kcomp's own, or NumPy's for replaying published runs).
+    #[arg(long, value_enum, default_value_t = LookupParams::default().rng)]
     pub rng: RngKind,
-    /// How K(f) charges the table.
+    /// How K(f) charges the table: every row (full, the paper's) or only the rows that occur (used).
+    #[arg(long, value_enum, default_value_t = LookupParams::default().table_cost)]
     pub table_cost: TableCost,
 }
 

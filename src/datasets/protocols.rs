@@ -93,21 +93,27 @@ impl ProtocolKind {
 }
 
 /// Parameters of a protocol dataset.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(deny_unknown_fields)]
 pub struct ProtocolParams {
+    /// Which protocol.
+    #[arg(long, value_enum)]
     pub kind: ProtocolKind,
     /// Number of colours C (at least 2).
     #[serde(default = "default_size")]
+    #[arg(long, default_value_t = default_size())]
     pub colours: usize,
     /// Number of shapes S (at least 2).
     #[serde(default = "default_size")]
+    #[arg(long, default_value_t = default_size())]
     pub shapes: usize,
     /// Utterances per object.
     #[serde(default = "default_repeats")]
+    #[arg(long, default_value_t = default_repeats())]
     pub repeats: usize,
     /// Seed of the lexicon draws and of the row order.
     #[serde(default)]
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
 }
 

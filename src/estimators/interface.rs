@@ -91,6 +91,16 @@ pub enum EstimateStatus {
     Failed(String),
 }
 
+impl std::fmt::Display for EstimateStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EstimateStatus::Ok => write!(f, "ok"),
+            EstimateStatus::NotApplicable(r) => write!(f, "not applicable: {r}"),
+            EstimateStatus::Failed(r) => write!(f, "failed: {r}"),
+        }
+    }
+}
+
 /// One row of a panel: an estimator on a dataset, with C and its wall time.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EstimateRow {

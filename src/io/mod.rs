@@ -1,5 +1,6 @@
-//! Interoperability: NumPy `.npy` files for W and Z, user data, and resource limits.
+//! Files: NumPy `.npy` for W and Z, user data (.npy, CSV, JSONL), CSV tables, resource limits.
 
 pub mod limits;
 pub mod npy;
+pub mod table;
 pub mod user_data;

@@ -19,3 +19,25 @@ pub mod tables;
 
 pub use config::{FamilySpec, PanelConfig};
 pub use run::{PanelResult, PanelRow, run_panel};
+
+use std::path::{Path, PathBuf};
+
+use crate::error::Result;
+use crate::estimators::interface::Progress;
+
+/// Runs a panel and writes its tables and figures into `out`; returns the result and the
+/// files written.
+pub fn run_and_report(
+    config: &PanelConfig,
+    out: &Path,
+    threads: usize,
+    resume: bool,
+    progress: &Progress,
+) -> Result<(PanelResult, Vec<PathBuf>)> {
+    let result = run_panel(config, Some(out), threads, resume, progress)?;
+    let mut written = tables::write_tables(&result, out)?;
+    let summary = tables::summarise(&result);
+    let agreement = tables::agreement(&result, config.bootstrap_resamples, config.bootstrap_seed);
+    written.extend(plots::plot_panel(&result, &summary, &agreement, out)?);
+    Ok((result, written))
+}

@@ -1,6 +1,7 @@
 //! Running a panel: every (family, value, seed) dataset through every estimator, in parallel
-//! over datasets (plain worker threads), with results that do not depend on the thread count (each dataset and each
-//! estimator is seeded from the dataset's own seed; rows are kept in plan order).
+//! over datasets on the sweep engine ([`crate::sweeps::engine`]), with results that do not
+//! depend on the thread count (each dataset and each estimator is seeded from the dataset's own
+//! seed; rows are kept in plan order).
 //!
 //! With an output folder, every dataset's rows are saved as `runs/<family>/<value>_s<seed>.json`
 //! together with the settings that produced them; `resume` reads a saved file back when its
@@ -9,11 +10,10 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 use crate::error::{KcompError, Result};
 use crate::estimators::interface::{EstimateStatus, Estimator, Progress, run_estimator};
+use crate::sweeps::engine::{EngineOptions, JsonStore, Store, run_jobs, safe_file_name};
 
 use super::config::PanelConfig;
 use super::{family, registry};
@@ -74,13 +74,6 @@ impl PanelRow {
     }
 }
 
-/// What a saved dataset file holds.
-#[derive(Debug, Serialize, Deserialize)]
-struct SavedRun {
-    settings: serde_json::Value,
-    rows: Vec<PanelRow>,
-}
-
 /// The finished panel.
 #[derive(Debug, Clone)]
 pub struct PanelResult {
@@ -138,27 +131,12 @@ fn settings_of(config: &PanelConfig, planned: &PlannedDataset) -> serde_json::Va
 }
 
 fn run_path(dir: &Path, planned: &PlannedDataset) -> PathBuf {
-    let safe: String = planned
-        .value_label()
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
     dir.join("runs").join(&planned.family).join(format!(
-        "{}={safe}_s{}.json",
-        planned.parameter, planned.seed
+        "{}={}_s{}.json",
+        planned.parameter,
+        safe_file_name(&planned.value_label()),
+        planned.seed
     ))
-}
-
-fn read_saved(path: &Path, settings: &serde_json::Value) -> Option<Vec<PanelRow>> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let saved: SavedRun = serde_json::from_str(&text).ok()?;
-    (saved.settings == *settings).then_some(saved.rows)
 }
 
 /// Runs one dataset through every estimator.
@@ -216,13 +194,6 @@ pub fn run_panel(
     progress: &Progress,
 ) -> Result<PanelResult> {
     config.validate()?;
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    if threads > 4 * cores {
-        return Err(KcompError::param(
-            "threads",
-            format!("{threads} is more than 4 x the {cores} cores"),
-        ));
-    }
     let plan = plan(config)?;
     progress.set_length(plan.len() as u64);
     let estimators = config
@@ -230,70 +201,25 @@ pub fn run_panel(
         .iter()
         .map(|name| registry::build(name, config))
         .collect::<Result<Vec<_>>>()?;
-    let workers = if threads == 0 { cores } else { threads }
-        .min(plan.len())
-        .max(1);
-    let run_one = |planned: &PlannedDataset| -> Outcome {
-        let settings = settings_of(config, planned);
-        let path = out.map(|dir| run_path(dir, planned));
-        if resume && let Some(rows) = path.as_deref().and_then(|p| read_saved(p, &settings)) {
-            progress.inc(1);
-            return Ok((rows, true));
-        }
-        let rows = run_dataset(config, &estimators, planned)?;
-        if let Some(path) = &path {
-            write_saved(path, settings, &rows)?;
-        }
-        progress.inc(1);
-        Ok((rows, false))
+    let store = out.map(|dir| JsonStore {
+        path: move |planned: &PlannedDataset| run_path(dir, planned),
+        settings: |planned: &PlannedDataset| settings_of(config, planned),
+    });
+    let options = EngineOptions {
+        threads,
+        resume,
+        progress,
     };
-    // Plain worker threads pulling datasets from a shared counter, not a rayon pool: an
-    // estimator's own thread pool (prequential chunks) then blocks its caller instead of
-    // letting it steal other datasets' work, so each row's `seconds` is its own wall time.
-    let next = AtomicUsize::new(0);
-    type Outcome = Result<(Vec<PanelRow>, bool)>;
-    let slots: Vec<Mutex<Option<Outcome>>> = (0..plan.len()).map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, AtomicOrdering::Relaxed);
-                    let Some(planned) = plan.get(i) else { break };
-                    let outcome = run_one(planned);
-                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
-                }
-            });
-        }
-    });
-    let outcomes = slots.into_iter().map(|slot| {
-        slot.into_inner()
-            .unwrap_or_else(|e| e.into_inner())
-            .unwrap_or_else(|| Err(KcompError::Other("a panel worker stopped".into())))
-    });
-    let mut rows = Vec::new();
-    let mut resumed = 0;
-    for outcome in outcomes {
-        let (r, was_resumed) = outcome?;
-        resumed += usize::from(was_resumed);
-        rows.extend(r);
-    }
+    let finished = run_jobs(
+        &plan,
+        store.as_ref().map(|s| s as &dyn Store<_, _>),
+        &options,
+        |planned| run_dataset(config, &estimators, planned),
+    )?;
     Ok(PanelResult {
         config: config.clone(),
         plan,
-        rows,
-        resumed,
+        rows: finished.results.into_iter().flatten().collect(),
+        resumed: finished.resumed,
     })
-}
-
-fn write_saved(path: &Path, settings: serde_json::Value, rows: &[PanelRow]) -> Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| KcompError::io(parent, e))?;
-    }
-    let saved = SavedRun {
-        settings,
-        rows: rows.to_vec(),
-    };
-    let text = serde_json::to_string_pretty(&saved)
-        .map_err(|e| KcompError::Other(format!("{}: {e}", path.display())))?;
-    std::fs::write(path, text).map_err(|e| KcompError::io(path, e))
 }

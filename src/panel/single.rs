@@ -109,6 +109,24 @@ pub struct SingleComparison {
     pub estimates: Vec<EstimateRow>,
 }
 
+/// The estimators and settings of a single-dataset comparison: `names`, or every estimator
+/// that can apply (llm_program only with a grid report).
+pub fn single_config(
+    names: Option<Vec<String>>,
+    llm_report: Option<std::path::PathBuf>,
+) -> PanelConfig {
+    let mut config = PanelConfig::single_dataset_defaults();
+    config.estimators = names.unwrap_or_else(|| {
+        registry::ESTIMATORS
+            .iter()
+            .filter(|e| **e != "llm_program" || llm_report.is_some())
+            .map(|s| s.to_string())
+            .collect()
+    });
+    config.llm_report = llm_report;
+    config
+}
+
 /// Runs `names` on `data` with the settings of `config` (prequential, topsim).
 pub fn compare_one(
     data: &Dataset,

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::error::{KcompError, Result};
 use crate::estimators::agreement::{self, RankStatistic};
+use crate::io::table::write_csv;
 use crate::sweeps::summary::Stat;
 
 use super::run::{PanelResult, PanelRow};
@@ -197,15 +198,6 @@ fn seed_grid(
     rows.into_values()
         .filter(|(x, _)| x.len() == seeds.len())
         .unzip()
-}
-
-fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<()> {
-    let mut w = csv::Writer::from_path(path).map_err(|e| KcompError::file(path, e.to_string()))?;
-    for row in rows {
-        w.serialize(row)
-            .map_err(|e| KcompError::file(path, e.to_string()))?;
-    }
-    w.flush().map_err(|e| KcompError::io(path, e))
 }
 
 /// The summary as a Markdown table per family.

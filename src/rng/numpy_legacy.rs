@@ -17,13 +17,6 @@ pub struct NumpyLegacy {
 }
 
 impl NumpyLegacy {
-    /// `np.random.RandomState(seed)` for an integer seed.
-    pub fn from_int_seed(seed: u32) -> Self {
-        NumpyLegacy {
-            mt: Mt19937::from_u32(seed),
-        }
-    }
-
     /// `np.random.RandomState(array)`, e.g. a tuple seed `(s, s)`.
     pub fn from_array_seed(key: &[u32]) -> Self {
         NumpyLegacy {
@@ -104,12 +97,6 @@ impl NumpyLegacy {
                 return k;
             }
         }
-    }
-
-    /// `choice(len(p), p=p)` given the probabilities `p`: one uniform draw.
-    pub fn choice_weighted(&mut self, cdf: &NumpyCdf) -> usize {
-        let u = self.random_sample();
-        cdf.search_right(u)
     }
 }
 

@@ -209,7 +209,7 @@ impl SweepConfig {
                     }
                 };
                 if self.topsim && first {
-                    let (n, m, d) = crate::cli::synth::spec_shape(&spec);
+                    let (n, m, d) = spec.shape();
                     crate::datasets::validate::memory(
                         "topological similarity",
                         &[(

@@ -27,6 +27,14 @@ impl SynthSpec {
         }
     }
 
+    /// (samples, length, dim): the sizes the topsim memory estimate needs.
+    pub fn shape(&self) -> (usize, usize, usize) {
+        match self {
+            SynthSpec::Lookup(p) => (p.samples, p.length, p.dim),
+            SynthSpec::Grammar(p) => (p.samples, p.length, p.dim),
+        }
+    }
+
     /// The seed of the run.
     pub fn seed(&self) -> u64 {
         match self {

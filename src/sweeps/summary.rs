@@ -3,12 +3,13 @@
 use std::path::{Path, PathBuf};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{KcompError, Result};
+use crate::io::table::{decimal, decimal_opt, write_csv};
 
 use super::config::{PlannedRun, SweepConfig};
+use super::engine::{EngineOptions, JsonStore, Store, run_jobs, safe_file_name};
 use super::run::{RunRecord, run};
 
 /// One finished run of a sweep.
@@ -87,29 +88,71 @@ pub struct SweepResult {
     pub summary: Vec<ValueSummary>,
 }
 
-/// Runs every (value, seed) of a sweep in parallel. Each run owns its seeded streams and
-/// results are gathered in plan order, so the numbers do not depend on the thread count.
+/// How a sweep runs.
+#[derive(Default)]
+pub struct SweepOptions<'a> {
+    /// Worker threads (0: the current rayon pool's size).
+    pub threads: usize,
+    /// Save every run as `<dir>/runs/<value>_s<seed>.json` (with its settings).
+    pub save_dir: Option<&'a Path>,
+    /// Read back saved runs whose settings match instead of recomputing them.
+    pub resume: bool,
+    pub progress: Option<&'a ProgressBar>,
+}
+
+/// Runs every (value, seed) of a sweep in parallel (see [`run_sweep_with`]).
 pub fn run_sweep(config: &SweepConfig, progress: Option<&ProgressBar>) -> Result<SweepResult> {
+    run_sweep_with(
+        config,
+        &SweepOptions {
+            progress,
+            ..Default::default()
+        },
+    )
+}
+
+/// Runs every (value, seed) of a sweep on the sweep engine. Each run owns its seeded streams
+/// and results are gathered in plan order, so the numbers do not depend on the thread count.
+pub fn run_sweep_with(config: &SweepConfig, options: &SweepOptions) -> Result<SweepResult> {
     let plan = config.plan()?;
     let topsim = config.topsim.then_some(&config.topsim_config);
-    let records: Vec<Result<RunRecord>> = plan
-        .par_iter()
-        .map(|planned| {
-            let out = run(&planned.spec, topsim).map(|(record, _)| record);
-            if let Some(bar) = progress {
-                bar.inc(1);
-            }
-            out
-        })
-        .collect();
+    let hidden = ProgressBar::hidden();
+    let store = options.save_dir.map(|dir| JsonStore {
+        path: move |p: &PlannedRun| {
+            dir.join("runs")
+                .join(format!("{}_s{}.json", safe_file_name(&p.value), p.seed))
+        },
+        settings: move |p: &PlannedRun| {
+            serde_json::json!({
+                "spec": p.spec,
+                "topsim": topsim,
+                "kcomp_version": env!("CARGO_PKG_VERSION"),
+            })
+        },
+    });
+    let engine = EngineOptions {
+        threads: options.threads,
+        resume: options.resume,
+        progress: options.progress.unwrap_or(&hidden),
+    };
+    let records = run_jobs(
+        &plan,
+        store.as_ref().map(|s| s as &dyn Store<_, _>),
+        &engine,
+        |planned| {
+            run(&planned.spec, topsim)
+                .map(|(record, _)| record)
+                .map_err(|e| {
+                    KcompError::Other(format!(
+                        "sweep `{}`, {} = {}, seed {}: {e}",
+                        config.name, config.parameter, planned.value, planned.seed
+                    ))
+                })
+        },
+    )?
+    .results;
     let mut runs = Vec::with_capacity(plan.len());
     for (planned, record) in plan.into_iter().zip(records) {
-        let record = record.map_err(|e| {
-            KcompError::Other(format!(
-                "sweep `{}`, {} = {}, seed {}: {e}",
-                config.name, config.parameter, planned.value, planned.seed
-            ))
-        })?;
         runs.push(SweepRun { planned, record });
     }
     let summary = summarise(&runs);
@@ -150,12 +193,57 @@ fn summarise(runs: &[SweepRun]) -> Vec<ValueSummary> {
     out
 }
 
-fn csv_err(path: &Path, e: csv::Error) -> KcompError {
-    KcompError::file(path, format!("writing CSV: {e}"))
+/// One row of runs.csv (lengths in bits).
+#[derive(Serialize)]
+struct RunRow<'a> {
+    sweep: &'a str,
+    generator: &'a str,
+    parameter: &'a str,
+    value: &'a str,
+    seed: u64,
+    #[serde(serialize_with = "decimal")]
+    k_pw_bits: f64,
+    #[serde(serialize_with = "decimal")]
+    k_w_given_pw_bits: f64,
+    #[serde(serialize_with = "decimal")]
+    k_f_bits: f64,
+    #[serde(serialize_with = "decimal")]
+    k_z_given_wf_bits: f64,
+    #[serde(serialize_with = "decimal")]
+    k_z_bits: f64,
+    #[serde(serialize_with = "decimal")]
+    k_z_given_w_bits: f64,
+    #[serde(serialize_with = "decimal")]
+    c: f64,
+    #[serde(serialize_with = "decimal")]
+    c_per_sample: f64,
+    #[serde(serialize_with = "decimal_opt")]
+    topsim: Option<f64>,
 }
 
-fn opt(v: Option<f64>) -> String {
-    v.map(|x| format!("{x}")).unwrap_or_default()
+/// One row of summary.csv: mean and sample sd over the seeds of one value.
+#[derive(Serialize)]
+struct SummaryCsvRow<'a> {
+    sweep: &'a str,
+    parameter: &'a str,
+    value: &'a str,
+    n: usize,
+    #[serde(serialize_with = "decimal")]
+    c_mean: f64,
+    #[serde(serialize_with = "decimal")]
+    c_std: f64,
+    #[serde(serialize_with = "decimal")]
+    c_per_sample_mean: f64,
+    #[serde(serialize_with = "decimal")]
+    c_per_sample_std: f64,
+    #[serde(serialize_with = "decimal_opt")]
+    topsim_mean: Option<f64>,
+    #[serde(serialize_with = "decimal_opt")]
+    topsim_std: Option<f64>,
+    #[serde(serialize_with = "decimal")]
+    k_z_bits_mean: f64,
+    #[serde(serialize_with = "decimal")]
+    k_z_given_w_bits_mean: f64,
 }
 
 /// Writes runs.csv, summary.csv and summary.json into `dir`; returns their paths.
@@ -163,81 +251,46 @@ pub fn write_tables(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
     let cfg = &result.config;
     let runs_path = dir.join("runs.csv");
-    let mut w = csv::Writer::from_path(&runs_path).map_err(|e| csv_err(&runs_path, e))?;
-    w.write_record([
-        "sweep",
-        "generator",
-        "parameter",
-        "value",
-        "seed",
-        "k_pw_bits",
-        "k_w_given_pw_bits",
-        "k_f_bits",
-        "k_z_given_wf_bits",
-        "k_z_bits",
-        "k_z_given_w_bits",
-        "c",
-        "c_per_sample",
-        "topsim",
-    ])
-    .map_err(|e| csv_err(&runs_path, e))?;
-    for r in &result.runs {
-        let rec = &r.record;
-        w.write_record([
-            cfg.name.clone(),
-            cfg.generator.clone(),
-            cfg.parameter.clone(),
-            r.planned.value.clone(),
-            r.planned.seed.to_string(),
-            rec.k_pw.to_string(),
-            rec.k_w_given_pw.to_string(),
-            rec.k_f.to_string(),
-            rec.k_z_given_wf.to_string(),
-            rec.k_z.to_string(),
-            rec.k_z_given_w.to_string(),
-            rec.c.to_string(),
-            rec.c_per_sample.to_string(),
-            opt(rec.topsim),
-        ])
-        .map_err(|e| csv_err(&runs_path, e))?;
-    }
-    w.flush().map_err(|e| KcompError::io(&runs_path, e))?;
-
+    write_csv(
+        &runs_path,
+        result.runs.iter().map(|r| {
+            let rec = &r.record;
+            RunRow {
+                sweep: &cfg.name,
+                generator: &cfg.generator,
+                parameter: &cfg.parameter,
+                value: &r.planned.value,
+                seed: r.planned.seed,
+                k_pw_bits: rec.k_pw,
+                k_w_given_pw_bits: rec.k_w_given_pw,
+                k_f_bits: rec.k_f,
+                k_z_given_wf_bits: rec.k_z_given_wf,
+                k_z_bits: rec.k_z,
+                k_z_given_w_bits: rec.k_z_given_w,
+                c: rec.c,
+                c_per_sample: rec.c_per_sample,
+                topsim: rec.topsim,
+            }
+        }),
+    )?;
     let summary_path = dir.join("summary.csv");
-    let mut w = csv::Writer::from_path(&summary_path).map_err(|e| csv_err(&summary_path, e))?;
-    w.write_record([
-        "sweep",
-        "parameter",
-        "value",
-        "n",
-        "c_mean",
-        "c_std",
-        "c_per_sample_mean",
-        "c_per_sample_std",
-        "topsim_mean",
-        "topsim_std",
-        "k_z_bits_mean",
-        "k_z_given_w_bits_mean",
-    ])
-    .map_err(|e| csv_err(&summary_path, e))?;
-    for s in &result.summary {
-        w.write_record([
-            cfg.name.clone(),
-            cfg.parameter.clone(),
-            s.value.clone(),
-            s.c.n.to_string(),
-            s.c.mean.to_string(),
-            s.c.std.to_string(),
-            s.c_per_sample.mean.to_string(),
-            s.c_per_sample.std.to_string(),
-            opt(s.topsim.map(|t| t.mean)),
-            opt(s.topsim.map(|t| t.std)),
-            s.k_z_bits.mean.to_string(),
-            s.k_z_given_w_bits.mean.to_string(),
-        ])
-        .map_err(|e| csv_err(&summary_path, e))?;
-    }
-    w.flush().map_err(|e| KcompError::io(&summary_path, e))?;
+    write_csv(
+        &summary_path,
+        result.summary.iter().map(|s| SummaryCsvRow {
+            sweep: &cfg.name,
+            parameter: &cfg.parameter,
+            value: &s.value,
+            n: s.c.n,
+            c_mean: s.c.mean,
+            c_std: s.c.std,
+            c_per_sample_mean: s.c_per_sample.mean,
+            c_per_sample_std: s.c_per_sample.std,
+            topsim_mean: s.topsim.map(|t| t.mean),
+            topsim_std: s.topsim.map(|t| t.std),
+            k_z_bits_mean: s.k_z_bits.mean,
+            k_z_given_w_bits_mean: s.k_z_given_w_bits.mean,
+        }),
+    )?;
 
     let json_path = dir.join("summary.json");
     let json = serde_json::json!({

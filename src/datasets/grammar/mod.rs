@@ -44,36 +44,50 @@ pub enum Composition {
 }
 
 /// Parameters of the grammar generator.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, clap::Args)]
 #[serde(default, deny_unknown_fields)]
 pub struct GrammarParams {
     /// N: number of sentences.
+    #[arg(long, default_value_t = GrammarParams::default().samples)]
     pub samples: usize,
     /// M: sentence length (a multiple of 2^depth, so every sentence parses).
+    #[arg(long, default_value_t = GrammarParams::default().length)]
     pub length: usize,
     /// K: vocabulary size (word i has POS i % T).
+    #[arg(long, default_value_t = GrammarParams::default().vocab)]
     pub vocab: usize,
     /// D: representation dimension.
+    #[arg(long, default_value_t = GrammarParams::default().dim)]
     pub dim: usize,
     /// T: number of parts of speech.
+    #[arg(long, default_value_t = GrammarParams::default().pos)]
     pub pos: usize,
     /// Non-terminals per level.
+    #[arg(long, default_value_t = GrammarParams::default().width)]
     pub width: usize,
     /// Levels of non-terminals.
+    #[arg(long, default_value_t = GrammarParams::default().depth)]
     pub depth: usize,
     /// lam: grid spacing.
+    #[arg(long, default_value_t = GrammarParams::default().precision, allow_hyphen_values = true)]
     pub precision: f64,
     /// r: noise standard deviation.
+    #[arg(long, default_value_t = GrammarParams::default().noise, allow_hyphen_values = true)]
     pub noise: f64,
     /// Standard deviation of embeddings, rule matrices and roles.
+    #[arg(long, default_value_t = GrammarParams::default().param_std, allow_hyphen_values = true)]
     pub param_std: f64,
     /// Linear or tensor-product composition.
+    #[arg(long, value_enum, default_value_t = GrammarParams::default().composition)]
     pub composition: Composition,
     /// Charge K(W|p_w) = M log K per sentence as the published code does.
+    #[arg(long)]
     pub reference_compat: bool,
     /// Seed of every random draw.
+    #[arg(long, default_value_t = GrammarParams::default().seed)]
     pub seed: u64,
     /// Random stream.
+    #[arg(long, value_enum, default_value_t = GrammarParams::default().rng)]
     pub rng: RngKind,
 }
 

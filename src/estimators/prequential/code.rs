@@ -270,6 +270,7 @@ pub fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<(
             format!("{n} chunk boundaries for {n_train} encoded rows: at most one per row"),
         ));
     }
+    cfg.schedule.boundaries(n_train)?;
     crate::datasets::validate::memory("this prequential run", &cfg.memory_terms(w, z))
 }
 

@@ -7,12 +7,14 @@
 //!   continuous Z);
 //! - [`code`]: the engine (parallel, deterministic chunk trainings; warm start);
 //! - [`report`]: JSON, CSV and PNG outputs;
+//! - [`run_config`]: a run's TOML configuration, flag overrides, data, fingerprint and outputs;
 //! - [`estimator`]: the engine behind the panel's [`crate::estimators::interface::Estimator`] interface.
 
 pub mod code;
 pub mod estimator;
 pub mod naive;
 pub mod report;
+pub mod run_config;
 pub mod schedule;
 
 pub use code::{
@@ -20,8 +22,3 @@ pub use code::{
     PrequentialResult, language_compositionality, prequential_code,
 };
 pub use schedule::{Ordering, Schedule};
-
-/// Converts nats to bits.
-pub fn nats_to_bits(nats: f64) -> f64 {
-    nats / std::f64::consts::LN_2
-}

@@ -1,0 +1,430 @@
+//! One prequential run as a researcher configures it: a TOML file (`[language]` or `[files]`,
+//! `[prequential]`, `[output]`) with command-line overrides, resolved once into a checked
+//! [`ConfigFile`]; the data it describes; the settings that determine its numbers (saved as
+//! `config.toml` beside the outputs, compared for `--resume` and before overwriting a folder).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::config::{self, Shape, Shortcut};
+use crate::dataset::{Targets, TokenData};
+use crate::datasets::language_system::LanguageSystemConfig;
+use crate::error::{KcompError, Result};
+use crate::io::user_data::load_user_data;
+
+use super::PrequentialConfig;
+use super::PrequentialResult;
+use super::report::{write_csv, write_json, write_png};
+
+/// User data files.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilesConfig {
+    /// W: integer tokens (.npy, .csv or .jsonl), one row per sample.
+    pub w: PathBuf,
+    /// Z: integer attributes, or float vectors with `precision`.
+    pub z: PathBuf,
+    /// Grid spacing for continuous Z.
+    pub precision: Option<f64>,
+}
+
+/// Output settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputConfig {
+    /// Directory for config.toml, result.json, curve.csv and curve.png.
+    pub dir: Option<PathBuf>,
+}
+
+/// The TOML configuration file.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigFile {
+    /// Free text that starts the plot title (the run's settings follow it).
+    pub title: Option<String>,
+    /// A generated language system (used unless `files` is given).
+    pub language: Option<LanguageSystemConfig>,
+    /// User data.
+    pub files: Option<FilesConfig>,
+    /// The prequential protocol.
+    #[serde(default)]
+    pub prequential: PrequentialConfig,
+    /// Outputs.
+    #[serde(default)]
+    pub output: OutputConfig,
+}
+
+const fn flag(flag: &'static str, key: &'static str, help: &'static str) -> Shortcut {
+    Shortcut {
+        flag,
+        key,
+        help,
+        shape: Shape::Value,
+    }
+}
+
+const fn shaped(
+    flag: &'static str,
+    key: &'static str,
+    help: &'static str,
+    shape: Shape,
+) -> Shortcut {
+    Shortcut {
+        flag,
+        key,
+        help,
+        shape,
+    }
+}
+
+/// The flags of `kcomp prequential`, each a shortcut for one configuration key (any other key:
+/// `--set KEY=VALUE`). Defaults live only in the configuration types.
+pub const SHORTCUTS: &[Shortcut] = &[
+    shaped(
+        "w",
+        "files.w",
+        "W file (.npy, .csv, .jsonl) of integer tokens; needs --z",
+        Shape::Text,
+    ),
+    shaped(
+        "z",
+        "files.z",
+        "Z file: integer attributes, or floats with --precision",
+        Shape::Text,
+    ),
+    flag(
+        "precision",
+        "files.precision",
+        "Grid spacing (precision) of continuous Z",
+    ),
+    flag(
+        "holistic-fraction",
+        "language.holistic_fraction",
+        "Holistic fraction h of a generated language",
+    ),
+    flag(
+        "language-seed",
+        "language.seed",
+        "Seed of a generated language",
+    ),
+    flag(
+        "synonyms",
+        "language.synonyms",
+        "Synonyms per attribute value of a generated language",
+    ),
+    flag(
+        "word-order",
+        "language.word_order",
+        "Word order of a generated language: fixed, permuted or free",
+    ),
+    flag(
+        "seed",
+        "prequential.seed",
+        "Seed of the ordering and of the models",
+    ),
+    flag(
+        "ordering",
+        "prequential.ordering",
+        "Row ordering: random or grouped (by object)",
+    ),
+    flag(
+        "val-size",
+        "prequential.val_size",
+        "Validation rows, never encoded (default: 1/8 of the rows, at most 400)",
+    ),
+    shaped(
+        "increment",
+        "prequential.schedule",
+        "Fixed-increment schedule MIN,STEP",
+        Shape::Tagged {
+            kind: "increment",
+            fields: &["min", "step"],
+        },
+    ),
+    shaped(
+        "log-schedule",
+        "prequential.schedule",
+        "Log-spaced schedule MIN,N",
+        Shape::Tagged {
+            kind: "log",
+            fields: &["min", "n"],
+        },
+    ),
+    shaped(
+        "fractions",
+        "prequential.schedule",
+        "Schedule as fractions of the encoded rows, e.g. 0.1,0.2,0.5",
+        Shape::Tagged {
+            kind: "fractions",
+            fields: &["fractions"],
+        },
+    ),
+    shaped(
+        "hidden",
+        "prequential.model.hidden",
+        "Hidden layer widths, e.g. 256,256 (empty: linear)",
+        Shape::List,
+    ),
+    flag("emb-dim", "prequential.model.emb_dim", "Embedding size"),
+    flag("dropout", "prequential.model.dropout", "Dropout rate"),
+    flag("lr", "prequential.train.lr", "Adam learning rate"),
+    flag(
+        "batch-size",
+        "prequential.train.batch_size",
+        "Mini-batch size",
+    ),
+    flag(
+        "max-epochs",
+        "prequential.train.max_epochs",
+        "Maximum epochs per training",
+    ),
+    flag(
+        "patience",
+        "prequential.train.patience",
+        "Early-stopping patience (epochs)",
+    ),
+    flag(
+        "tolerance",
+        "prequential.train.tolerance",
+        "Early-stopping tolerance (nats per value)",
+    ),
+    flag(
+        "lr-decay",
+        "prequential.train.lr_decay",
+        "Learning-rate factor after every --lr-patience epochs without improvement (1: constant)",
+    ),
+    flag(
+        "lr-patience",
+        "prequential.train.lr_patience",
+        "Epochs without improvement before each learning-rate decay (0: never)",
+    ),
+    shaped(
+        "warm-start",
+        "prequential.warm_start",
+        "Continue each chunk's model from the previous one (cheaper)",
+        Shape::Switch,
+    ),
+    flag(
+        "backend",
+        "prequential.backend",
+        "Model implementation: fast or burn",
+    ),
+    flag(
+        "k-z",
+        "prequential.k_z",
+        "How K(Z) is obtained: analytic or prequential",
+    ),
+    flag(
+        "threads",
+        "prequential.threads",
+        "Worker threads (0 = all cores); results do not depend on it",
+    ),
+    shaped(
+        "out",
+        "output.dir",
+        "Output directory for config.toml, result.json, curve.csv and curve.png",
+        Shape::Text,
+    ),
+];
+
+/// A configuration resolved from a file and overrides.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub config: ConfigFile,
+    /// Keys the command line set (flags and `--set`), in order.
+    pub overridden: Vec<String>,
+    /// `prequential.val_size` was left to its default (see [`default_val_size`]).
+    pub val_size_default: bool,
+}
+
+/// Reads `path` (if any) and applies the shortcut flags, then the `--set` assignments.
+pub fn resolve(
+    path: Option<&Path>,
+    flags: &[(&Shortcut, String)],
+    sets: &[String],
+) -> Result<Resolved> {
+    let mut table = match path {
+        Some(p) => config::read_table(p)?,
+        None => toml::Table::new(),
+    };
+    let file_has_language = table.contains_key("language");
+    let mut overridden = Vec::new();
+    for (shortcut, text) in flags {
+        shortcut.apply(&mut table, text)?;
+        overridden.push(shortcut.key.to_string());
+    }
+    for assignment in sets {
+        config::apply_assignment(&mut table, assignment)?;
+        overridden.push(
+            assignment
+                .split('=')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_string(),
+        );
+    }
+    if let Some(files) = table.get("files").and_then(|f| f.as_table()) {
+        if !files.contains_key("w") || !files.contains_key("z") {
+            return Err(
+                if files.contains_key("precision") && !files.contains_key("w") {
+                    KcompError::param(
+                        "precision",
+                        "only continuous user data (--w/--z or [files]) has a precision",
+                    )
+                } else {
+                    KcompError::param("w/z", "user data needs both W and Z (--w and --z)")
+                },
+            );
+        }
+        if table.contains_key("language") {
+            let from_flags: Vec<&str> = overridden
+                .iter()
+                .filter_map(|k| k.strip_prefix("language."))
+                .collect();
+            return Err(match (file_has_language, from_flags.first()) {
+                (false, Some(first)) => KcompError::param(
+                    *first,
+                    "language-system settings do not apply to user files",
+                ),
+                _ => KcompError::param(
+                    "language",
+                    "the config has both [language] and [files]: the language would be ignored",
+                ),
+            });
+        }
+    } else if !table.contains_key("language") {
+        table.insert("language".into(), toml::Value::Table(toml::Table::new()));
+    }
+    let val_size_default = !config::has_key(&table, "prequential.val_size");
+    let origin = path.map_or("config".to_string(), |p| p.display().to_string());
+    Ok(Resolved {
+        config: config::from_table(table, &origin)?,
+        overridden,
+        val_size_default,
+    })
+}
+
+/// The default validation set: 1/8 of the rows, at most 400 (the reference's 400 of 3,200).
+pub fn default_val_size(rows: usize) -> usize {
+    (rows / 8).clamp(1, 400)
+}
+
+impl Resolved {
+    /// Sets the default `val_size` for `rows` rows when the configuration left it open; returns
+    /// a line saying what was chosen.
+    pub fn settle_val_size(&mut self, rows: usize) -> Option<String> {
+        if !self.val_size_default {
+            return None;
+        }
+        let v = default_val_size(rows);
+        self.config.prequential.val_size = v;
+        self.val_size_default = false;
+        Some(format!(
+            "val_size = {v} of {rows} rows (default: 1/8, at most 400; --val-size to choose)"
+        ))
+    }
+}
+
+impl ConfigFile {
+    /// Builds the data the config describes.
+    pub fn load_data(&self) -> Result<(TokenData, Targets)> {
+        match (&self.files, &self.language) {
+            (Some(f), _) => load_user_data(&f.w, &f.z, f.precision),
+            (None, language) => {
+                let ls = language.clone().unwrap_or_default().generate()?;
+                Ok((ls.w, ls.z))
+            }
+        }
+    }
+
+    /// The settings that determine a run's numbers, as TOML: the configuration without the
+    /// output folder, the title and the thread count (results do not depend on them).
+    pub fn fingerprint(&self) -> Result<String> {
+        let mut c = self.clone();
+        c.title = None;
+        c.output = OutputConfig::default();
+        c.prequential.threads = 0;
+        toml::to_string(&c)
+            .map_err(|e| KcompError::Other(format!("cannot serialise the configuration: {e}")))
+    }
+
+    /// A title from the run's own settings (after the config's `title`, if any).
+    pub fn title(&self) -> String {
+        let p = &self.prequential;
+        let what = match (&self.files, &self.language) {
+            (Some(f), _) => format!("user data {} / {}", file_name(&f.w), file_name(&f.z)),
+            (None, l) => {
+                let l = l.clone().unwrap_or_default();
+                format!(
+                    "language system h = {}, {} x {} values, language seed {}",
+                    l.holistic_fraction, l.n_attr, l.n_vals, l.seed
+                )
+            }
+        };
+        let run = format!(
+            "{what}; model seed {}, {} validation rows",
+            p.seed, p.val_size
+        );
+        match &self.title {
+            Some(t) => format!("{t}: {run}"),
+            None => run,
+        }
+    }
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// A finished run in `dir` made with the same settings, if there is one.
+pub fn finished_run(cfg: &ConfigFile, dir: &Path) -> Result<Option<PrequentialResult>> {
+    let Ok(stored) = std::fs::read_to_string(dir.join("config.toml")) else {
+        return Ok(None);
+    };
+    if stored != cfg.fingerprint()? {
+        return Ok(None);
+    }
+    let Ok(text) = std::fs::read_to_string(dir.join("result.json")) else {
+        return Ok(None);
+    };
+    Ok(serde_json::from_str(&text).ok())
+}
+
+/// Refuses to overwrite, in `dir`, a run made with other settings (unless `force`): the error
+/// names the settings that differ.
+pub fn check_overwrite(cfg: &ConfigFile, dir: &Path, force: bool) -> Result<()> {
+    let Ok(stored) = std::fs::read_to_string(dir.join("config.toml")) else {
+        return Ok(());
+    };
+    let ours = cfg.fingerprint()?;
+    if force || stored == ours {
+        return Ok(());
+    }
+    let changed = match (config::parse_table(&stored), config::parse_table(&ours)) {
+        (Ok(old), Ok(new)) => config::differences(&old, &new, 3).join(", "),
+        _ => String::new(),
+    };
+    Err(KcompError::param(
+        "out",
+        format!(
+            "{} holds a run with other settings ({changed}); choose another --out, or --force to overwrite it",
+            dir.display()
+        ),
+    ))
+}
+
+/// Writes config.toml (the settings that determine the numbers), result.json, curve.csv and
+/// curve.png into `dir`.
+pub fn write_outputs(r: &PrequentialResult, cfg: &ConfigFile, dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
+    let cfg_path = dir.join("config.toml");
+    std::fs::write(&cfg_path, cfg.fingerprint()?).map_err(|e| KcompError::io(&cfg_path, e))?;
+    write_json(r, &dir.join("result.json"))?;
+    write_csv(r, &dir.join("curve.csv"))?;
+    write_png(r, &dir.join("curve.png"), &cfg.title())
+}

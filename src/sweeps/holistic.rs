@@ -1,0 +1,284 @@
+//! The prequential sweep over the holistic fraction h of a generated language: C^L(Z) at every
+//! (h, seed), run on the sweep engine with one folder per run (`h{h}_seed{s}/`, the outputs of
+//! a single `kcomp prequential` run) that `resume` reads back when its `config.toml` matches,
+//! then `runs.csv`, `table.csv`, `table.md` and `c_l_vs_h.{png,svg}`.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{KcompError, Result};
+use crate::estimators::interface::Progress;
+use crate::estimators::prequential::run_config::{ConfigFile, finished_run, write_outputs};
+use crate::estimators::prequential::{PrequentialResult, language_compositionality};
+use crate::io::table::write_csv;
+use crate::plot::{self, Figure, Panel, Point, Series, XAxis};
+
+use super::engine::{EngineOptions, Store, run_jobs};
+use super::published::{EMERGENT_C_L_ITERATED, EMERGENT_C_L_NO_ITERATED};
+use super::summary::Stat;
+
+/// Most seeds per holistic fraction.
+pub const MAX_SWEEP_SEEDS: u64 = 1000;
+
+/// Keys a sweep sets for every run: the command line must not set them.
+pub const SWEPT_KEYS: [&str; 3] = [
+    "language.holistic_fraction",
+    "language.seed",
+    "prequential.seed",
+];
+
+/// One run of the sweep.
+#[derive(Debug, Clone)]
+pub struct HRun {
+    pub h: f64,
+    pub seed: u64,
+    pub config: ConfigFile,
+    pub dir: PathBuf,
+}
+
+/// Checks the holistic fractions (in [0, 1], none twice) and the seed count.
+pub fn check(hs: &[f64], seeds: u64, base: &ConfigFile, overridden: &[String]) -> Result<()> {
+    for (i, &h) in hs.iter().enumerate() {
+        if !(0.0..=1.0).contains(&h) {
+            return Err(KcompError::param(
+                "sweep_h",
+                format!("every holistic fraction must be in [0, 1], got {h}"),
+            ));
+        }
+        if hs[..i].contains(&h) {
+            return Err(KcompError::param(
+                "sweep_h",
+                format!("{h} is listed twice (each value is run once with every seed)"),
+            ));
+        }
+    }
+    if let Some(key) = overridden.iter().find(|k| SWEPT_KEYS.contains(&k.as_str())) {
+        let name = match key.as_str() {
+            "language.seed" => "language_seed",
+            other => other.rsplit('.').next().unwrap_or(other),
+        };
+        return Err(KcompError::param(
+            name,
+            "a --sweep-h sweep sets it for every run (h from the list, seeds 0..--seeds)",
+        ));
+    }
+    if !(1..=MAX_SWEEP_SEEDS).contains(&seeds) {
+        return Err(KcompError::param(
+            "seeds",
+            format!("must be in 1..={MAX_SWEEP_SEEDS}, got {seeds}"),
+        ));
+    }
+    if base.files.is_some() {
+        return Err(KcompError::param(
+            "sweep_h",
+            "a sweep needs a generated language",
+        ));
+    }
+    Ok(())
+}
+
+/// The runs, seeds outermost so that an interrupted sweep still covers every h.
+pub fn plan(base: &ConfigFile, hs: &[f64], seeds: u64, out: &Path) -> Vec<HRun> {
+    let mut runs = Vec::new();
+    for seed in 0..seeds {
+        for &h in hs {
+            let mut config = base.clone();
+            let language = config.language.get_or_insert_with(Default::default);
+            language.holistic_fraction = h;
+            language.seed = seed;
+            config.prequential.seed = seed;
+            config.title = Some(format!("h = {h}, seed {seed}"));
+            runs.push(HRun {
+                h,
+                seed,
+                config,
+                dir: out.join(format!("h{h}_seed{seed}")),
+            });
+        }
+    }
+    runs
+}
+
+/// A run's folder: `config.toml` (its settings) and `result.json`.
+struct FolderStore;
+
+impl Store<HRun, PrequentialResult> for FolderStore {
+    fn load(&self, run: &HRun) -> Option<PrequentialResult> {
+        finished_run(&run.config, &run.dir).ok().flatten()
+    }
+
+    fn save(&self, run: &HRun, result: &PrequentialResult) -> Result<()> {
+        write_outputs(result, &run.config, &run.dir)
+    }
+}
+
+/// Runs the sweep (one run at a time: each run trains its chunks in parallel) and writes the
+/// tables and the figure into `out`; returns the runs with their results.
+pub fn run_sweep(
+    runs: &[HRun],
+    out: &Path,
+    resume: bool,
+    progress: &Progress,
+) -> Result<Vec<PrequentialResult>> {
+    std::fs::create_dir_all(out).map_err(|e| KcompError::io(out, e))?;
+    // The bar counts chunk trainings (each run adds its own); the engine's count stays hidden.
+    let hidden = Progress::hidden();
+    let options = EngineOptions {
+        threads: 1,
+        resume,
+        progress: &hidden,
+    };
+    let finished = run_jobs(runs, Some(&FolderStore), &options, |run| {
+        let (w, z) = run.config.load_data()?;
+        language_compositionality(&w, &z, &run.config.prequential, Some(progress))
+    })?;
+    Ok(finished.results)
+}
+
+/// One row of `runs.csv` (lengths in bits).
+#[derive(Serialize)]
+struct RunRow {
+    h: f64,
+    seed: u64,
+    k_z_bits: f64,
+    k_data_bits: f64,
+    k_data_given_f_bits: f64,
+    k_f_bits: f64,
+    c_l: f64,
+    wall_seconds: f64,
+}
+
+/// One row of `table.csv`: C^L over the seeds of one h.
+#[derive(Serialize)]
+pub struct HSummary {
+    pub h: f64,
+    pub n_seeds: usize,
+    pub c_l_mean: f64,
+    pub c_l_std: f64,
+    pub c_l_min: f64,
+    pub c_l_max: f64,
+    pub k_data_mean_bits: f64,
+}
+
+/// Writes runs.csv, table.csv, table.md and the figure; returns the Markdown table.
+pub fn write_tables(
+    out: &Path,
+    hs: &[f64],
+    runs: &[HRun],
+    results: &[PrequentialResult],
+) -> Result<String> {
+    write_csv(
+        &out.join("runs.csv"),
+        runs.iter().zip(results).map(|(run, r)| RunRow {
+            h: run.h,
+            seed: run.seed,
+            k_z_bits: r.k_z,
+            k_data_bits: r.k_data,
+            k_data_given_f_bits: r.k_data_given_f,
+            k_f_bits: r.k_f,
+            c_l: r.c_l,
+            wall_seconds: r.wall_seconds,
+        }),
+    )?;
+    let mut summaries = Vec::new();
+    for &h in hs {
+        let at_h: Vec<&PrequentialResult> = runs
+            .iter()
+            .zip(results)
+            .filter(|(run, _)| run.h == h)
+            .map(|(_, r)| r)
+            .collect();
+        let c: Vec<f64> = at_h.iter().map(|r| r.c_l).collect();
+        let k: Vec<f64> = at_h.iter().map(|r| r.k_data).collect();
+        let (Some(c_stat), Some(k_stat)) = (Stat::of(&c), Stat::of(&k)) else {
+            continue;
+        };
+        summaries.push(HSummary {
+            h,
+            n_seeds: c.len(),
+            c_l_mean: c_stat.mean,
+            c_l_std: c_stat.std,
+            c_l_min: c.iter().copied().fold(f64::INFINITY, f64::min),
+            c_l_max: c.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            k_data_mean_bits: k_stat.mean,
+        });
+    }
+    let mut md = String::from(
+        "| h | seeds | C^L mean | C^L std | min | max | K(Z|W) mean (bits) |\n|---|---|---|---|---|---|---|\n",
+    );
+    for s in &summaries {
+        md += &format!(
+            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.0} |\n",
+            s.h, s.n_seeds, s.c_l_mean, s.c_l_std, s.c_l_min, s.c_l_max, s.k_data_mean_bits
+        );
+    }
+    md += &format!(
+        "\nPublished (seed 004, emergent languages, 5 seeds): with iterated learning \
+         {:.3} +- {:.3}; without iterated learning {:.3} +- {:.3}.\n",
+        EMERGENT_C_L_ITERATED.0,
+        EMERGENT_C_L_ITERATED.1,
+        EMERGENT_C_L_NO_ITERATED.0,
+        EMERGENT_C_L_NO_ITERATED.1
+    );
+    write_csv(&out.join("table.csv"), &summaries)?;
+    let md_path = out.join("table.md");
+    std::fs::write(&md_path, &md).map_err(|e| KcompError::io(&md_path, e))?;
+    plot_c_l(&summaries, &out.join("c_l_vs_h"))?;
+    Ok(md)
+}
+
+fn plot_c_l(summaries: &[HSummary], stem: &Path) -> Result<Vec<PathBuf>> {
+    let n = summaries.iter().map(|s| s.n_seeds).max().unwrap_or(0);
+    let published = |label: &str, h: f64, (mean, sd): (f64, f64), color| Series {
+        label: label.into(),
+        points: vec![Point {
+            x: h,
+            y: mean,
+            err: sd,
+        }],
+        reference: true,
+        color,
+    };
+    let figure = Figure {
+        panels: vec![Panel {
+            title: "C^L(Z) against the holistic fraction h".into(),
+            x_label: "holistic fraction h (share of objects with a random message)".into(),
+            y_label: "C^L(Z) = K(Z) / K(Z|W) (ratio)".into(),
+            x_axis: XAxis::Linear { integer: false },
+            y_log: false,
+            series: vec![
+                Series {
+                    label: format!("kcomp, generated languages (mean +- sd, n = {n} seeds)"),
+                    points: summaries
+                        .iter()
+                        .map(|s| Point {
+                            x: s.h,
+                            y: s.c_l_mean,
+                            err: s.c_l_std,
+                        })
+                        .collect(),
+                    reference: false,
+                    color: 0,
+                },
+                published(
+                    "published: emergent, iterated learning (seed 004, mean +- sd)",
+                    0.0,
+                    EMERGENT_C_L_ITERATED,
+                    1,
+                ),
+                published(
+                    "published: emergent, no iterated learning (seed 004, mean +- sd)",
+                    1.0,
+                    EMERGENT_C_L_NO_ITERATED,
+                    2,
+                ),
+            ],
+        }],
+        caption: format!(
+            "Prequential C^L on generated languages, mean +- 1 sd over {n} seeds per h. \
+             Published values (seed 004) are emergent languages, placed at the h they resemble."
+        ),
+    };
+    plot::line_figure(stem, &figure)
+}
