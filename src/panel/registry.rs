@@ -96,7 +96,9 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
         "context_independence" => Box::new(ContextIndependenceEstimator),
         "conflict_count" => Box::new(ConflictCountEstimator),
         "lz76" => Box::new(Lz76Estimator),
-        "tre" => Box::new(TreEstimator::default()),
+        "tre" => Box::new(TreEstimator {
+            config: config.tre.clone(),
+        }),
         "prequential" => Box::new(PrequentialEstimator {
             config: config.prequential.config.clone(),
             val_fraction: config.prequential.val_fraction,
