@@ -555,6 +555,30 @@ mod tests {
     }
 
     #[test]
+    fn korbak_trivially_compositional_protocol_has_topsim_one() {
+        // metrics/test_metrics.py of Korbak et al.: Hamming on (colour, shape), raw edit
+        // distance on messages, Spearman: 1 on the trivially compositional 5 x 5 protocol.
+        use crate::datasets::protocols::{ProtocolKind, ProtocolParams};
+        let d = ProtocolParams {
+            kind: ProtocolKind::TriviallyCompositional,
+            colours: 5,
+            shapes: 5,
+            repeats: 1,
+            seed: 3,
+        }
+        .dataset()
+        .unwrap();
+        let cfg = TopsimConfig {
+            correlation: Correlation::Spearman,
+            w_distance: WDistance::Edit,
+            z_distance: ZDistance::Hamming,
+            ..Default::default()
+        };
+        let r = topological_similarity(&d.w_rows(), &d.z_rows_f64(), &cfg).unwrap();
+        assert!((r - 1.0).abs() < 1e-12, "{r}");
+    }
+
+    #[test]
     fn a_constant_factor_on_distances_leaves_topsim_unchanged() {
         // Why EGG #129 did not change topsim: for equal-length messages normalised edit is
         // edit / L, and EGG's old formula edit / 4L; both correlate identically with Z.

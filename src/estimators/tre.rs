@@ -13,7 +13,13 @@
 //!   own learned `msg_len x msg_len` map plus a bias, and the results are summed. That class
 //!   takes two arguments; we give each attribute slot its own map, which is the same model for
 //!   two attributes. Maps start at the identity and biases at 0, so training starts from the
-//!   additive model: linear TRE is then at most additive TRE up to optimiser noise.
+//!   additive model. Note that with one concept per (attribute, value), as here, the two
+//!   models have the same minimum: an invertible map can be absorbed into the free embeddings
+//!   of its slot (and a singular one only loses freedom), and the bias into any one slot. The
+//!   variants then differ only through optimisation. The linear model is strictly richer only
+//!   when one primitive fills several slots (the reference's communication task, where the
+//!   same colour can be said first or second). Korbak et al.'s `LinearComposition` (a dense map
+//!   of the concatenated arguments) is absorbed the same way.
 //! - **Error** `l1`: sum of absolute differences (`L1Dist`). `cosine`: 1 - cos(prediction,
 //!   target) (`CosDist`), in [0, 2]; a zero prediction is normalised with a floor of 1e-12 as
 //!   torch's `normalize` does.
