@@ -434,14 +434,16 @@ fn lexicon_json(fit: &TreFit, vocab: usize, max: usize) -> serde_json::Value {
 }
 
 /// TRE as a panel score, with its settings, per-row errors and lexicon as native fields.
+/// `label` names a registered variant (`tre_linear`, `tre_cosine`); `None` is `tre`.
 #[derive(Debug, Clone, Default)]
 pub struct TreEstimator {
     pub config: TreConfig,
+    pub label: Option<&'static str>,
 }
 
 impl Estimator for TreEstimator {
     fn name(&self) -> &str {
-        "tre"
+        self.label.unwrap_or("tre")
     }
 
     fn applies_to(&self, data: &Dataset) -> std::result::Result<(), String> {
@@ -649,6 +651,7 @@ mod tests {
                 max_listed: 5,
                 ..Default::default()
             },
+            label: None,
         };
         let e = est.estimate(&d, &Progress::hidden()).unwrap();
         assert_eq!(e.native["per_row_errors"].as_array().unwrap().len(), 5);

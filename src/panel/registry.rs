@@ -13,12 +13,12 @@ use crate::estimators::lz76::Lz76Estimator;
 use crate::estimators::mapping_mdl::MappingMdlEstimator;
 use crate::estimators::prequential::estimator::PrequentialEstimator;
 use crate::estimators::topsim::{TopsimConfig, TopsimEstimator, WDistance};
-use crate::estimators::tre::TreEstimator;
+use crate::estimators::tre::{Composition, TreConfig, TreError, TreEstimator};
 
 use super::config::PanelConfig;
 
 /// Every estimator the panel knows, in the default table order.
-pub const ESTIMATORS: [&str; 16] = [
+pub const ESTIMATORS: [&str; 18] = [
     "exact",
     "mapping_mdl",
     "prequential",
@@ -34,6 +34,8 @@ pub const ESTIMATORS: [&str; 16] = [
     "conflict_count",
     "lz76",
     "tre",
+    "tre_linear",
+    "tre_cosine",
     "llm_program",
 ];
 
@@ -98,6 +100,22 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
         "lz76" => Box::new(Lz76Estimator),
         "tre" => Box::new(TreEstimator {
             config: config.tre.clone(),
+            label: None,
+        }),
+        // The [tre] settings with the composition or the error overridden.
+        "tre_linear" => Box::new(TreEstimator {
+            config: TreConfig {
+                composition: Composition::Linear,
+                ..config.tre.clone()
+            },
+            label: Some("tre_linear"),
+        }),
+        "tre_cosine" => Box::new(TreEstimator {
+            config: TreConfig {
+                error: TreError::Cosine,
+                ..config.tre.clone()
+            },
+            label: Some("tre_cosine"),
         }),
         "prequential" => Box::new(PrequentialEstimator {
             config: config.prequential.config.clone(),

@@ -134,7 +134,7 @@ fn settings_of(config: &PanelConfig, planned: &PlannedDataset) -> serde_json::Va
     if config.estimators.iter().any(|e| e == "llm_program") {
         settings["llm_report"] = serde_json::json!(config.llm_report);
     }
-    if config.estimators.iter().any(|e| e == "tre") {
+    if config.estimators.iter().any(|e| e.starts_with("tre")) {
         settings["tre"] = serde_json::json!(config.tre);
     }
     settings
