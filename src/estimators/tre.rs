@@ -142,7 +142,8 @@ pub struct TreFit {
 /// Parameter layout: concept embeddings, then (linear) one `len x len` map per attribute and a
 /// bias of `len`.
 struct Model {
-    n_concepts: usize,
+    /// Attribute slot of each concept.
+    slot: Vec<usize>,
     n_attr: usize,
     len: usize,
     vocab: usize,
@@ -154,8 +155,12 @@ impl Model {
         self.len * self.vocab
     }
 
+    fn n_concepts(&self) -> usize {
+        self.slot.len()
+    }
+
     fn map_offset(&self, attr: usize) -> usize {
-        self.n_concepts * self.width() + attr * self.len * self.len
+        self.n_concepts() * self.width() + attr * self.len * self.len
     }
 
     fn bias_offset(&self) -> usize {
@@ -164,68 +169,101 @@ impl Model {
 
     fn n_params(&self) -> usize {
         match self.composition {
-            Composition::Additive => self.n_concepts * self.width(),
+            Composition::Additive => self.n_concepts() * self.width(),
             Composition::Linear => self.bias_offset() + self.len,
         }
     }
 
-    /// Composed prediction of a row with concepts `row` (one per attribute).
-    fn predict(&self, p: &[f64], row: &[usize], out: &mut [f64]) {
+    /// Each concept's contribution to a prediction: its embedding (additive) or its slot's map
+    /// applied along the position axis (linear). Computed once per step, not once per row.
+    fn contributions(&self, p: &[f64]) -> Vec<f64> {
         let (w, len, vocab) = (self.width(), self.len, self.vocab);
-        out.iter_mut().for_each(|x| *x = 0.0);
-        match self.composition {
-            Composition::Additive => {
-                for &c in row {
-                    for (o, e) in out.iter_mut().zip(&p[c * w..(c + 1) * w]) {
-                        *o += e;
+        let emb = &p[..self.n_concepts() * w];
+        if self.composition == Composition::Additive {
+            return emb.to_vec();
+        }
+        let mut out = vec![0.0; emb.len()];
+        for (c, &a) in self.slot.iter().enumerate() {
+            let m = &p[self.map_offset(a)..self.map_offset(a) + len * len];
+            let (e, o) = (&emb[c * w..(c + 1) * w], &mut out[c * w..(c + 1) * w]);
+            for pos in 0..len {
+                for q in 0..len {
+                    let k = m[pos * len + q];
+                    for v in 0..vocab {
+                        o[pos * vocab + v] += k * e[q * vocab + v];
                     }
                 }
             }
-            Composition::Linear => {
-                let bias = &p[self.bias_offset()..self.bias_offset() + len];
-                for (a, &c) in row.iter().enumerate() {
-                    let e = &p[c * w..(c + 1) * w];
-                    let m = &p[self.map_offset(a)..self.map_offset(a) + len * len];
-                    for pos in 0..len {
-                        for q in 0..len {
-                            let k = m[pos * len + q];
-                            if k != 0.0 {
-                                for v in 0..vocab {
-                                    out[pos * vocab + v] += k * e[q * vocab + v];
-                                }
-                            }
-                        }
-                    }
-                }
-                for pos in 0..len {
-                    for v in 0..vocab {
-                        out[pos * vocab + v] += bias[pos];
-                    }
+        }
+        out
+    }
+
+    /// Prediction of a row with concepts `row`, given the contributions.
+    fn predict(&self, p: &[f64], contrib: &[f64], row: &[usize], out: &mut [f64]) {
+        let w = self.width();
+        out.iter_mut().for_each(|x| *x = 0.0);
+        for &c in row {
+            for (o, e) in out.iter_mut().zip(&contrib[c * w..(c + 1) * w]) {
+                *o += e;
+            }
+        }
+        if self.composition == Composition::Linear {
+            let bias = &p[self.bias_offset()..self.bias_offset() + self.len];
+            for (pos, b) in bias.iter().enumerate() {
+                for o in &mut out[pos * self.vocab..(pos + 1) * self.vocab] {
+                    *o += b;
                 }
             }
         }
     }
 
-    /// Adds d(loss)/d(params) given `g` = d(loss)/d(prediction) of one row.
-    fn backward(&self, p: &[f64], row: &[usize], g: &[f64], grad: &mut [f64]) {
+    /// Errors of every row and, into `grad`, the gradient of their mean.
+    fn errors_and_gradient(
+        &self,
+        p: &[f64],
+        rows: &[Vec<usize>],
+        targets: &[Vec<f64>],
+        kind: TreError,
+        grad: &mut [f64],
+    ) -> Vec<f64> {
         let (w, len, vocab) = (self.width(), self.len, self.vocab);
-        match self.composition {
-            Composition::Additive => {
-                for &c in row {
-                    for (d, gi) in grad[c * w..(c + 1) * w].iter_mut().zip(g) {
-                        *d += gi;
+        let n = rows.len() as f64;
+        let contrib = self.contributions(p);
+        grad.iter_mut().for_each(|x| *x = 0.0);
+        // d(mean error)/d(contribution), per concept; then through the maps.
+        let mut d_contrib = vec![0.0; contrib.len()];
+        let (mut pred, mut g) = (vec![0.0; w], vec![0.0; w]);
+        let bo = self.bias_offset();
+        let errors = rows
+            .iter()
+            .zip(targets)
+            .map(|(r, t)| {
+                self.predict(p, &contrib, r, &mut pred);
+                let e = error_and_gradient(kind, &pred, t, &mut g);
+                for &c in r {
+                    for (d, gi) in d_contrib[c * w..(c + 1) * w].iter_mut().zip(&g) {
+                        *d += gi / n;
                     }
                 }
-            }
+                if self.composition == Composition::Linear {
+                    for pos in 0..len {
+                        grad[bo + pos] += g[pos * vocab..(pos + 1) * vocab].iter().sum::<f64>() / n;
+                    }
+                }
+                e
+            })
+            .collect();
+        match self.composition {
+            Composition::Additive => grad[..d_contrib.len()].copy_from_slice(&d_contrib),
             Composition::Linear => {
-                for (a, &c) in row.iter().enumerate() {
+                for (c, &a) in self.slot.iter().enumerate() {
                     let mo = self.map_offset(a);
                     for pos in 0..len {
                         for q in 0..len {
                             let k = p[mo + pos * len + q];
                             let mut dk = 0.0;
                             for v in 0..vocab {
-                                let gv = g[pos * vocab + v];
+                                let gv = d_contrib[c * w + pos * vocab + v];
                                 grad[c * w + q * vocab + v] += k * gv;
                                 dk += gv * p[c * w + q * vocab + v];
                             }
@@ -233,12 +271,9 @@ impl Model {
                         }
                     }
                 }
-                let bo = self.bias_offset();
-                for pos in 0..len {
-                    grad[bo + pos] += g[pos * vocab..(pos + 1) * vocab].iter().sum::<f64>();
-                }
             }
         }
+        errors
     }
 }
 
@@ -314,8 +349,12 @@ pub fn tre_fit(
         .iter()
         .map(|o| o.iter().enumerate().map(|(a, &v)| index[&(a, v)]).collect())
         .collect();
+    let mut slot = vec![0; index.len()];
+    for (&(a, _), &i) in &index {
+        slot[i] = a;
+    }
     let model = Model {
-        n_concepts: index.len(),
+        slot,
         n_attr,
         len,
         vocab,
@@ -335,7 +374,7 @@ pub fn tre_fit(
     let n_params = model.n_params();
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let normal = Normal::new(0.0, 0.01).expect("valid sd");
-    let mut params: Vec<f64> = (0..model.n_concepts * width)
+    let mut params: Vec<f64> = (0..model.n_concepts() * width)
         .map(|_| normal.sample(&mut rng))
         .collect();
     if cfg.composition == Composition::Linear {
@@ -347,15 +386,8 @@ pub fn tre_fit(
     let (mut m1, mut m2) = (vec![0.0; n_params], vec![0.0; n_params]);
     let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8);
     let mut grad = vec![0.0; n_params];
-    let (mut pred, mut g) = (vec![0.0; width], vec![0.0; width]);
     for step in 1..=cfg.steps {
-        grad.iter_mut().for_each(|x| *x = 0.0);
-        for (r, t) in rows.iter().zip(&targets) {
-            model.predict(&params, r, &mut pred);
-            error_and_gradient(cfg.error, &pred, t, &mut g);
-            g.iter_mut().for_each(|x| *x /= n as f64);
-            model.backward(&params, r, &g, &mut grad);
-        }
+        model.errors_and_gradient(&params, &rows, &targets, cfg.error, &mut grad);
         match cfg.optimizer {
             Optimizer::Adam => {
                 let (c1, c2) = (1.0 - b1.powi(step as i32), 1.0 - b2.powi(step as i32));
@@ -373,14 +405,7 @@ pub fn tre_fit(
             }
         }
     }
-    let errors: Vec<f64> = rows
-        .iter()
-        .zip(&targets)
-        .map(|(r, t)| {
-            model.predict(&params, r, &mut pred);
-            error_and_gradient(cfg.error, &pred, t, &mut g)
-        })
-        .collect();
+    let errors = model.errors_and_gradient(&params, &rows, &targets, cfg.error, &mut grad);
     let mut concepts = vec![(0, 0); index.len()];
     for (&k, &i) in &index {
         concepts[i] = k;
@@ -602,8 +627,10 @@ mod tests {
 
     #[test]
     fn gradients_match_finite_differences() {
+        // Two attributes (concepts 0-1 in slot 0, 2-3 in slot 1), messages of 2 positions over
+        // 3 symbols; mean cosine and L1 errors over three rows.
         let model = Model {
-            n_concepts: 4,
+            slot: vec![0, 0, 1, 1],
             n_attr: 2,
             len: 2,
             vocab: 3,
@@ -612,25 +639,32 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let normal = Normal::new(0.0, 1.0).unwrap();
         let p: Vec<f64> = (0..model.n_params()).map(|_| normal.sample(&mut rng)).collect();
-        let row = [0usize, 3];
-        let target = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0];
-        let loss = |p: &[f64]| {
-            let mut pred = vec![0.0; 6];
-            model.predict(p, &row, &mut pred);
-            error_and_gradient(TreError::Cosine, &pred, &target, &mut [0.0; 6])
-        };
-        let mut pred = vec![0.0; 6];
-        let mut g = vec![0.0; 6];
-        model.predict(&p, &row, &mut pred);
-        error_and_gradient(TreError::Cosine, &pred, &target, &mut g);
-        let mut grad = vec![0.0; model.n_params()];
-        model.backward(&p, &row, &g, &mut grad);
-        for i in 0..p.len() {
-            let (mut hi, mut lo) = (p.clone(), p.clone());
-            hi[i] += 1e-6;
-            lo[i] -= 1e-6;
-            let fd = (loss(&hi) - loss(&lo)) / 2e-6;
-            assert!((fd - grad[i]).abs() < 1e-6, "param {i}: {fd} vs {}", grad[i]);
+        let rows = vec![vec![0, 3], vec![1, 2], vec![0, 2]];
+        let targets = vec![
+            vec![1.0, 0.0, 0.0, 0.0, 0.0, 1.0],
+            vec![0.0, 1.0, 0.0, 1.0, 0.0, 0.0],
+            vec![0.0, 0.0, 1.0, 0.0, 1.0, 0.0],
+        ];
+        for kind in [TreError::Cosine, TreError::L1] {
+            let mut grad = vec![0.0; model.n_params()];
+            let mut scratch = grad.clone();
+            let mut loss = |p: &[f64]| -> f64 {
+                let e = model.errors_and_gradient(p, &rows, &targets, kind, &mut scratch);
+                e.iter().sum::<f64>() / 3.0
+            };
+            let base = loss(&p);
+            model.errors_and_gradient(&p, &rows, &targets, kind, &mut grad);
+            for i in 0..p.len() {
+                let (mut hi, mut lo) = (p.clone(), p.clone());
+                hi[i] += 1e-6;
+                lo[i] -= 1e-6;
+                let fd = (loss(&hi) - loss(&lo)) / 2e-6;
+                assert!(
+                    (fd - grad[i]).abs() < 1e-5,
+                    "{kind:?} param {i}: {fd} vs {} (loss {base})",
+                    grad[i]
+                );
+            }
         }
     }
 
