@@ -89,7 +89,9 @@ fn zoo(c: &mut Criterion) {
         .warm_up_time(std::time::Duration::from_secs(1))
         .measurement_time(std::time::Duration::from_secs(3));
     g.bench_function("exact_baseline", |b| b.iter(|| run_all(&exact, &data, &p)));
-    g.bench_function("topsim_baseline", |b| b.iter(|| run_all(&topsim, &data, &p)));
+    g.bench_function("topsim_baseline", |b| {
+        b.iter(|| run_all(&topsim, &data, &p))
+    });
     g.bench_function("zoo", |b| b.iter(|| run_all(&all, &data, &p)));
     g.finish();
 }

@@ -606,7 +606,9 @@ mod tests {
             .collect();
         let bij: Vec<Vec<i64>> = (0..16).map(|k| vec![k / 4, 4 + k % 4]).collect();
         // A permutation of whole messages over objects (k -> 5k + 3 mod 16).
-        let perm: Vec<Vec<i64>> = (0..16).map(|k| bij[((5 * k + 3) % 16) as usize].clone()).collect();
+        let perm: Vec<Vec<i64>> = (0..16)
+            .map(|k| bij[((5 * k + 3) % 16) as usize].clone())
+            .collect();
         for w_distance in [
             WDistance::Hamming,
             WDistance::Edit,

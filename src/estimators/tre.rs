@@ -325,12 +325,17 @@ pub fn tre_fit(
     if n == 0 || messages.len() != n {
         return Err(KcompError::param(
             "tre",
-            format!("needs as many messages as objects, at least one ({n} objects, {} messages)", messages.len()),
+            format!(
+                "needs as many messages as objects, at least one ({n} objects, {} messages)",
+                messages.len()
+            ),
         ));
     }
     let len = messages[0].len();
     let n_attr = objects[0].len();
-    if messages.iter().any(|m| m.len() != len || m.iter().any(|&s| s as usize >= vocab))
+    if messages
+        .iter()
+        .any(|m| m.len() != len || m.iter().any(|&s| s as usize >= vocab))
         || objects.iter().any(|o| o.len() != n_attr)
     {
         return Err(KcompError::param(
@@ -575,9 +580,14 @@ mod tests {
         // a colour and a shape term.
         let e_hol = tre_l1(&objs, &holistic(), 8, &TreConfig::default());
         assert!(e_hol > 0.5, "{e_hol}");
-        let e_cos = tre_fit(&objs, &holistic(), 8, &cfg(Composition::Additive, TreError::Cosine))
-            .unwrap()
-            .mean_error;
+        let e_cos = tre_fit(
+            &objs,
+            &holistic(),
+            8,
+            &cfg(Composition::Additive, TreError::Cosine),
+        )
+        .unwrap()
+        .mean_error;
         assert!(e_cos > 0.1, "{e_cos}");
     }
 
@@ -602,7 +612,12 @@ mod tests {
         let add = tre_fit(&objs, &msgs, 8, &cfg(Composition::Additive, TreError::L1)).unwrap();
         let lin = tre_fit(&objs, &msgs, 8, &cfg(Composition::Linear, TreError::L1)).unwrap();
         assert!(add.mean_error > 0.3, "{}", add.mean_error);
-        assert!(lin.mean_error <= add.mean_error + 0.05, "{} {}", lin.mean_error, add.mean_error);
+        assert!(
+            lin.mean_error <= add.mean_error + 0.05,
+            "{} {}",
+            lin.mean_error,
+            add.mean_error
+        );
     }
 
     #[test]
@@ -611,17 +626,36 @@ mod tests {
         for c in all_configs() {
             let a = tre_fit(&objs, &holistic(), 8, &c).unwrap();
             if c.error == TreError::Cosine {
-                assert!(a.errors.iter().all(|e| (0.0..=2.0).contains(e)), "{:?}", a.errors);
+                assert!(
+                    a.errors.iter().all(|e| (0.0..=2.0).contains(e)),
+                    "{:?}",
+                    a.errors
+                );
             }
             assert_eq!(a, tre_fit(&objs, &holistic(), 8, &c).unwrap());
-            let other = TreConfig { seed: 7, ..c.clone() };
-            assert_ne!(a.errors, tre_fit(&objs, &holistic(), 8, &other).unwrap().errors);
+            let other = TreConfig {
+                seed: 7,
+                ..c.clone()
+            };
+            assert_ne!(
+                a.errors,
+                tre_fit(&objs, &holistic(), 8, &other).unwrap().errors
+            );
         }
         // Closed form: a prediction opposite to its target has cosine error 2, orthogonal 1.
         let mut g = [0.0; 2];
-        assert_eq!(error_and_gradient(TreError::Cosine, &[-1.0, 0.0], &[1.0, 0.0], &mut g), 2.0);
-        assert_eq!(error_and_gradient(TreError::Cosine, &[0.0, 3.0], &[1.0, 0.0], &mut g), 1.0);
-        assert_eq!(error_and_gradient(TreError::L1, &[0.5, 3.0], &[1.0, 0.0], &mut g), 3.5);
+        assert_eq!(
+            error_and_gradient(TreError::Cosine, &[-1.0, 0.0], &[1.0, 0.0], &mut g),
+            2.0
+        );
+        assert_eq!(
+            error_and_gradient(TreError::Cosine, &[0.0, 3.0], &[1.0, 0.0], &mut g),
+            1.0
+        );
+        assert_eq!(
+            error_and_gradient(TreError::L1, &[0.5, 3.0], &[1.0, 0.0], &mut g),
+            3.5
+        );
         assert_eq!(g, [-1.0, 1.0]);
     }
 
@@ -638,7 +672,9 @@ mod tests {
         };
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let normal = Normal::new(0.0, 1.0).unwrap();
-        let p: Vec<f64> = (0..model.n_params()).map(|_| normal.sample(&mut rng)).collect();
+        let p: Vec<f64> = (0..model.n_params())
+            .map(|_| normal.sample(&mut rng))
+            .collect();
         let rows = vec![vec![0, 3], vec![1, 2], vec![0, 2]];
         let targets = vec![
             vec![1.0, 0.0, 0.0, 0.0, 0.0, 1.0],

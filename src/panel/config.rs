@@ -314,7 +314,10 @@ dim = 8
             (GOOD.replace("values = [1, 2]", "values = [3]"), "ngram"),
             (format!("{GOOD}[tre]\nerror = \"l2\"\n"), "l2"),
             (format!("{GOOD}[tre]\nlr = -1.0\n"), "tre.lr"),
-            (format!("{GOOD}[topsim]\nw_distance = \"jacard\"\n"), "jacard"),
+            (
+                format!("{GOOD}[topsim]\nw_distance = \"jacard\"\n"),
+                "jacard",
+            ),
         ] {
             let e = PanelConfig::from_toml("t.toml", &bad)
                 .unwrap_err()

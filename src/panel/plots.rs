@@ -167,7 +167,11 @@ fn scale_heterogeneous_scores(series: &mut [Series]) -> bool {
     }
     for s in series.iter_mut() {
         let min = s.points.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
-        let max = s.points.iter().map(|p| p.y).fold(f64::NEG_INFINITY, f64::max);
+        let max = s
+            .points
+            .iter()
+            .map(|p| p.y)
+            .fold(f64::NEG_INFINITY, f64::max);
         let range = max - min;
         for p in &mut s.points {
             if range > 0.0 {
