@@ -134,4 +134,11 @@ mod tests {
         let d = dataset(&[&[0], &[0], &[1], &[1]], &objs);
         assert_eq!(scores(&d), (1.0, 1.0));
     }
+
+    #[test]
+    fn egg_doctest_entropy() {
+        // EGG's calc_entropy doctest: messages [[1, 2], [3, 4]] have entropy 1.0.
+        let d = dataset(&[&[1, 2], &[3, 4]], &[&[0], &[1]]);
+        assert_eq!(scores(&d), (1.0, 1.0));
+    }
 }

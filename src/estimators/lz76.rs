@@ -94,4 +94,37 @@ mod tests {
         // All distinct symbols: every symbol a new phrase.
         assert_eq!(lz("abcdef"), 6);
     }
+
+    fn score(tokens: Vec<u32>, vocab: usize) -> (f64, f64) {
+        use crate::dataset::{KzMethod, KzReference, Provenance, Targets, TokenData};
+        let n = tokens.len() / 2;
+        let w = TokenData::new(n, 2, vocab, tokens).unwrap();
+        let z = Targets::discrete(1, n, (0..n as u32).collect()).unwrap();
+        let kz = KzReference {
+            bits: 1.0,
+            method: KzMethod::Uniform,
+        };
+        let d = Dataset::new(w, z, Provenance::default(), kz, None).unwrap();
+        let e = Lz76Estimator.estimate(&d, &Progress::hidden()).unwrap();
+        match e.measure {
+            crate::estimators::interface::Measure::Score { score } => {
+                (score, e.native["normalised"].as_f64().unwrap())
+            }
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn bijective_constant_and_permuted_languages() {
+        // Bijective 2 x 2 language "0 2 | 0 3 | 1 2 | 1 3": 0.2.03.1.21.3 = 6 phrases,
+        // normalised 6 log4(8) / 8 = 1.125.
+        let (c, normalised) = score(vec![0, 2, 0, 3, 1, 2, 1, 3], 4);
+        assert_eq!(c, 6.0);
+        assert!((normalised - 1.125).abs() < 1e-12, "{normalised}");
+        // Constant language: 2 phrases whatever its length; normalised 2 / n.
+        assert_eq!(score(vec![5; 8], 6), (2.0, 0.25));
+        // Permuting the rows changes the score (LZ76 reads W as one sequence):
+        // "0 2 | 0 3 | 1 3 | 1 2" parses as 0.2.03.1.312 = 5 phrases.
+        assert_eq!(score(vec![0, 2, 0, 3, 1, 3, 1, 2], 4).0, 5.0);
+    }
 }

@@ -2,8 +2,27 @@
 //! between distances in sentence space W and distances in representation space Z.
 //!
 //! Options: Pearson or Spearman correlation; W distance Hamming, cityblock on one-hot codes
-//! (= 2 x Hamming for equal-length sentences, the seed-004 notebook's choice) or Levenshtein
-//! edit distance; Z distance Euclidean or cosine; all pairs, or a seeded sample of pairs.
+//! (= 2 x Hamming for equal-length sentences, the seed-004 notebook's choice), Levenshtein
+//! edit distance, normalised edit distance or Jaccard distance on token sets; Z distance
+//! Euclidean, cosine or Hamming (attributes that differ); all pairs, or a seeded sample of pairs.
+//!
+//! EGG (`egg/core/language_analysis.py`, `TopographicSimilarity`) offers `edit`, `jaccard`,
+//! `hamming`, `cosine` and `euclidean` for either side, with Spearman's rho. Where its code and
+//! the definitions differ:
+//! - **Normalised edit distance** is defined as edit(a, b) / mean(|a|, |b|), in [0, 1] for
+//!   equal lengths. Before EGG pull request #129 (Oct 2020) the code computed
+//!   `editdistance.eval(x, y) / (len(x) + len(y)) / 2`: Python divides left to right, so that is
+//!   edit / (2 (|a| + |b|)) = edit / (4 mean), a quarter of the definition. As the edit
+//!   distance of two equal-length messages is at most their length L, it could never exceed
+//!   L / 4L = 0.25. The factor is the same for every pair, so Pearson's r and Spearman's rho,
+//!   hence topsim, are unchanged by it (the maintainers' reply in that thread); only the
+//!   distances themselves were off. We compute the definition ([`WDistance::NormalisedEdit`]).
+//! - **Jaccard**: EGG passes messages to `scipy.spatial.distance.jaccard`, which is positional
+//!   and treats token 0 as absent: among positions where either message is non-zero, the
+//!   fraction where they differ. That is a Hamming distance that skips shared zeros (EOS
+//!   padding), not the Jaccard distance of the token sets. We compute the set version,
+//!   1 - |A n B| / |A u B| over the distinct tokens of each message ([`WDistance::Jaccard`]):
+//!   it ignores order and repetition, like a bag-of-symbols view.
 
 use rand::RngExt;
 use rand::SeedableRng;
@@ -35,6 +54,10 @@ pub enum WDistance {
     OneHotCityblock,
     /// Levenshtein edit distance.
     Edit,
+    /// Edit distance / mean length of the two sentences (0 when both are empty).
+    NormalisedEdit,
+    /// 1 - |A n B| / |A u B| over the sets of distinct tokens (0 when both are empty).
+    Jaccard,
 }
 
 /// Distance between representations.
@@ -46,6 +69,8 @@ pub enum ZDistance {
     Euclidean,
     /// 1 - cosine similarity.
     Cosine,
+    /// Coordinates that differ (for categorical attributes).
+    Hamming,
 }
 
 /// Topological-similarity settings.
@@ -85,6 +110,27 @@ fn w_distance(kind: WDistance, a: &[i64], b: &[i64]) -> f64 {
             (2 * differ + a.len().abs_diff(b.len())) as f64
         }
         WDistance::Edit => edit_distance(a, b) as f64,
+        WDistance::NormalisedEdit => {
+            let total = a.len() + b.len();
+            if total == 0 {
+                0.0
+            } else {
+                2.0 * edit_distance(a, b) as f64 / total as f64
+            }
+        }
+        WDistance::Jaccard => jaccard_distance(a, b),
+    }
+}
+
+/// Jaccard distance of the token sets of `a` and `b`.
+fn jaccard_distance(a: &[i64], b: &[i64]) -> f64 {
+    let sa: std::collections::BTreeSet<i64> = a.iter().copied().collect();
+    let sb: std::collections::BTreeSet<i64> = b.iter().copied().collect();
+    let union = sa.union(&sb).count();
+    if union == 0 {
+        0.0
+    } else {
+        1.0 - sa.intersection(&sb).count() as f64 / union as f64
     }
 }
 
@@ -115,6 +161,7 @@ fn z_distance(kind: ZDistance, a: &[f64], b: &[f64]) -> f64 {
                 1.0 - dot / (na * nb)
             }
         }
+        ZDistance::Hamming => a.iter().zip(b).filter(|(x, y)| x != y).count() as f64,
     }
 }
 
@@ -148,7 +195,7 @@ impl PackedW {
         let scale = match kind {
             WDistance::Hamming => 1.0,
             WDistance::OneHotCityblock => 2.0,
-            WDistance::Edit => return None,
+            WDistance::Edit | WDistance::NormalisedEdit | WDistance::Jaccard => return None,
         };
         let len = w[0].len();
         if w.iter().any(|r| r.len() != len) {
@@ -234,6 +281,12 @@ impl GramZ {
                     1.0 - dot / (ni.sqrt() * nj.sqrt())
                 }
             }
+            // Not built for Hamming (no dot products needed); direct, for completeness.
+            ZDistance::Hamming => z_distance(
+                kind,
+                &self.flat[i * self.d..(i + 1) * self.d],
+                &self.flat[j * self.d..(j + 1) * self.d],
+            ),
         }
     }
 }
@@ -306,7 +359,8 @@ pub fn topological_similarity(
         // All pairs, one parallel task per block of rows, concatenated in row order. Z
         // distances come from a block Gram matrix (one GEMM per block) when rows share a width.
         let width = z[0].len();
-        let gram = z.iter().all(|r| r.len() == width).then(|| GramZ::new(z));
+        let gram = (z.iter().all(|r| r.len() == width) && config.z_distance != ZDistance::Hamming)
+            .then(|| GramZ::new(z));
         let packed = PackedW::new(w, config.w_distance);
         let blocks: Vec<(Vec<f64>, Vec<f64>)> = (0..n.div_ceil(GRAM_BLOCK))
             .into_par_iter()
@@ -384,15 +438,17 @@ pub fn topsim_grid(
 }
 
 /// Topological similarity as a panel score (`topsim`) on a dataset's rows: W as word ids, Z as
-/// attribute values or grid index x precision.
+/// attribute values or grid index x precision. `label` names a registered variant (e.g.
+/// `topsim_jaccard`); `None` is `topsim`.
 #[derive(Debug, Clone, Default)]
 pub struct TopsimEstimator {
     pub config: TopsimConfig,
+    pub label: Option<&'static str>,
 }
 
 impl crate::estimators::interface::Estimator for TopsimEstimator {
     fn name(&self) -> &str {
-        "topsim"
+        self.label.unwrap_or("topsim")
     }
 
     fn estimate(
@@ -443,6 +499,138 @@ mod tests {
             5.0
         );
         assert!((z_distance(ZDistance::Cosine, &[1.0, 0.0], &[0.0, 2.0]) - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn normalised_edit_and_jaccard_closed_forms() {
+        let ne = |a: &[i64], b: &[i64]| w_distance(WDistance::NormalisedEdit, a, b);
+        // edit 2 / mean length 4.
+        assert_eq!(ne(&[1, 2, 3, 4], &[2, 3, 4, 5]), 0.5);
+        // Disjoint equal-length messages reach 1 (EGG before #129: 3 / (2 x 6) = 0.25).
+        assert_eq!(ne(&[1, 2, 3], &[4, 5, 6]), 1.0);
+        // Two insertions over mean length 3.
+        assert_eq!(ne(&[1, 2], &[1, 2, 3, 4]), 2.0 / 3.0);
+        assert_eq!(ne(&[], &[]), 0.0);
+        assert_eq!(ne(&[], &[7]), 2.0);
+        let jac = |a: &[i64], b: &[i64]| w_distance(WDistance::Jaccard, a, b);
+        // {1,2,3} vs {2,3,4}: 2 shared of 4.
+        assert_eq!(jac(&[1, 2, 3], &[2, 3, 4]), 0.5);
+        // Sets ignore order and repetition.
+        assert_eq!(jac(&[1, 1, 2], &[2, 1]), 0.0);
+        assert_eq!(jac(&[1, 2], &[3, 4]), 1.0);
+        assert_eq!(jac(&[], &[]), 0.0);
+        assert_eq!(
+            z_distance(ZDistance::Hamming, &[1.0, 2.0, 3.0], &[1.0, 0.0, 0.0]),
+            2.0
+        );
+    }
+
+    fn chars(words: &[&str]) -> Vec<Vec<i64>> {
+        words
+            .iter()
+            .map(|w| w.bytes().map(i64::from).collect())
+            .collect()
+    }
+
+    #[test]
+    fn egg_doctest_values() {
+        // EGG's TopographicSimilarity doctest: meanings = messages = the words below; Spearman
+        // topsim is 1.0 with Hamming/Hamming and with Hamming/normalised edit.
+        let words = ["cat", "dog", "pen", "ben", "ten"];
+        let w = chars(&words);
+        let z: Vec<Vec<f64>> = w
+            .iter()
+            .map(|r| r.iter().map(|&c| c as f64).collect())
+            .collect();
+        for w_distance in [WDistance::Hamming, WDistance::NormalisedEdit] {
+            let cfg = TopsimConfig {
+                correlation: Correlation::Spearman,
+                w_distance,
+                z_distance: ZDistance::Hamming,
+                ..Default::default()
+            };
+            let r = topological_similarity(&w, &z, &cfg).unwrap();
+            assert!((r - 1.0).abs() < 1e-12, "{w_distance:?}: {r}");
+        }
+    }
+
+    #[test]
+    fn korbak_trivially_compositional_protocol_has_topsim_one() {
+        // metrics/test_metrics.py of Korbak et al.: Hamming on (colour, shape), raw edit
+        // distance on messages, Spearman: 1 on the trivially compositional 5 x 5 protocol.
+        use crate::datasets::protocols::{ProtocolKind, ProtocolParams};
+        let d = ProtocolParams {
+            kind: ProtocolKind::TriviallyCompositional,
+            colours: 5,
+            shapes: 5,
+            repeats: 1,
+            seed: 3,
+        }
+        .dataset()
+        .unwrap();
+        let cfg = TopsimConfig {
+            correlation: Correlation::Spearman,
+            w_distance: WDistance::Edit,
+            z_distance: ZDistance::Hamming,
+            ..Default::default()
+        };
+        let r = topological_similarity(&d.w_rows(), &d.z_rows_f64(), &cfg).unwrap();
+        assert!((r - 1.0).abs() < 1e-12, "{r}");
+    }
+
+    #[test]
+    fn a_constant_factor_on_distances_leaves_topsim_unchanged() {
+        // Why EGG #129 did not change topsim: for equal-length messages normalised edit is
+        // edit / L, and EGG's old formula edit / 4L; both correlate identically with Z.
+        let w: Vec<Vec<i64>> = (0..30).map(|i| vec![i % 3, (i * 7) % 5, i % 4]).collect();
+        let z: Vec<Vec<f64>> = (0..30)
+            .map(|i| vec![f64::from(i % 3), f64::from(i % 5)])
+            .collect();
+        for correlation in [Correlation::Pearson, Correlation::Spearman] {
+            let cfg = |w_distance| TopsimConfig {
+                correlation,
+                w_distance,
+                ..Default::default()
+            };
+            let a = topological_similarity(&w, &z, &cfg(WDistance::Edit)).unwrap();
+            let b = topological_similarity(&w, &z, &cfg(WDistance::NormalisedEdit)).unwrap();
+            assert!((a - b).abs() < 1e-12, "{a} {b}");
+        }
+    }
+
+    #[test]
+    fn bijective_constant_and_permuted_languages() {
+        // Objects of a 4 x 4 grid, Z distance Hamming over attributes.
+        let objs: Vec<Vec<f64>> = (0..16)
+            .map(|k| vec![f64::from(k / 4), f64::from(k % 4)])
+            .collect();
+        let bij: Vec<Vec<i64>> = (0..16).map(|k| vec![k / 4, 4 + k % 4]).collect();
+        // A permutation of whole messages over objects (k -> 5k + 3 mod 16).
+        let perm: Vec<Vec<i64>> = (0..16)
+            .map(|k| bij[((5 * k + 3) % 16) as usize].clone())
+            .collect();
+        for w_distance in [
+            WDistance::Hamming,
+            WDistance::Edit,
+            WDistance::NormalisedEdit,
+            WDistance::Jaccard,
+        ] {
+            let cfg = TopsimConfig {
+                correlation: Correlation::Spearman,
+                w_distance,
+                z_distance: ZDistance::Hamming,
+                ..Default::default()
+            };
+            // Bijective positional language: every W distance equals the Z distance (times a
+            // constant: x1, x1, x1/2, x2/3 per differing attribute), so topsim = 1.
+            let r = topological_similarity(&bij, &objs, &cfg).unwrap();
+            assert!((r - 1.0).abs() < 1e-12, "{w_distance:?}: {r}");
+            let p = topological_similarity(&perm, &objs, &cfg).unwrap();
+            assert!(p < 0.5, "{w_distance:?}: {p}");
+            // Constant language: the W distance is constant, the correlation undefined.
+            let constant = vec![vec![1, 5]; 16];
+            assert!(topological_similarity(&constant, &objs, &cfg).is_err());
+        }
     }
 
     #[test]

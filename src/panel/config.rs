@@ -14,6 +14,17 @@
 //! [family.params]                           # fixed generator parameters (unknown names are errors)
 //! repeats = 10
 //!
+//! [topsim]                                  # optional: topsim settings
+//! correlation = "spearman"                  # pearson | spearman
+//! w_distance = "normalised-edit"            # hamming | one-hot-cityblock | edit | normalised-edit | jaccard
+//! z_distance = "hamming"                    # euclidean | cosine | hamming
+//!
+//! [tre]                                     # optional: TRE settings
+//! composition = "linear"                    # additive | linear
+//! error = "cosine"                          # l1 | cosine
+//! optimizer = "adam"                        # adam | rmsprop
+//! steps = 1000
+//!
 //! [prequential]                             # optional: the prequential estimator's settings
 //! val_fraction = 0.1
 //! [prequential.config.train]
@@ -26,6 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{KcompError, Result};
 use crate::estimators::topsim::TopsimConfig;
+use crate::estimators::tre::TreConfig;
 
 /// One family: a generator, the parameter it varies, its values and fixed parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -98,9 +110,13 @@ pub struct PanelConfig {
     /// Prequential settings.
     #[serde(default)]
     pub prequential: PanelPrequential,
-    /// Topological-similarity settings.
+    /// Topological-similarity settings (also of `topsim_normalised_edit`, `topsim_jaccard`,
+    /// which override `w_distance`).
     #[serde(default)]
     pub topsim: TopsimConfig,
+    /// TRE settings (composition, error, optimiser, steps, lr, seed).
+    #[serde(default)]
+    pub tre: TreConfig,
     /// A `kcomp grid report` (its `per_answer.csv`) for the `llm_program` estimator.
     #[serde(default)]
     pub llm_report: Option<std::path::PathBuf>,
@@ -138,6 +154,7 @@ impl PanelConfig {
             families: Vec::new(),
             prequential: PanelPrequential::default(),
             topsim: TopsimConfig::default(),
+            tre: TreConfig::default(),
             llm_report: None,
             bootstrap_seed: 0,
             bootstrap_resamples: default_resamples(),
@@ -193,6 +210,7 @@ impl PanelConfig {
             ));
         }
         no_duplicates("estimators", &self.estimators)?;
+        self.tre.validate()?;
         for name in &self.estimators {
             super::registry::check_name(name)?;
         }
@@ -260,6 +278,23 @@ dim = 8
         let c = PanelConfig::from_toml("t.toml", GOOD).unwrap();
         assert_eq!(c.seed_values().unwrap(), vec![0, 1]);
         assert_eq!(c.families[0].label(), "lookup-ngram");
+        // Estimator options: the EGG topsim distances and the TRE variants.
+        let text = format!(
+            "{GOOD}[topsim]\nw_distance = \"jaccard\"\nz_distance = \"hamming\"\n\
+             [tre]\ncomposition = \"linear\"\nerror = \"cosine\"\noptimizer = \"rmsprop\"\n"
+        );
+        let c = PanelConfig::from_toml("t.toml", &text).unwrap();
+        use crate::estimators::topsim::{WDistance, ZDistance};
+        use crate::estimators::tre::{Composition, Optimizer, TreError};
+        assert_eq!(c.topsim.w_distance, WDistance::Jaccard);
+        assert_eq!(c.topsim.z_distance, ZDistance::Hamming);
+        assert_eq!(c.tre.composition, Composition::Linear);
+        assert_eq!(c.tre.error, TreError::Cosine);
+        assert_eq!(c.tre.optimizer, Optimizer::Rmsprop);
+        let est = super::super::registry::build("tre", &c).unwrap();
+        assert_eq!(est.name(), "tre");
+        let est = super::super::registry::build("topsim_normalised_edit", &c).unwrap();
+        assert_eq!(est.name(), "topsim_normalised_edit");
     }
 
     #[test]
@@ -277,6 +312,12 @@ dim = 8
             (GOOD.replace("dim = 8", "dimm = 8"), "dimm"),
             (GOOD.replace("length = 4", "ngram = 4"), "ngram"),
             (GOOD.replace("values = [1, 2]", "values = [3]"), "ngram"),
+            (format!("{GOOD}[tre]\nerror = \"l2\"\n"), "l2"),
+            (format!("{GOOD}[tre]\nlr = -1.0\n"), "tre.lr"),
+            (
+                format!("{GOOD}[topsim]\nw_distance = \"jacard\"\n"),
+                "jacard",
+            ),
         ] {
             let e = PanelConfig::from_toml("t.toml", &bad)
                 .unwrap_err()

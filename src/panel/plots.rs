@@ -30,7 +30,8 @@ pub fn plot_panel(
                 other => other.to_string(),
             })
             .collect();
-        let (axis, xs) = x_axis_for(&values);
+        let (short, abbreviated) = abbreviate_categories(&values);
+        let (axis, xs) = x_axis_for(&short);
         let mut c_series = Vec::new();
         let mut score_series = Vec::new();
         for (color, est) in result.config.estimators.iter().enumerate() {
@@ -66,7 +67,11 @@ pub fn plot_panel(
                 });
             }
         }
-        let x_label = parameter_label(&fam.parameter);
+        let mut x_label = parameter_label(&fam.parameter);
+        if abbreviated {
+            x_label.push_str(" (initials of hyphenated names)");
+        }
+        let scaled = scale_heterogeneous_scores(&mut score_series);
         let mut panels = Vec::new();
         if !c_series.is_empty() {
             panels.push(Panel {
@@ -82,7 +87,11 @@ pub fn plot_panel(
             panels.push(Panel {
                 title: format!("{label}: scores"),
                 x_label,
-                y_label: "score (estimator's own range)".into(),
+                y_label: if scaled {
+                    "score, min-max scaled per estimator".into()
+                } else {
+                    "score (estimator's own range)".into()
+                },
                 x_axis: axis,
                 y_log: false,
                 series: score_series,
@@ -111,6 +120,70 @@ pub fn plot_panel(
     }
     written.extend(plot_agreement(result, agreement, dir)?);
     Ok(written)
+}
+
+/// Category labels too long to sit side by side (more than 60 characters in all) become the
+/// initials of their hyphenated parts (`non-trivially-compositional` -> `NTC`); single words
+/// stay. Returns the labels and whether any changed.
+fn abbreviate_categories(values: &[String]) -> (Vec<String>, bool) {
+    let numeric = values.iter().all(|v| v.parse::<f64>().is_ok());
+    if numeric || values.iter().map(String::len).sum::<usize>() <= 60 {
+        return (values.to_vec(), false);
+    }
+    let short: Vec<String> = values
+        .iter()
+        .map(|v| {
+            let parts: Vec<&str> = v.split('-').filter(|p| !p.is_empty()).collect();
+            if parts.len() < 2 {
+                v.clone()
+            } else {
+                parts
+                    .iter()
+                    .filter_map(|p| p.chars().next())
+                    .flat_map(char::to_uppercase)
+                    .collect()
+            }
+        })
+        .collect();
+    let changed = short != values;
+    (short, changed)
+}
+
+/// When the scores' magnitudes differ by more than 10x between estimators (counts beside
+/// correlations), one axis flattens the small ones: each series is then min-max scaled to
+/// [0, 1] over its points (error bars scaled alike), which keeps every estimator's ranking
+/// visible. Returns whether it scaled.
+fn scale_heterogeneous_scores(series: &mut [Series]) -> bool {
+    let spans: Vec<f64> = series
+        .iter()
+        .map(|s| s.points.iter().map(|p| p.y.abs()).fold(0.0, f64::max))
+        .filter(|&m| m > 0.0)
+        .collect();
+    let (lo, hi) = spans
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(l, h), &m| (l.min(m), h.max(m)));
+    if spans.len() < 2 || hi <= 10.0 * lo {
+        return false;
+    }
+    for s in series.iter_mut() {
+        let min = s.points.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
+        let max = s
+            .points
+            .iter()
+            .map(|p| p.y)
+            .fold(f64::NEG_INFINITY, f64::max);
+        let range = max - min;
+        for p in &mut s.points {
+            if range > 0.0 {
+                p.y = (p.y - min) / range;
+                p.err /= range;
+            } else {
+                p.y = 0.5;
+                p.err = 0.0;
+            }
+        }
+    }
+    true
 }
 
 /// Heat map of Kendall's tau-b between every pair of estimators, pooled over families (or the

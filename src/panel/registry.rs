@@ -12,18 +12,20 @@ use crate::estimators::llm_program::LlmProgramEstimator;
 use crate::estimators::lz76::Lz76Estimator;
 use crate::estimators::mapping_mdl::MappingMdlEstimator;
 use crate::estimators::prequential::estimator::PrequentialEstimator;
-use crate::estimators::topsim::TopsimEstimator;
-use crate::estimators::tre::TreEstimator;
+use crate::estimators::topsim::{TopsimConfig, TopsimEstimator, WDistance};
+use crate::estimators::tre::{Composition, TreConfig, TreError, TreEstimator};
 
 use super::config::PanelConfig;
 
 /// Every estimator the panel knows, in the default table order.
-pub const ESTIMATORS: [&str; 14] = [
+pub const ESTIMATORS: [&str; 18] = [
     "exact",
     "mapping_mdl",
     "prequential",
     "compression",
     "topsim",
+    "topsim_normalised_edit",
+    "topsim_jaccard",
     "posdis",
     "bosdis",
     "entropy",
@@ -32,6 +34,8 @@ pub const ESTIMATORS: [&str; 14] = [
     "conflict_count",
     "lz76",
     "tre",
+    "tre_linear",
+    "tre_cosine",
     "llm_program",
 ];
 
@@ -68,6 +72,24 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
         "compression" => Box::new(CompressionEstimator::default()),
         "topsim" => Box::new(TopsimEstimator {
             config: config.topsim.clone(),
+            label: None,
+        }),
+        // The [topsim] settings with EGG's other message distances, so one panel can hold
+        // several views of W.
+        "topsim_normalised_edit" | "topsim_jaccard" => Box::new(TopsimEstimator {
+            config: TopsimConfig {
+                w_distance: if name == "topsim_jaccard" {
+                    WDistance::Jaccard
+                } else {
+                    WDistance::NormalisedEdit
+                },
+                ..config.topsim.clone()
+            },
+            label: Some(if name == "topsim_jaccard" {
+                "topsim_jaccard"
+            } else {
+                "topsim_normalised_edit"
+            }),
         }),
         "posdis" => Box::new(PosdisEstimator),
         "bosdis" => Box::new(BosdisEstimator),
@@ -76,7 +98,25 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
         "context_independence" => Box::new(ContextIndependenceEstimator),
         "conflict_count" => Box::new(ConflictCountEstimator),
         "lz76" => Box::new(Lz76Estimator),
-        "tre" => Box::new(TreEstimator::default()),
+        "tre" => Box::new(TreEstimator {
+            config: config.tre.clone(),
+            label: None,
+        }),
+        // The [tre] settings with the composition or the error overridden.
+        "tre_linear" => Box::new(TreEstimator {
+            config: TreConfig {
+                composition: Composition::Linear,
+                ..config.tre.clone()
+            },
+            label: Some("tre_linear"),
+        }),
+        "tre_cosine" => Box::new(TreEstimator {
+            config: TreConfig {
+                error: TreError::Cosine,
+                ..config.tre.clone()
+            },
+            label: Some("tre_cosine"),
+        }),
         "prequential" => Box::new(PrequentialEstimator {
             config: config.prequential.config.clone(),
             val_fraction: config.prequential.val_fraction,

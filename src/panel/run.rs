@@ -111,7 +111,7 @@ pub fn plan(config: &PanelConfig) -> Result<Vec<PlannedDataset>> {
 fn settings_of(config: &PanelConfig, planned: &PlannedDataset) -> serde_json::Value {
     let fam = &config.families[planned.family_index];
     let uses_prequential = config.estimators.iter().any(|e| e == "prequential");
-    let uses_topsim = config.estimators.iter().any(|e| e == "topsim");
+    let uses_topsim = config.estimators.iter().any(|e| e.starts_with("topsim"));
     let mut settings = serde_json::json!({
         "kind": fam.kind,
         "parameter": fam.parameter,
@@ -126,6 +126,9 @@ fn settings_of(config: &PanelConfig, planned: &PlannedDataset) -> serde_json::Va
     // Only when used, so settings saved before the estimator existed still match.
     if config.estimators.iter().any(|e| e == "llm_program") {
         settings["llm_report"] = serde_json::json!(config.llm_report);
+    }
+    if config.estimators.iter().any(|e| e.starts_with("tre")) {
+        settings["tre"] = serde_json::json!(config.tre);
     }
     settings
 }

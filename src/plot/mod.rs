@@ -66,8 +66,9 @@ fn plot_err(path: &Path, e: impl std::fmt::Display) -> KcompError {
     KcompError::file(path, format!("drawing plot: {e}"))
 }
 
-/// Colour-blind-safe palette (Okabe-Ito).
-const PALETTE: [RGBColor; 8] = [
+/// Colour-blind-safe palette (Okabe-Ito), then Paul Tol's muted scheme for panels with more
+/// than eight series (the metric zoo has 17).
+const PALETTE: [RGBColor; 16] = [
     RGBColor(0, 114, 178),
     RGBColor(213, 94, 0),
     RGBColor(0, 158, 115),
@@ -76,6 +77,14 @@ const PALETTE: [RGBColor; 8] = [
     RGBColor(86, 180, 233),
     RGBColor(0, 0, 0),
     RGBColor(240, 228, 66),
+    RGBColor(51, 34, 136),
+    RGBColor(136, 34, 85),
+    RGBColor(68, 170, 153),
+    RGBColor(153, 153, 51),
+    RGBColor(204, 102, 119),
+    RGBColor(136, 204, 238),
+    RGBColor(170, 68, 153),
+    RGBColor(17, 119, 51),
 ];
 
 /// The colour of series `i`.
@@ -218,7 +227,9 @@ fn tick_label(axis: &XAxis, x: f64) -> String {
 }
 
 fn y_tick(y: f64) -> String {
-    let a = y.abs();
+    // Tick positions are sums of float steps: a tick meant as 0 can land at -1e-16.
+    let a = if y.abs() < 1e-12 { 0.0 } else { y.abs() };
+    let y = if a == 0.0 { 0.0 } else { y };
     if a != 0.0 && !(1e-3..1e5).contains(&a) {
         format!("{y:.0e}")
     } else if a >= 100.0 {
