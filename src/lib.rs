@@ -26,3 +26,4 @@ pub mod panel;
 pub mod plot;
 pub mod reports;
 pub mod sandbox;
+pub mod ask;
