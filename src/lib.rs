@@ -21,9 +21,9 @@ pub mod rng;
 pub mod sweeps;
 
 pub use error::{KcompError, Result};
+pub mod ask;
 pub mod neural;
 pub mod panel;
 pub mod plot;
 pub mod reports;
 pub mod sandbox;
-pub mod ask;

@@ -75,13 +75,24 @@ fn serve(listener: TcpListener, count: Arc<AtomicUsize>, auth: Arc<Mutex<Vec<Str
                 return;
             };
             let n = count.fetch_add(1, Ordering::SeqCst);
-            auth.lock()
-                .unwrap()
-                .extend(headers.iter().filter(|h| h.starts_with("authorization")).cloned());
+            auth.lock().unwrap().extend(
+                headers
+                    .iter()
+                    .filter(|h| h.starts_with("authorization"))
+                    .cloned(),
+            );
             let req: serde_json::Value = serde_json::from_str(&body).unwrap();
             match n {
-                0 => respond(&mut stream, "429 Too Many Requests", "{\"error\": \"slow down\"}"),
-                1 => respond(&mut stream, "500 Internal Server Error", "{\"error\": \"oops\"}"),
+                0 => respond(
+                    &mut stream,
+                    "429 Too Many Requests",
+                    "{\"error\": \"slow down\"}",
+                ),
+                1 => respond(
+                    &mut stream,
+                    "500 Internal Server Error",
+                    "{\"error\": \"oops\"}",
+                ),
                 2 => {
                     std::thread::sleep(Duration::from_millis(2500));
                     respond(&mut stream, "200 OK", "{}");
@@ -94,7 +105,12 @@ fn serve(listener: TcpListener, count: Arc<AtomicUsize>, auth: Arc<Mutex<Vec<Str
                     let content = if prompt.contains("Only output the answer") {
                         // The result prompt: the grid of the first shot (right only if the
                         // query's grid is the same).
-                        prompt.lines().skip(3).take(4).collect::<Vec<_>>().join("\n")
+                        prompt
+                            .lines()
+                            .skip(3)
+                            .take(4)
+                            .collect::<Vec<_>>()
+                            .join("\n")
                     } else {
                         memorising_answer(prompt)
                     };
@@ -134,18 +150,48 @@ fn generate_ask_report_against_a_local_server() {
     std::fs::create_dir_all(&data).unwrap();
     let file = data.join("k=4_u=2_d=16_type=h.jsonl");
     let o = kcomp(
-        &["grid", "generate", "--compat", "rgp", "--setting", "h", "--records", "3", "-o", file.to_str().unwrap()],
+        &[
+            "grid",
+            "generate",
+            "--compat",
+            "rgp",
+            "--setting",
+            "h",
+            "--records",
+            "3",
+            "-o",
+            file.to_str().unwrap(),
+        ],
         None,
     );
     assert!(o.status.success());
     let answers = tmp.path().join("answers");
     let ask = |extra: &[&str]| {
         let mut args = vec![
-            "grid", "ask", "--dataset", file.to_str().unwrap(), "--base-url", &url,
-            "--model", "local-model", "--api-key-env", "KCOMP_TEST_KEY",
-            "--out", answers.to_str().unwrap(), "--temperature", "0",
-            "--extra", "reasoning_effort=high", "--concurrency", "1",
-            "--retries", "3", "--backoff", "0.01", "--request-timeout", "1",
+            "grid",
+            "ask",
+            "--dataset",
+            file.to_str().unwrap(),
+            "--base-url",
+            &url,
+            "--model",
+            "local-model",
+            "--api-key-env",
+            "KCOMP_TEST_KEY",
+            "--out",
+            answers.to_str().unwrap(),
+            "--temperature",
+            "0",
+            "--extra",
+            "reasoning_effort=high",
+            "--concurrency",
+            "1",
+            "--retries",
+            "3",
+            "--backoff",
+            "0.01",
+            "--request-timeout",
+            "1",
         ];
         args.extend_from_slice(extra);
         kcomp(&args, Some("sk-test-secret"))
@@ -157,12 +203,20 @@ fn generate_ask_report_against_a_local_server() {
     assert!(!err.contains("sk-test-secret"), "{err}");
     // 429, 500 and the timeout cost three extra requests.
     assert_eq!(count.load(Ordering::SeqCst), 6);
-    assert!(auth.lock().unwrap().iter().all(|h| h == "authorization: bearer sk-test-secret"));
+    assert!(
+        auth.lock()
+            .unwrap()
+            .iter()
+            .all(|h| h == "authorization: bearer sk-test-secret")
+    );
     let dir = answers.join("local-model/h");
     for i in 0..3 {
         assert!(dir.join(format!("{i}.txt")).is_file());
         let raw = std::fs::read_to_string(dir.join(format!("{i}.response.json"))).unwrap();
-        assert!(raw.contains("chat.completion") && !raw.contains("sk-test"), "{raw}");
+        assert!(
+            raw.contains("chat.completion") && !raw.contains("sk-test"),
+            "{raw}"
+        );
     }
     // Resume: nothing is asked again.
     let o = ask(&[]);
@@ -174,8 +228,20 @@ fn generate_ask_report_against_a_local_server() {
     assert!(dir.join("0.result.txt").is_file() && dir.join("0.result.response.json").is_file());
     // A missing key is refused before any request for a non-local endpoint.
     let o = kcomp(
-        &["grid", "ask", "--dataset", file.to_str().unwrap(), "--base-url", "https://example.invalid/v1",
-          "--model", "m", "--api-key-env", "KCOMP_TEST_KEY", "--out", answers.to_str().unwrap()],
+        &[
+            "grid",
+            "ask",
+            "--dataset",
+            file.to_str().unwrap(),
+            "--base-url",
+            "https://example.invalid/v1",
+            "--model",
+            "m",
+            "--api-key-env",
+            "KCOMP_TEST_KEY",
+            "--out",
+            answers.to_str().unwrap(),
+        ],
         None,
     );
     assert_eq!(o.status.code(), Some(2));
@@ -184,23 +250,34 @@ fn generate_ask_report_against_a_local_server() {
     // Report: memorised answers are right on all 16 samples and fill the table: C = 0.
     let out = tmp.path().join("report");
     let o = kcomp(
-        &["grid", "report", answers.to_str().unwrap(), "--data", data.to_str().unwrap(),
-          "--no-plots", "--out", out.to_str().unwrap()],
+        &[
+            "grid",
+            "report",
+            answers.to_str().unwrap(),
+            "--data",
+            data.to_str().unwrap(),
+            "--no-plots",
+            "--out",
+            out.to_str().unwrap(),
+        ],
         None,
     );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let summary = std::fs::read_to_string(out.join("summary.csv")).unwrap();
     let recs = kcomp::datasets::string_grid::read_dataset(&file).unwrap();
-    let right = recs
-        .iter()
-        .filter(|r| r.output[0] == r.output[15])
-        .count();
+    let right = recs.iter().filter(|r| r.output[0] == r.output[15]).count();
     let acc = format!("{:.2}", 100.0 * right as f64 / 3.0);
     let row = summary.lines().nth(1).unwrap();
     assert_eq!(
         row,
-        format!("local-model,h,3,3,0,0,0,320.00,0.00,0.00,0.00,0.00,0.00,0.00,100.00,3,{acc},k=4_u=2_d=16_type=h")
+        format!(
+            "local-model,h,3,3,0,0,0,320.00,0.00,0.00,0.00,0.00,0.00,0.00,100.00,3,{acc},k=4_u=2_d=16_type=h"
+        )
     );
     let per = std::fs::read_to_string(out.join("per_answer.csv")).unwrap();
-    assert_eq!(per.lines().filter(|l| l.contains(",T2,")).count(), 3, "{per}");
+    assert_eq!(
+        per.lines().filter(|l| l.contains(",T2,")).count(),
+        3,
+        "{per}"
+    );
 }

@@ -12,7 +12,13 @@ fn fixture() -> PathBuf {
 
 fn report(dir: &Path, out: &Path, extra: &[&str]) -> String {
     let o = Command::new(env!("CARGO_BIN_EXE_kcomp"))
-        .args(["grid", "report", dir.to_str().unwrap(), "--no-plots", "--out"])
+        .args([
+            "grid",
+            "report",
+            dir.to_str().unwrap(),
+            "--no-plots",
+            "--out",
+        ])
         .arg(out)
         .args(extra)
         .output()
@@ -85,7 +91,10 @@ fn published_tree_rescores_identically_and_round_trips() {
     );
     // kcomp's reference scores equal the evaluator's stored _info.json on every field of
     // every answer (65 answers: 60 snippets, 5 with 0/1/8/16 errors and none).
-    assert!(msg.contains("stored _info.json differing from kcomp: 0 of 65"), "{msg}");
+    assert!(
+        msg.contains("stored _info.json differing from kcomp: 0 of 65"),
+        "{msg}"
+    );
     let stored = std::fs::read_to_string(out1.join("stored_differences.csv")).unwrap();
     assert_eq!(stored.lines().count(), 0, "{stored}");
     // Written in the published layout: byte for byte what the published code wrote
@@ -107,7 +116,12 @@ fn published_tree_rescores_identically_and_round_trips() {
     // Read back: the same scores.
     let msg = report(&written, &out2, &[]);
     assert!(msg.contains("differing from kcomp: 0 of 65"), "{msg}");
-    for f in ["per_answer.csv", "summary.csv", "table3.csv", "parser_differences.csv"] {
+    for f in [
+        "per_answer.csv",
+        "summary.csv",
+        "table3.csv",
+        "parser_differences.csv",
+    ] {
         assert_eq!(
             std::fs::read_to_string(out1.join(f)).unwrap(),
             std::fs::read_to_string(out2.join(f)).unwrap(),
@@ -120,14 +134,26 @@ fn published_tree_rescores_identically_and_round_trips() {
             .unwrap();
     let t3 = std::fs::read_to_string(out1.join("table3.csv")).unwrap();
     let row = t3.lines().find(|l| l.starts_with("errors,h,")).unwrap();
-    assert_eq!(row, format!("errors,h,{:.2},5,43.93", cg["accuracy"].as_f64().unwrap()));
+    assert_eq!(
+        row,
+        format!("errors,h,{:.2},5,43.93", cg["accuracy"].as_f64().unwrap())
+    );
     // The differences table: the robust parser counts the 1-error program's table apart.
     let pd = std::fs::read_to_string(out1.join("parser_differences.csv")).unwrap();
-    assert!(pd.starts_with("model,dataset,record,field,left,right\n"), "{pd}");
-    assert!(pd.contains("errors,k=4_u=2_d=16_type=h,1,c_dict_m,33,48"), "{pd}");
+    assert!(
+        pd.starts_with("model,dataset,record,field,left,right\n"),
+        "{pd}"
+    );
+    assert!(
+        pd.contains("errors,k=4_u=2_d=16_type=h,1,c_dict_m,33,48"),
+        "{pd}"
+    );
     // The empty program: profile no_program, and L(P+) = 40 is said to be the clip floor.
     let per = std::fs::read_to_string(out1.join("per_answer.csv")).unwrap();
     let empty = per.lines().find(|l| l.starts_with("errors,h,4,")).unwrap();
     assert!(empty.contains(",no_program,"), "{empty}");
-    assert!(empty.contains("n = 0 raised to the clip floor 8"), "{empty}");
+    assert!(
+        empty.contains("n = 0 raised to the clip floor 8"),
+        "{empty}"
+    );
 }

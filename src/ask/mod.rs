@@ -243,7 +243,11 @@ pub fn answer_path(opts: &AskOptions, i: usize) -> PathBuf {
     match opts.layout {
         Layout::Published => {
             let top = if result { "result_cg8" } else { "result" };
-            opts.out.join(top).join(model).join(stem).join(format!("{i}.txt"))
+            opts.out
+                .join(top)
+                .join(model)
+                .join(stem)
+                .join(format!("{i}.txt"))
         }
         Layout::Kcomp => {
             // The published shape's datasets go under their setting's name.
@@ -347,7 +351,10 @@ pub fn run_ask(opts: &AskOptions) -> Result<AskSummary> {
                             bar.println(format!("warning: record {i}: {e}"));
                         }
                     }
-                    bar.set_message(message(done.load(Ordering::SeqCst), failed.load(Ordering::SeqCst)));
+                    bar.set_message(message(
+                        done.load(Ordering::SeqCst),
+                        failed.load(Ordering::SeqCst),
+                    ));
                     bar.inc(1);
                 }
             });

@@ -27,19 +27,29 @@ pub struct GridArgs {
 #[derive(Debug, Subcommand)]
 pub enum GridCommand {
     /// Generate a string-to-grid dataset (JSONL, the published schema).
-    #[command(after_help = "Examples:\n  kcomp grid generate --compat rgp --setting h -o k=4_u=2_d=16_type=h.jsonl\n  kcomp grid generate --positions 3 --side 3 --setting r -o k=3_u=2_d=8_type=r.jsonl")]
+    #[command(
+        after_help = "Examples:\n  kcomp grid generate --compat rgp --setting h -o k=4_u=2_d=16_type=h.jsonl\n  kcomp grid generate --positions 3 --side 3 --setting r -o k=3_u=2_d=8_type=r.jsonl"
+    )]
     Generate(GenerateArgs),
     /// Print the prompt for one record.
-    #[command(after_help = "Examples:\n  kcomp grid prompt --dataset k=4_u=2_d=16_type=h.jsonl --record 0\n  kcomp grid prompt --dataset k=4_u=2_d=16_type=h.jsonl --record 0 --result-query 15")]
+    #[command(
+        after_help = "Examples:\n  kcomp grid prompt --dataset k=4_u=2_d=16_type=h.jsonl --record 0\n  kcomp grid prompt --dataset k=4_u=2_d=16_type=h.jsonl --record 0 --result-query 15"
+    )]
     Prompt(PromptArgs),
     /// Send every record's prompt to an OpenAI-compatible chat endpoint and save the answers.
-    #[command(after_help = "Examples:\n  OPENAI_API_KEY=... kcomp grid ask --dataset k=4_u=2_d=16_type=h.jsonl --base-url https://api.openai.com/v1 --model gpt-4o --temperature 0 --out answers\n  kcomp grid ask ... --result   (the result-generation prompt, for Table 3)\n  kcomp grid ask ... --extra reasoning_effort=high --concurrency 8")]
+    #[command(
+        after_help = "Examples:\n  OPENAI_API_KEY=... kcomp grid ask --dataset k=4_u=2_d=16_type=h.jsonl --base-url https://api.openai.com/v1 --model gpt-4o --temperature 0 --out answers\n  kcomp grid ask ... --result   (the result-generation prompt, for Table 3)\n  kcomp grid ask ... --extra reasoning_effort=high --concurrency 8"
+    )]
     Ask(AskArgs),
     /// Score one LLM answer for one record (the evaluator's fields with --json).
-    #[command(after_help = "Examples:\n  kcomp grid score --dataset k=4_u=2_d=16_type=h.jsonl --record 0 --answer answers/gpt-4o/h/0.txt\n  kcomp grid score ... --parser robust --json")]
+    #[command(
+        after_help = "Examples:\n  kcomp grid score --dataset k=4_u=2_d=16_type=h.jsonl --record 0 --answer answers/gpt-4o/h/0.txt\n  kcomp grid score ... --parser robust --json"
+    )]
     Score(ScoreArgs),
     /// Score a tree of answers and write tables, Markdown and plots.
-    #[command(after_help = "Answer trees: kcomp's DIR/MODEL/SETTING/<i>.txt (+ <i>.result.txt), SETTING one of h, v, b, r, hr, h-index-shuffle (or h_index-shuffle) or a dataset name k=..._type=...; or the published DIR/result/MODEL/k=4_u=2_d=16_type=<h|v|b|r|hr|h_index-shuffle>/<i>.py|<i>.txt|<i>_info.json with DIR/result_cg8/... .\nOutputs: per_answer.csv (evaluator fields; in_acc = % of samples right, log_norm_c = C(P) on a log scale), summary.csv, table3.csv, groups.csv, parser_differences.csv, stored_differences.csv, report.md.\n\nExamples:\n  kcomp grid report answers\n  kcomp grid report RGP --parser robust --write-published rescored")]
+    #[command(
+        after_help = "Answer trees: kcomp's DIR/MODEL/SETTING/<i>.txt (+ <i>.result.txt), SETTING one of h, v, b, r, hr, h-index-shuffle (or h_index-shuffle) or a dataset name k=..._type=...; or the published DIR/result/MODEL/k=4_u=2_d=16_type=<h|v|b|r|hr|h_index-shuffle>/<i>.py|<i>.txt|<i>_info.json with DIR/result_cg8/... .\nOutputs: per_answer.csv (evaluator fields; in_acc = % of samples right, log_norm_c = C(P) on a log scale), summary.csv, table3.csv, groups.csv, parser_differences.csv, stored_differences.csv, report.md.\n\nExamples:\n  kcomp grid report answers\n  kcomp grid report RGP --parser robust --write-published rescored"
+    )]
     Report(ReportArgs),
 }
 
@@ -101,7 +111,11 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
                 dataset: a.dataset,
                 records: a.records,
                 out: a.out,
-                layout: if a.published_layout { Layout::Published } else { Layout::Kcomp },
+                layout: if a.published_layout {
+                    Layout::Published
+                } else {
+                    Layout::Kcomp
+                },
                 prompt,
                 chat: ChatOptions {
                     base_url: a.base_url,
@@ -117,7 +131,10 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
                 concurrency: a.concurrency,
             };
             let s = run_ask(&opts)?;
-            eprintln!("asked: done {}, skipped {}, failed {}", s.done, s.skipped, s.failed);
+            eprintln!(
+                "asked: done {}, skipped {}, failed {}",
+                s.done, s.skipped, s.failed
+            );
             if s.failed > 0 {
                 return Err(KcompError::Other(format!(
                     "{} prompts failed (run again to retry them; answers saved are kept)",
@@ -142,21 +159,34 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
             };
             let eval = evaluate_answer(&answer, &record, mode, &cfg)?;
             let Some(mut s) = eval.scores.clone() else {
-                return Err(KcompError::Other(format!("{}: not scored", a.answer.display())).into());
+                return Err(
+                    KcompError::Other(format!("{}: not scored", a.answer.display())).into(),
+                );
             };
             s.status = eval.status_text();
             if a.json {
                 println!("{}", serde_json::to_string(&s)?);
             } else {
-                let clip = s.clip_note().map(|c| format!(" [clip: {c}]")).unwrap_or_default();
+                let clip = s
+                    .clip_note()
+                    .map(|c| format!(" [clip: {c}]"))
+                    .unwrap_or_default();
                 let status = match eval.status {
                     AnswerStatus::Ok => String::new(),
                     _ => format!("  [{}]", s.status),
                 };
                 println!(
                     "C(P) = {:.2}  (L(P) = {}, L(P+) = {}{clip}, E(P) = {} -> penalty {}, n = {}+{}, m = {}+{}, profile {}){status}",
-                    s.norm_c, s.l_p, s.l_p_plus, s.errors, s.c_error, s.c_dict_n, s.c_block_n,
-                    s.c_dict_m, s.c_block_m, s.profile,
+                    s.norm_c,
+                    s.l_p,
+                    s.l_p_plus,
+                    s.errors,
+                    s.c_error,
+                    s.c_dict_n,
+                    s.c_block_n,
+                    s.c_dict_m,
+                    s.c_block_m,
+                    s.profile,
                 );
             }
         }
@@ -176,7 +206,12 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
             let s = run_report(&opts)?;
             eprintln!(
                 "scored {} answers ({} ok; failed, empty or unscorable ones count as the published evaluator scores them) in {:.1} s; stored _info.json differing from kcomp: {} of {}; wrote {}",
-                s.answers, s.ok, s.seconds, s.stored_mismatches, s.stored, s.out.display()
+                s.answers,
+                s.ok,
+                s.seconds,
+                s.stored_mismatches,
+                s.stored,
+                s.out.display()
             );
         }
     }

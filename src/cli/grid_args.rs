@@ -128,7 +128,9 @@ pub struct ScoreArgs {
     /// `reference` (the published evaluator) or `robust`.
     #[arg(long, default_value = "reference")]
     pub parser: String,
-    /// Print the JSON record: the evaluator's fields, then errors, l_p_plus, l_p, profile, status.
+    /// Print the JSON record: the evaluator's fields (c_error = (N+M) E(P), c = L(P), in_acc =
+    /// % of samples right, log_norm_c = C(P) on a log scale), then errors, l_p_plus, l_p,
+    /// profile, status.
     #[arg(long)]
     pub json: bool,
     /// Wall-clock limit per sample run, in seconds.

@@ -48,9 +48,7 @@ fn folder_dataset(name: &str) -> Option<(Setting, String)> {
         let tag = name.split("_type=").nth(1)?;
         return Setting::parse(tag).ok().map(|s| (s, name.to_string()));
     }
-    Setting::parse(name)
-        .ok()
-        .map(|s| (s, published_name(s)))
+    Setting::parse(name).ok().map(|s| (s, published_name(s)))
 }
 
 fn list(p: &Path) -> Result<Vec<(String, PathBuf)>> {
@@ -87,7 +85,10 @@ pub fn collect_jobs(dir: &Path, skip: Option<&Path>) -> Result<Vec<Job>> {
                 continue;
             }
             let Some((setting, dataset)) = folder_dataset(&sub) else {
-                eprintln!("warning: {}: unknown setting folder, skipped", sdir.display());
+                eprintln!(
+                    "warning: {}: unknown setting folder, skipped",
+                    sdir.display()
+                );
                 continue;
             };
             let mut files = list(&sdir)?;

@@ -129,7 +129,11 @@ fn score_job(
     let result_correct = match (rec, &result_answer) {
         (Some(rec), Some(a)) => {
             let q = result_query.unwrap_or(rec.output.len() - 1);
-            Some(rec.output.get(q).is_some_and(|g| result_answer_correct(a, g)))
+            Some(
+                rec.output
+                    .get(q)
+                    .is_some_and(|g| result_answer_correct(a, g)),
+            )
         }
         _ => None,
     };
@@ -140,7 +144,11 @@ fn score_job(
         .and_then(|t| serde_json::from_str(&t).ok());
     let failed = |status: String| {
         let mk = |m| unscorable(m, &task, &status);
-        (status.clone(), mk(ParserMode::Reference), mk(ParserMode::Robust))
+        (
+            status.clone(),
+            mk(ParserMode::Reference),
+            mk(ParserMode::Robust),
+        )
     };
     let (status, reference, robust, code) = match (recs, rec, &answer, &program) {
         (Err(e), ..) => {
@@ -158,6 +166,10 @@ fn score_job(
         (_, Some(rec), Ok(answer), Ok(program)) => {
             // The evaluator runs `{i}.py`; the robust parser extracts from the answer itself.
             let sources = match (answer, program) {
+                // An empty answer stays an empty answer (not an empty program).
+                (Some(a), Some(_)) if a.trim().is_empty() => {
+                    [AnswerSource::Answer(a), AnswerSource::Answer(a)]
+                }
                 (Some(a), Some(p)) => [AnswerSource::Program(p), AnswerSource::Answer(a)],
                 (None, Some(p)) => [AnswerSource::Program(p), AnswerSource::Program(p)],
                 (Some(a), None) => [AnswerSource::Answer(a), AnswerSource::Answer(a)],
@@ -183,10 +195,9 @@ fn score_job(
                     };
                     let code = match sources[0] {
                         AnswerSource::Program(p) => p.to_string(),
-                        AnswerSource::Answer(a) => crate::estimators::mapping_table::extract(
-                            a,
-                            ParserMode::Reference,
-                        ),
+                        AnswerSource::Answer(a) => {
+                            crate::estimators::mapping_table::extract(a, ParserMode::Reference)
+                        }
                     };
                     let fallback = || unscorable(ParserMode::Reference, &task, "error");
                     (
@@ -257,7 +268,13 @@ pub fn score_tree(opts: &ReportOptions, cfg: &SandboxConfig) -> Result<Vec<Row>>
     let rows: Vec<Row> = jobs
         .par_iter()
         .map(|j| {
-            let row = score_job(j, &datasets[&j.dataset], opts.parser, cfg, opts.result_query);
+            let row = score_job(
+                j,
+                &datasets[&j.dataset],
+                opts.parser,
+                cfg,
+                opts.result_query,
+            );
             bar.inc(1);
             row
         })

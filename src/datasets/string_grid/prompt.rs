@@ -54,7 +54,10 @@ fn samples_block(inputs: &[String], outputs: &[String]) -> String {
 
 /// (letters per input, grid side) of a record, for the wording of kcomp's prompt.
 fn shape(record: &Record) -> (usize, usize) {
-    let k = record.input.first().map_or(4, |x| x.split_whitespace().count());
+    let k = record
+        .input
+        .first()
+        .map_or(4, |x| x.split_whitespace().count());
     let side = record.output.first().map_or(4, |g| g.lines().count());
     (k, side)
 }

@@ -213,7 +213,10 @@ impl Scores {
     /// entries).
     pub fn evaluator_pairs(&self) -> Vec<(&'static str, serde_json::Value)> {
         let v = serde_json::to_value(self).unwrap_or_default();
-        EVALUATOR_FIELDS.iter().map(|k| (*k, v[*k].clone())).collect()
+        EVALUATOR_FIELDS
+            .iter()
+            .map(|k| (*k, v[*k].clone()))
+            .collect()
     }
 
     /// Says when the reference's clipping changed n or m, e.g. "n = 0 raised to the floor
@@ -226,7 +229,9 @@ impl Scores {
             if clipped > raw {
                 parts.push(format!("{name} = {raw} raised to the clip floor {clipped}"));
             } else if clipped < raw {
-                parts.push(format!("{name} = {raw} lowered to the clip ceiling {clipped}"));
+                parts.push(format!(
+                    "{name} = {raw} lowered to the clip ceiling {clipped}"
+                ));
             }
         }
         (!parts.is_empty()).then(|| parts.join(", "))

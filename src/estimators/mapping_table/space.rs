@@ -73,8 +73,7 @@ impl Space {
     /// Position of a letter: `(ord - 65) // u` for the alphabet's letters.
     pub fn position(c: char) -> Option<usize> {
         let a = alphabet();
-        a.is_letter(c)
-            .then(|| (c as u32 - 65) as usize / a.letters)
+        a.is_letter(c).then(|| (c as u32 - 65) as usize / a.letters)
     }
 
     /// Space of a text: every 'A'..'H' character, wherever it stands.
