@@ -23,8 +23,10 @@
 //! - [`io`]: files (.npy, CSV, JSONL user data) and size limits;
 //! - [`rng`]: seeded random streams (ChaCha8, exact NumPy/CPython replays);
 //! - [`error`]: the one error type (one-line messages, exit status 2);
+//! - [`ask`]: `kcomp grid ask`: an OpenAI-compatible chat-completions client (retries, resume);
 //! - [`cli`]: the `kcomp` command line.
 
+pub mod ask;
 pub mod cli;
 pub mod coding;
 pub mod config;

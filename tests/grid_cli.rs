@@ -75,22 +75,33 @@ fn score_prints_the_json_record() {
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    let mut want = vec![
+    // The evaluator's fields in its order, then kcomp's own.
+    let want = vec![
         "c_dict_n",
         "c_dict_m",
         "c_block_n",
         "c_block_m",
-        "c_error",
+        "c_n",
+        "c_m",
         "c_length",
+        "c_error",
+        "c",
         "norm_c",
         "log_norm_c",
         "in_acc",
+        "errors",
+        "l_p_plus",
+        "l_p",
         "profile",
+        "status",
     ];
     let mut got = keys.clone();
+    let mut want_sorted = want.clone();
     got.sort();
-    want.sort();
-    assert_eq!(got, want);
+    want_sorted.sort();
+    assert_eq!(got, want_sorted);
+    assert_eq!(v["status"], "ok");
+    assert_eq!(v["c_length"], 40);
     assert_eq!(v["c_dict_n"], 8);
     assert_eq!(v["c_dict_m"], 32);
     assert_eq!(v["c_error"], 0);
@@ -192,5 +203,7 @@ fn prompts_list_all_samples_or_eight_and_a_query() {
         "9",
     ]);
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.matches("Input: ").count(), 9);
+    // generate_prompt_cg: 8 shots, then the query input.
+    assert_eq!(text.matches("Input:\n").count(), 9);
+    assert!(text.ends_with("Output (Only output the answer, not the process) :"));
 }

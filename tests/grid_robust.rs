@@ -41,17 +41,17 @@ fn ideal_programs_score_at_least_95_in_every_setting() {
             println!(
                 "{} {style}: L(P+) = {}, E = {}, C = {:.2}",
                 setting.name(),
-                s.l_plus,
-                s.c_error,
+                s.l_p_plus,
+                s.errors,
                 s.norm_c
             );
-            (ev.status != AnswerStatus::Ok || s.c_error != 0 || s.norm_c < 95.0).then(|| {
+            (ev.status != AnswerStatus::Ok || s.errors != 0 || s.norm_c < 95.0).then(|| {
                 format!(
                     "{} record {ri} {style}: {:?} E={} L+={} C={:.2}\n{code}",
                     setting.name(),
                     ev.status,
-                    s.c_error,
-                    s.l_plus,
+                    s.errors,
+                    s.l_p_plus,
                     s.norm_c
                 )
             })
@@ -87,7 +87,7 @@ fn memorisation_in_any_form_scores_below_20_on_horizontal() {
                 ParserMode::Reference,
                 &t,
             );
-            (name.to_string(), r.norm_c, f.norm_c, r.c_error)
+            (name.to_string(), r.norm_c, f.norm_c, r.errors)
         })
         .collect();
     for (name, robust, reference, errors) in &results {
@@ -121,11 +121,11 @@ fn unused_selftest_table_does_not_count_in_robust_mode() {
         .unwrap();
     let reference = score(
         &measure(&code, ParserMode::Reference),
-        robust.c_error,
+        robust.errors,
         ParserMode::Reference,
         &TaskSize::default(),
     );
-    assert_eq!(robust.c_error, 0);
+    assert_eq!(robust.errors, 0);
     assert!(robust.norm_c >= 95.0, "{}", robust.norm_c);
     assert_eq!(reference.norm_c, 0.0);
 }

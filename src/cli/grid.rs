@@ -1,14 +1,20 @@
-//! `kcomp grid ...`: the mapping-table metric for LLM-written programs (string-to-grid
-//! datasets, prompts, scoring and batch reports).
+//! `kcomp grid ...`: the mapping-table metric for LLM-written programs. This file only
+//! parses and prints; the logic lives in `datasets::string_grid`, `estimators::mapping_table`,
+//! `reports` and `ask`.
 
+use crate::ask::{AskOptions, ChatOptions, Layout, PromptKind, run_ask};
 use crate::datasets::string_grid::prompt::{PromptStyle, result_prompt, rule_prompt};
-use crate::datasets::string_grid::{GridSpec, Setting, read_dataset};
+use crate::datasets::string_grid::{GridSpec, Setting, load_record};
 use crate::error::KcompError;
-use crate::estimators::mapping_table::{AnswerStatus, ParserMode, evaluate_answer};
+use crate::estimators::mapping_table::{AnswerStatus, ParserMode, evaluate_answer, sample_timeout};
+use crate::reports::{ReportOptions, run_report};
 use crate::sandbox::SandboxConfig;
 use clap::{Args, Subcommand};
-use std::path::PathBuf;
 use std::time::Duration;
+
+#[path = "grid_args.rs"]
+pub mod args;
+pub use args::{AskArgs, GenerateArgs, PromptArgs, ReportArgs, ScoreArgs};
 
 /// Arguments of `kcomp grid`.
 #[derive(Debug, Args)]
@@ -17,146 +23,51 @@ pub struct GridArgs {
     pub command: GridCommand,
 }
 
-/// Subcommands of `kcomp grid`.
+/// Subcommands of `kcomp grid` (pipeline: generate -> prompt/ask -> score/report).
 #[derive(Debug, Subcommand)]
 pub enum GridCommand {
     /// Generate a string-to-grid dataset (JSONL, the published schema).
+    #[command(
+        after_help = "Examples:\n  kcomp grid generate --compat rgp --setting h -o k=4_u=2_d=16_type=h.jsonl\n  kcomp grid generate --positions 3 --side 3 --setting r -o k=3_u=2_d=8_type=r.jsonl"
+    )]
     Generate(GenerateArgs),
     /// Print the prompt for one record.
+    #[command(
+        after_help = "Examples:\n  kcomp grid prompt --dataset k=4_u=2_d=16_type=h.jsonl --record 0\n  kcomp grid prompt --dataset k=4_u=2_d=16_type=h.jsonl --record 0 --result-query 15"
+    )]
     Prompt(PromptArgs),
-    /// Score one LLM answer for one record.
+    /// Send every record's prompt to an OpenAI-compatible chat endpoint and save the answers.
+    #[command(
+        after_help = "Examples:\n  OPENAI_API_KEY=... kcomp grid ask --dataset k=4_u=2_d=16_type=h.jsonl --base-url https://api.openai.com/v1 --model gpt-4o --temperature 0 --out answers\n  kcomp grid ask ... --result   (the result-generation prompt, for Table 3)\n  kcomp grid ask ... --extra reasoning_effort=high --concurrency 8"
+    )]
+    Ask(AskArgs),
+    /// Score one LLM answer for one record (the evaluator's fields with --json).
+    #[command(
+        after_help = "Examples:\n  kcomp grid score --dataset k=4_u=2_d=16_type=h.jsonl --record 0 --answer answers/gpt-4o/h/0.txt\n  kcomp grid score ... --parser robust --json"
+    )]
     Score(ScoreArgs),
-    /// Score a tree MODEL/SETTING/<record>.txt of answers and write CSV, Markdown and plots.
-    Report(crate::reports::ReportArgs),
+    /// Score a tree of answers and write tables, Markdown and plots.
+    #[command(
+        after_help = "Answer trees: kcomp's DIR/MODEL/SETTING/<i>.txt (+ <i>.result.txt), SETTING one of h, v, b, r, hr, h-index-shuffle (or h_index-shuffle) or a dataset name k=..._type=...; or the published DIR/result/MODEL/k=4_u=2_d=16_type=<h|v|b|r|hr|h_index-shuffle>/<i>.py|<i>.txt|<i>_info.json with DIR/result_cg8/... .\nOutputs: per_answer.csv (evaluator fields; in_acc = % of samples right, log_norm_c = C(P) on a log scale), summary.csv, table3.csv, groups.csv, parser_differences.csv, stored_differences.csv, report.md.\n\nExamples:\n  kcomp grid report answers\n  kcomp grid report RGP --parser robust --write-published rescored"
+    )]
+    Report(ReportArgs),
 }
 
-/// `kcomp grid generate`.
-#[derive(Debug, Args)]
-pub struct GenerateArgs {
-    /// Setting: h, v, b, r, hr or h-index-shuffle.
-    #[arg(long, default_value = "h")]
-    pub setting: String,
-    /// Number of records (datasets/functions).
-    #[arg(long, default_value_t = 30)]
-    pub records: usize,
-    /// Seed of Python's `random.seed` (once per file).
-    #[arg(long, default_value_t = 0)]
-    pub seed: i64,
-    /// `rgp`: the published shape (k=4, u=2, 4x4 grid, d=16, complementary patterns); the
-    /// shape options below are then ignored.
-    #[arg(long)]
-    pub compat: Option<String>,
-    /// Input positions (k).
-    #[arg(long, default_value_t = 4)]
-    pub positions: usize,
-    /// Letters per position (u).
-    #[arg(long, default_value_t = 2)]
-    pub letters: usize,
-    /// Grid side (the grid is side x side).
-    #[arg(long, default_value_t = 4)]
-    pub side: usize,
-    /// Samples per record (d); default all letters^positions.
-    #[arg(long)]
-    pub samples: Option<usize>,
-    /// Draw every letter's pattern independently (default for letters != 2).
-    #[arg(long)]
-    pub non_complementary: bool,
-    /// Output file (default: stdout).
-    #[arg(long, short)]
-    pub output: Option<PathBuf>,
-    /// Memory limit, e.g. 4G (default: half the physical memory).
-    #[arg(long, value_name = "SIZE", value_parser = crate::cli::parse_max_memory, allow_hyphen_values = true)]
-    pub max_memory: Option<u64>,
+fn secs(name: &str, s: f64) -> crate::Result<Duration> {
+    Duration::try_from_secs_f64(s)
+        .map_err(|_| KcompError::param(name, format!("must be a non-negative number, got {s}")))
 }
 
-/// `kcomp grid prompt`.
-#[derive(Debug, Args)]
-pub struct PromptArgs {
-    /// Dataset JSONL file.
-    #[arg(long)]
-    pub dataset: PathBuf,
-    /// Record index (0-based line number).
-    #[arg(long)]
-    pub record: usize,
-    /// `published` (the paper's prompt) or `stdin` (also states the I/O contract).
-    #[arg(long, default_value = "published")]
-    pub style: String,
-    /// Print Section 5.2's result-generation prompt (8 samples + this query index) instead.
-    #[arg(long)]
-    pub result_query: Option<usize>,
-}
-
-/// `kcomp grid score`.
-#[derive(Debug, Args)]
-pub struct ScoreArgs {
-    /// Dataset JSONL file.
-    #[arg(long)]
-    pub dataset: PathBuf,
-    /// Record index (0-based line number).
-    #[arg(long)]
-    pub record: usize,
-    /// The LLM's answer (Markdown with a code block, or a bare program).
-    #[arg(long)]
-    pub answer: PathBuf,
-    /// `reference` (the published evaluator) or `robust`.
-    #[arg(long, default_value = "reference")]
-    pub parser: String,
-    /// Print the JSON record.
-    #[arg(long)]
-    pub json: bool,
-    /// Wall-clock limit per sample run, in seconds.
-    #[arg(long, default_value_t = 5.0, allow_hyphen_values = true)]
-    pub timeout: f64,
-    /// UNSAFE: when the OS sandbox (namespaces, Landlock, seccomp) is unavailable, run the
-    /// program anyway with rlimits only; it can then read and write your files.
-    #[arg(long)]
-    pub allow_unsandboxed: bool,
-}
-
-/// Shortest per-sample timeout: below it even a correct program's interpreter start-up fails.
-pub const MIN_TIMEOUT_SECS: f64 = 0.1;
-/// Longest per-sample timeout.
-pub const MAX_TIMEOUT_SECS: f64 = 600.0;
-
-/// Largest answer file scored (an LLM answer is a few kB).
-pub const MAX_ANSWER_BYTES: u64 = 16 << 20;
-
-/// Checks a timeout value in seconds.
-pub fn timeout_of(secs: f64) -> crate::Result<Duration> {
-    if !(secs.is_finite() && (MIN_TIMEOUT_SECS..=MAX_TIMEOUT_SECS).contains(&secs)) {
-        return Err(KcompError::param(
-            "timeout",
-            format!("must be in [{MIN_TIMEOUT_SECS}, {MAX_TIMEOUT_SECS}] seconds, got {secs}"),
-        ));
+fn extra_fields(items: &[String]) -> crate::Result<serde_json::Map<String, serde_json::Value>> {
+    let mut map = serde_json::Map::new();
+    for it in items {
+        let (k, v) = it
+            .split_once('=')
+            .ok_or_else(|| KcompError::param("extra", format!("`{it}` is not KEY=VALUE")))?;
+        let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::from(v));
+        map.insert(k.to_string(), value);
     }
-    Ok(Duration::from_secs_f64(secs))
-}
-
-/// Checks that `path` is an existing directory.
-fn existing_dir(name: &str, path: &std::path::Path) -> crate::Result<()> {
-    if !path.is_dir() {
-        return Err(KcompError::param(
-            name,
-            format!("{} is not an existing directory", path.display()),
-        ));
-    }
-    Ok(())
-}
-
-/// Loads record `index` of a dataset with a clear error.
-pub fn load_record(
-    path: &std::path::Path,
-    index: usize,
-) -> crate::Result<crate::datasets::string_grid::Record> {
-    let mut records = read_dataset(path)?;
-    let n = records.len();
-    if index >= n {
-        return Err(KcompError::file(
-            path,
-            format!("record {index} does not exist (the file has {n} records, 0-based)"),
-        ));
-    }
-    Ok(records.swap_remove(index))
+    Ok(map)
 }
 
 /// Runs `kcomp grid`.
@@ -167,47 +78,15 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
                 crate::io::limits::set_max_memory(bytes);
             }
             let setting = Setting::parse(&a.setting)?;
-            let spec = match a.compat.as_deref() {
-                Some("rgp") => {
-                    let d = GridSpec::default();
-                    if a.positions != d.positions
-                        || a.letters != d.letters
-                        || a.side != d.side
-                        || a.samples.is_some()
-                        || a.non_complementary
-                    {
-                        return Err(KcompError::param(
-                            "compat",
-                            "--compat rgp fixes the shape: drop --positions, --letters, --side, \
-                             --samples and --non-complementary",
-                        )
-                        .into());
-                    }
-                    d
-                }
-                Some(other) => {
-                    return Err(KcompError::param(
-                        "compat",
-                        format!("unknown `{other}` (expected rgp)"),
-                    )
-                    .into());
-                }
-                None => {
-                    let total = a
-                        .letters
-                        .checked_pow(a.positions as u32)
-                        .unwrap_or(usize::MAX);
-                    GridSpec {
-                        positions: a.positions,
-                        letters: a.letters,
-                        side: a.side,
-                        samples: a.samples.unwrap_or(total),
-                        complementary: !a.non_complementary && a.letters == 2,
-                    }
-                }
-            };
-            let records = spec.generate(setting, a.records, a.seed)?;
-            let text = GridSpec::to_jsonl(&records);
+            let spec = GridSpec::from_options(
+                a.compat.as_deref(),
+                a.positions,
+                a.letters,
+                a.side,
+                a.samples,
+                a.non_complementary,
+            )?;
+            let text = GridSpec::to_jsonl(&spec.generate(setting, a.records, a.seed)?);
             match a.output {
                 Some(p) => {
                     std::fs::write(&p, text).map_err(|e| KcompError::file(&p, e.to_string()))?
@@ -223,10 +102,51 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
             };
             print!("{text}");
         }
+        GridCommand::Ask(a) => {
+            let prompt = match a.result {
+                true => PromptKind::Result(a.result_query),
+                false => PromptKind::Rule(PromptStyle::parse(&a.style)?),
+            };
+            let opts = AskOptions {
+                dataset: a.dataset,
+                records: a.records,
+                out: a.out,
+                layout: if a.published_layout {
+                    Layout::Published
+                } else {
+                    Layout::Kcomp
+                },
+                prompt,
+                chat: ChatOptions {
+                    base_url: a.base_url,
+                    model: a.model,
+                    api_key_env: a.api_key_env,
+                    temperature: a.temperature,
+                    max_tokens: a.max_tokens,
+                    extra: extra_fields(&a.extra)?,
+                    timeout: secs("request-timeout", a.request_timeout)?,
+                    retries: a.retries,
+                    backoff: secs("backoff", a.backoff)?,
+                },
+                concurrency: a.concurrency,
+            };
+            let s = run_ask(&opts)?;
+            eprintln!(
+                "asked: done {}, skipped {}, failed {}",
+                s.done, s.skipped, s.failed
+            );
+            if s.failed > 0 {
+                return Err(KcompError::Other(format!(
+                    "{} prompts failed (run again to retry them; answers saved are kept)",
+                    s.failed
+                ))
+                .into());
+            }
+        }
         GridCommand::Score(a) => {
             let mode = ParserMode::parse(&a.parser)?;
             let record = load_record(&a.dataset, a.record)?;
-            let timeout = timeout_of(a.timeout)?;
+            let timeout = sample_timeout(a.timeout)?;
             let answer = crate::io::limits::read_capped(&a.answer, MAX_ANSWER_BYTES)?;
             let answer = String::from_utf8_lossy(&answer);
             if answer.trim().is_empty() {
@@ -238,43 +158,65 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
                 ..SandboxConfig::default()
             };
             let eval = evaluate_answer(&answer, &record, mode, &cfg)?;
-            let Some(s) = eval.scores.clone() else {
-                return Err(KcompError::Other(format!(
-                    "{}: not scored ({})",
-                    a.answer.display(),
-                    eval.status_text()
-                ))
-                .into());
+            let Some(mut s) = eval.scores.clone() else {
+                return Err(
+                    KcompError::Other(format!("{}: not scored", a.answer.display())).into(),
+                );
             };
+            s.status = eval.status_text();
             if a.json {
                 println!("{}", serde_json::to_string(&s)?);
             } else {
+                let clip = s
+                    .clip_note()
+                    .map(|c| format!(" [clip: {c}]"))
+                    .unwrap_or_default();
+                let status = match eval.status {
+                    AnswerStatus::Ok => String::new(),
+                    _ => format!("  [{}]", s.status),
+                };
                 println!(
-                    "C(P) = {:.2}  (L(P) = {}, L(P+) = {}, E(P) = {}, n = {}+{}, m = {}+{}, profile {}){}",
+                    "C(P) = {:.2}  (L(P) = {}, L(P+) = {}{clip}, E(P) = {} -> penalty {}, n = {}+{}, m = {}+{}, profile {}){status}",
                     s.norm_c,
-                    s.c_length,
-                    s.l_plus,
+                    s.l_p,
+                    s.l_p_plus,
+                    s.errors,
                     s.c_error,
                     s.c_dict_n,
                     s.c_block_n,
                     s.c_dict_m,
                     s.c_block_m,
                     s.profile,
-                    if eval.status == AnswerStatus::Ok {
-                        String::new()
-                    } else {
-                        format!("  [{}]", eval.status_text())
-                    }
                 );
             }
         }
         GridCommand::Report(a) => {
-            existing_dir("dir", &a.dir)?;
-            if let Some(data) = &a.data {
-                existing_dir("data", data)?;
-            }
-            crate::reports::run_report(a)?
+            let opts = ReportOptions {
+                dir: a.dir,
+                data: a.data,
+                parser: ParserMode::parse(&a.parser)?,
+                out: a.out,
+                timeout: sample_timeout(a.timeout)?,
+                alpha: a.alpha,
+                result_query: a.result_query,
+                plots: !a.no_plots,
+                allow_unsandboxed: a.allow_unsandboxed,
+                write_published: a.write_published,
+            };
+            let s = run_report(&opts)?;
+            eprintln!(
+                "scored {} answers ({} ok; failed, empty or unscorable ones count as the published evaluator scores them) in {:.1} s; stored _info.json differing from kcomp: {} of {}; wrote {}",
+                s.answers,
+                s.ok,
+                s.seconds,
+                s.stored_mismatches,
+                s.stored,
+                s.out.display()
+            );
         }
     }
     Ok(())
 }
+
+/// Largest answer file scored (an LLM answer is a few kB).
+pub const MAX_ANSWER_BYTES: u64 = 16 << 20;

@@ -1,59 +1,49 @@
-//! Batch reports over LLM answer trees `DIR/MODEL/SETTING/<record>.txt` (optionally
-//! `<record>.result.txt` for the result-generation prompt): per-answer CSV, per model x
-//! setting means and standard deviations, Mann-Whitney U groupings (Table 5), Markdown and
-//! PNG plots.
+//! `grid report`: scores a tree of LLM answers (kcomp's layout or the published one, see
+//! [`layout`]) with both parsers, and writes per-answer and per model x setting tables
+//! ([`tables`]), the result-generation accuracy of the paper's Table 3 beside C(P),
+//! Mann-Whitney U groupings (Table 5), Markdown, plots, and optionally the published layout.
 
+pub mod layout;
 pub mod mannwhitney;
 pub mod plots;
+pub mod tables;
 
-use crate::datasets::string_grid::prompt::parse_result_answer;
-use crate::datasets::string_grid::{GridSpec, Record, Setting, read_dataset};
+use crate::datasets::string_grid::prompt::result_answer_correct;
+use crate::datasets::string_grid::{Record, Setting};
 use crate::error::{KcompError, Result};
-use crate::estimators::mapping_table::{ParserMode, evaluate_answer};
+use crate::estimators::mapping_table::score::{Scores, TaskSize};
+use crate::estimators::mapping_table::{AnswerSource, ParserMode, evaluate_modes, unscorable};
 use crate::sandbox::SandboxConfig;
-use clap::Args;
+use layout::Job;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-/// `kcomp grid report`.
-#[derive(Debug, Args)]
-pub struct ReportArgs {
-    /// Answer tree: MODEL/SETTING/<record>.txt (SETTING: h, v, b, r, hr, h-index-shuffle).
+/// Options of `kcomp grid report`.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// The answer tree (either layout).
     pub dir: PathBuf,
-    /// Folder with the datasets `k=4_u=2_d=16_type=<setting>.jsonl`. Default: the six
-    /// published datasets rebuilt in memory (`grid generate --compat rgp --records 30
-    /// --seed 0 --setting S` reproduces each byte for byte).
-    #[arg(long)]
+    /// Folder with the datasets `{name}.jsonl`; default: the published ones rebuilt.
     pub data: Option<PathBuf>,
-    /// `reference` or `robust`.
-    #[arg(long, default_value = "robust")]
-    pub parser: String,
+    /// Parser of the tables (both are always computed for the differences table).
+    pub parser: ParserMode,
     /// Output folder (default DIR/report).
-    #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Wall-clock limit per sample run, in seconds.
-    #[arg(long, default_value_t = 5.0)]
-    pub timeout: f64,
+    /// Wall-clock limit per sample run.
+    pub timeout: Duration,
     /// Significance level of the Mann-Whitney groupings.
-    #[arg(long, default_value_t = 0.05)]
     pub alpha: f64,
-    /// Result-generation query index (the sample `<record>.result.txt` answers).
-    #[arg(long, default_value_t = 8)]
-    pub result_query: usize,
-    /// Skip the PNG plots.
-    #[arg(long)]
-    pub no_plots: bool,
-    /// UNSAFE: when the OS sandbox (namespaces, Landlock, seccomp) is unavailable, run the
-    /// answers anyway with rlimits only; they can then read and write your files.
-    #[arg(long)]
+    /// Result-generation query index; default the last sample (as published).
+    pub result_query: Option<usize>,
+    /// Draw the PNG plots.
+    pub plots: bool,
+    /// Run answers with rlimits only when the OS sandbox is missing (unsafe).
     pub allow_unsandboxed: bool,
+    /// Also write the tree in the published layout there (`result/`, `result_cg8/`).
+    pub write_published: Option<PathBuf>,
 }
-
-/// Records and seed of the published datasets (`grid generate --compat rgp`).
-pub const PUBLISHED_RECORDS: usize = 30;
-/// See [`PUBLISHED_RECORDS`].
-pub const PUBLISHED_SEED: i64 = 0;
 
 /// How an answer's status counts in the summary.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,121 +71,192 @@ impl Outcome {
     }
 }
 
-/// One scored (or failed) answer.
+/// One scored (or failed) answer, with both parsers' scores.
 #[derive(Debug, Clone)]
 pub struct Row {
     pub model: String,
     pub setting: Setting,
+    pub dataset: String,
     pub record: usize,
+    /// Status of the selected parser's run (`sandbox_error: <why>` with its reason).
     pub status: String,
-    pub scores: Option<crate::estimators::mapping_table::score::Scores>,
-    /// Whether the result-generation answer (if any) is right.
+    /// Whether there is a rule answer (false: only a result answer was found).
+    pub has_rule_answer: bool,
+    pub reference: Scores,
+    pub robust: Scores,
+    pub parser: ParserMode,
+    /// The evaluator's stored `_info.json`, if any.
+    pub stored: Option<serde_json::Value>,
+    /// Whether the result-generation answer (if any) is right (`program_eval_cg.py`).
     pub result_correct: Option<bool>,
+    /// The program the reference parser scored (written as `{i}.py`).
+    pub program: String,
+    /// The raw answer, if any.
+    pub answer: Option<String>,
+    /// The raw result-generation answer, if any.
+    pub result_answer: Option<String>,
 }
 
-struct Job {
-    model: String,
-    setting: Setting,
-    record: usize,
-    path: PathBuf,
-}
-
-fn list_dirs(p: &Path) -> Result<Vec<(String, PathBuf)>> {
-    let mut v = Vec::new();
-    for e in std::fs::read_dir(p).map_err(|e| KcompError::file(p, e.to_string()))? {
-        let e = e.map_err(|e| KcompError::file(p, e.to_string()))?;
-        if e.path().is_dir() {
-            v.push((e.file_name().to_string_lossy().into_owned(), e.path()));
+impl Row {
+    /// The selected parser's scores.
+    pub fn scores(&self) -> &Scores {
+        match self.parser {
+            ParserMode::Reference => &self.reference,
+            ParserMode::Robust => &self.robust,
         }
     }
-    v.sort();
-    Ok(v)
 }
 
-fn collect_jobs(dir: &Path) -> Result<Vec<Job>> {
-    let mut jobs = Vec::new();
-    for (model, mdir) in list_dirs(dir)? {
-        if model == "report" {
-            continue;
+fn read_text(p: &Path) -> std::result::Result<String, String> {
+    std::fs::read(p)
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .map_err(|e| format!("unreadable: {e}"))
+}
+
+/// Scores one job: both parsers, the stored scores and the result answer.
+fn score_job(
+    j: &Job,
+    recs: &std::result::Result<Vec<Record>, String>,
+    parser: ParserMode,
+    cfg: &SandboxConfig,
+    result_query: Option<usize>,
+) -> Row {
+    let rec = recs.as_ref().ok().and_then(|r| r.get(j.record));
+    let task = rec.map_or_else(TaskSize::default, TaskSize::of_record);
+    let answer = j.answer.as_deref().map(read_text).transpose();
+    let program = j.program.as_deref().map(read_text).transpose();
+    let result_answer = j.result_answer.as_deref().and_then(|p| read_text(p).ok());
+    let result_correct = match (rec, &result_answer) {
+        (Some(rec), Some(a)) => {
+            let q = result_query.unwrap_or(rec.output.len() - 1);
+            Some(
+                rec.output
+                    .get(q)
+                    .is_some_and(|g| result_answer_correct(a, g)),
+            )
         }
-        for (sname, sdir) in list_dirs(&mdir)? {
-            let Ok(setting) = Setting::parse(&sname) else {
-                eprintln!(
-                    "warning: {}: unknown setting folder, skipped",
-                    sdir.display()
-                );
-                continue;
+        _ => None,
+    };
+    let stored = j
+        .stored_info
+        .as_deref()
+        .and_then(|p| read_text(p).ok())
+        .and_then(|t| serde_json::from_str(&t).ok());
+    let failed = |status: String| {
+        let mk = |m| unscorable(m, &task, &status);
+        (
+            status.clone(),
+            mk(ParserMode::Reference),
+            mk(ParserMode::Robust),
+        )
+    };
+    let (status, reference, robust, code) = match (recs, rec, &answer, &program) {
+        (Err(e), ..) => {
+            let (s, a, b) = failed(format!("no_dataset: {e}"));
+            (s, a, b, String::new())
+        }
+        (Ok(r), None, ..) => {
+            let (s, a, b) = failed(format!("no_record (dataset has {})", r.len()));
+            (s, a, b, String::new())
+        }
+        (_, _, Err(e), _) | (_, _, _, Err(e)) => {
+            let (s, a, b) = failed(e.clone());
+            (s, a, b, String::new())
+        }
+        (_, Some(rec), Ok(answer), Ok(program)) => {
+            // The evaluator runs `{i}.py`; the robust parser extracts from the answer itself.
+            let sources = match (answer, program) {
+                // An empty answer stays an empty answer (not an empty program).
+                (Some(a), Some(_)) if a.trim().is_empty() => {
+                    [AnswerSource::Answer(a), AnswerSource::Answer(a)]
+                }
+                (Some(a), Some(p)) => [AnswerSource::Program(p), AnswerSource::Answer(a)],
+                (None, Some(p)) => [AnswerSource::Program(p), AnswerSource::Program(p)],
+                (Some(a), None) => [AnswerSource::Answer(a), AnswerSource::Answer(a)],
+                (None, None) => [AnswerSource::Answer(""), AnswerSource::Answer("")],
             };
-            for e in std::fs::read_dir(&sdir).map_err(|e| KcompError::file(&sdir, e.to_string()))? {
-                let path = e
-                    .map_err(|e| KcompError::file(&sdir, e.to_string()))?
-                    .path();
-                let name = path
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let Some(stem) = name.strip_suffix(".txt") else {
-                    continue;
-                };
-                if let Ok(record) = stem.parse::<usize>() {
-                    jobs.push(Job {
-                        model: model.clone(),
-                        setting,
-                        record,
-                        path,
-                    });
+            let same = matches!(sources, [AnswerSource::Answer(_), AnswerSource::Answer(_)])
+                || answer.is_none();
+            let modes = [ParserMode::Reference, ParserMode::Robust];
+            let evals = if same {
+                // One call: a program both parsers extract alike runs once.
+                evaluate_modes(sources[0], rec, &modes, cfg)
+            } else {
+                evaluate_modes(sources[0], rec, &modes[..1], cfg).and_then(|mut a| {
+                    a.extend(evaluate_modes(sources[1], rec, &modes[1..], cfg)?);
+                    Ok(a)
+                })
+            };
+            match evals.map(|mut v| (v.remove(0), v.remove(0))) {
+                Ok((a, b)) => {
+                    let status = match parser {
+                        ParserMode::Reference => a.status_text(),
+                        ParserMode::Robust => b.status_text(),
+                    };
+                    let code = match sources[0] {
+                        AnswerSource::Program(p) => p.to_string(),
+                        AnswerSource::Answer(a) => {
+                            crate::estimators::mapping_table::extract(a, ParserMode::Reference)
+                        }
+                    };
+                    let fallback = || unscorable(ParserMode::Reference, &task, "error");
+                    (
+                        status,
+                        a.scores.unwrap_or_else(fallback),
+                        b.scores.unwrap_or_else(fallback),
+                        code,
+                    )
+                }
+                Err(e) => {
+                    let (s, a, b) = failed(format!("error: {e}"));
+                    (s, a, b, String::new())
                 }
             }
         }
-    }
-    jobs.sort_by(|a, b| {
-        (&a.model, a.setting.name(), a.record).cmp(&(&b.model, b.setting.name(), b.record))
-    });
-    Ok(jobs)
-}
-
-/// Loads (or, without `data`, rebuilds) the dataset of a setting.
-fn load_setting(data: Option<&Path>, setting: Setting) -> std::result::Result<Vec<Record>, String> {
-    let spec = GridSpec::default();
-    match data {
-        Some(d) => read_dataset(&d.join(spec.file_name(setting))).map_err(|e| e.to_string()),
-        None => spec
-            .generate(setting, PUBLISHED_RECORDS, PUBLISHED_SEED)
-            .map_err(|e| e.to_string()),
+    };
+    Row {
+        model: j.model.clone(),
+        setting: j.setting,
+        dataset: j.dataset.clone(),
+        record: j.record,
+        status,
+        has_rule_answer: j.answer.is_some() || j.program.is_some(),
+        reference,
+        robust,
+        parser,
+        stored,
+        result_correct,
+        program: code,
+        answer: answer.ok().flatten(),
+        result_answer,
     }
 }
 
 /// Scores every answer of the tree (parallel over answers and samples) with a progress bar.
 /// Answers that cannot be scored get the scores of the empty program (every sample wrong,
 /// C = 0), as the published evaluator gives them, and count in the means.
-pub fn score_tree(
-    dir: &Path,
-    data: Option<&Path>,
-    mode: ParserMode,
-    cfg: &SandboxConfig,
-    result_query: usize,
-) -> Result<Vec<Row>> {
-    if let Some(d) = data
+pub fn score_tree(opts: &ReportOptions, cfg: &SandboxConfig) -> Result<Vec<Row>> {
+    if let Some(d) = &opts.data
         && !d.is_dir()
     {
         return Err(KcompError::param(
             "data",
-            format!("{} is not a folder", d.display()),
+            format!("{} is not an existing directory", d.display()),
         ));
     }
-    let jobs = collect_jobs(dir)?;
+    let jobs = layout::collect_jobs(&opts.dir, opts.out.as_deref())?;
     if jobs.is_empty() {
         return Err(KcompError::file(
-            dir,
-            "no answers found (expected MODEL/SETTING/<record>.txt)",
+            &opts.dir,
+            "no answers found (expected MODEL/SETTING/<record>.txt or result/MODEL/DATASET/<record>.py)",
         ));
     }
-    let mut datasets: BTreeMap<&'static str, std::result::Result<Vec<Record>, String>> =
-        BTreeMap::new();
+    let mut datasets: BTreeMap<String, std::result::Result<Vec<Record>, String>> = BTreeMap::new();
     for j in &jobs {
-        datasets
-            .entry(j.setting.name())
-            .or_insert_with(|| load_setting(data, j.setting));
+        if !datasets.contains_key(&j.dataset) {
+            let d = layout::load_dataset(opts.data.as_deref(), &j.dataset);
+            datasets.insert(j.dataset.clone(), d);
+        }
     }
     let bar = indicatif::ProgressBar::new(jobs.len() as u64);
     bar.set_style(
@@ -204,53 +265,18 @@ pub fn score_tree(
         )
         .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
-    // Hidden for short runs: indicatif only draws after its first tick interval.
     let rows: Vec<Row> = jobs
         .par_iter()
         .map(|j| {
-            let row = |status: String, scores: Option<_>, result_correct| Row {
-                model: j.model.clone(),
-                setting: j.setting,
-                record: j.record,
-                status,
-                scores: scores.or_else(|| {
-                    Some(crate::estimators::mapping_table::unscorable(
-                        mode,
-                        crate::estimators::mapping_table::score::TaskSize::default().d,
-                    ))
-                }),
-                result_correct,
-            };
-            let out = match &datasets[j.setting.name()] {
-                Err(e) => row(format!("no_dataset: {e}"), None, None),
-                Ok(recs) => match recs.get(j.record) {
-                    None => row(
-                        format!("no_record (dataset has {})", recs.len()),
-                        None,
-                        None,
-                    ),
-                    Some(rec) => match std::fs::read(&j.path) {
-                        Err(e) => row(format!("unreadable: {e}"), None, None),
-                        Ok(bytes) => {
-                            let answer = String::from_utf8_lossy(&bytes);
-                            let result_correct = std::fs::read(j.path.with_extension("result.txt"))
-                                .ok()
-                                .map(|b| {
-                                    let a = String::from_utf8_lossy(&b).into_owned();
-                                    rec.output.get(result_query).is_some_and(|gold| {
-                                        parse_result_answer(&a).is_some_and(|g| g == gold.trim())
-                                    })
-                                });
-                            match evaluate_answer(&answer, rec, mode, cfg) {
-                                Ok(ev) => row(ev.status_text(), ev.scores, result_correct),
-                                Err(e) => row(format!("error: {e}"), None, result_correct),
-                            }
-                        }
-                    },
-                },
-            };
+            let row = score_job(
+                j,
+                &datasets[&j.dataset],
+                opts.parser,
+                cfg,
+                opts.result_query,
+            );
             bar.inc(1);
-            out
+            row
         })
         .collect();
     bar.finish_and_clear();
@@ -258,23 +284,16 @@ pub fn score_tree(
 }
 
 /// Mean and sample std (ddof = 1); NaN for an empty group (printed as an empty cell).
-fn mean_std(v: &[f64]) -> (f64, f64) {
+pub fn mean_std(v: &[f64]) -> (f64, f64) {
     crate::sweeps::summary::Stat::of(v).map_or((f64::NAN, f64::NAN), |s| (s.mean, s.std))
 }
 
-fn fmt(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.2}")
-    } else {
-        String::new()
-    }
-}
-
-/// Per model x setting aggregates.
+/// Per model x dataset aggregates (over answers with a rule answer).
 #[derive(Debug, Clone)]
 pub struct Cell {
     pub model: String,
     pub setting: Setting,
+    pub dataset: String,
     /// Answers scored normally (status ok).
     pub scored: usize,
     pub total: usize,
@@ -284,33 +303,55 @@ pub struct Cell {
     pub empty: usize,
     /// Answers without a record to score against (C = 0, counted).
     pub unscorable: usize,
+    /// L(P+) per answer.
     pub l_plus: Vec<f64>,
+    /// E(P) per answer.
     pub errors: Vec<f64>,
+    /// C(P) per answer.
     pub c: Vec<f64>,
+    pub log_c: Vec<f64>,
+    pub in_acc: Vec<f64>,
+    /// Result-generation answers judged, and the accuracy over them in percent.
+    pub result_answers: usize,
     pub result_acc: Option<f64>,
 }
 
-/// Groups rows by (model, setting).
+/// Groups rows by (model, dataset), settings in the published order.
 pub fn cells(rows: &[Row]) -> Vec<Cell> {
-    let mut map: BTreeMap<(String, usize), Cell> = BTreeMap::new();
+    let mut map: BTreeMap<(String, usize, String), Cell> = BTreeMap::new();
     for r in rows {
         let idx = Setting::ALL
             .iter()
             .position(|s| *s == r.setting)
-            .unwrap_or(0);
-        let cell = map.entry((r.model.clone(), idx)).or_insert_with(|| Cell {
-            model: r.model.clone(),
-            setting: r.setting,
-            scored: 0,
-            total: 0,
-            failed: 0,
-            empty: 0,
-            unscorable: 0,
-            l_plus: vec![],
-            errors: vec![],
-            c: vec![],
-            result_acc: None,
-        });
+            .unwrap_or(Setting::ALL.len());
+        let cell = map
+            .entry((r.model.clone(), idx, r.dataset.clone()))
+            .or_insert_with(|| Cell {
+                model: r.model.clone(),
+                setting: r.setting,
+                dataset: r.dataset.clone(),
+                scored: 0,
+                total: 0,
+                failed: 0,
+                empty: 0,
+                unscorable: 0,
+                l_plus: vec![],
+                errors: vec![],
+                c: vec![],
+                log_c: vec![],
+                in_acc: vec![],
+                result_answers: 0,
+                result_acc: None,
+            });
+        if let Some(ok) = r.result_correct {
+            let right = cell.result_acc.unwrap_or(0.0) * cell.result_answers as f64 / 100.0;
+            cell.result_answers += 1;
+            let right = right + f64::from(u8::from(ok));
+            cell.result_acc = Some(right / cell.result_answers as f64 * 100.0);
+        }
+        if !r.has_rule_answer {
+            continue;
+        }
         cell.total += 1;
         match Outcome::of(&r.status) {
             Outcome::Ok => cell.scored += 1,
@@ -318,265 +359,68 @@ pub fn cells(rows: &[Row]) -> Vec<Cell> {
             Outcome::Empty => cell.empty += 1,
             Outcome::Unscorable => cell.unscorable += 1,
         }
-        // Every answer counts in the means (score_tree fills the unscorable ones).
-        if let Some(s) = &r.scores {
-            cell.l_plus.push(s.l_plus);
-            cell.errors.push(s.c_error as f64);
-            cell.c.push(s.norm_c);
-        }
-    }
-    for cell in map.values_mut() {
-        let res: Vec<bool> = rows
-            .iter()
-            .filter(|r| r.model == cell.model && r.setting == cell.setting)
-            .filter_map(|r| r.result_correct)
-            .collect();
-        if !res.is_empty() {
-            cell.result_acc =
-                Some(100.0 * res.iter().filter(|b| **b).count() as f64 / res.len() as f64);
-        }
+        let s = r.scores();
+        cell.l_plus.push(s.l_p_plus as f64);
+        cell.errors.push(s.errors as f64);
+        cell.c.push(s.norm_c);
+        cell.log_c.push(s.log_norm_c);
+        cell.in_acc.push(s.in_acc);
     }
     map.into_values().collect()
 }
 
+/// What a report run did.
+#[derive(Debug, Clone)]
+pub struct ReportSummary {
+    pub answers: usize,
+    pub ok: usize,
+    pub seconds: f64,
+    pub out: PathBuf,
+    /// Answers whose stored `_info.json` differs from kcomp's reference scores.
+    pub stored_mismatches: usize,
+    /// Answers with a stored `_info.json`.
+    pub stored: usize,
+}
+
 /// Runs `kcomp grid report`.
-pub fn run_report(a: ReportArgs) -> Result<()> {
-    let mode = ParserMode::parse(&a.parser)?;
-    let timeout = crate::cli::grid::timeout_of(a.timeout)?;
-    if !(a.alpha > 0.0 && a.alpha < 1.0) {
+pub fn run_report(opts: &ReportOptions) -> Result<ReportSummary> {
+    if !opts.dir.is_dir() {
+        return Err(KcompError::param(
+            "dir",
+            format!("{} is not an existing directory", opts.dir.display()),
+        ));
+    }
+    if !(opts.alpha > 0.0 && opts.alpha < 1.0) {
         return Err(KcompError::param("alpha", "must be in (0, 1)"));
     }
     let cfg = SandboxConfig {
-        timeout,
-        allow_unsandboxed: a.allow_unsandboxed,
+        timeout: opts.timeout,
+        allow_unsandboxed: opts.allow_unsandboxed,
         ..SandboxConfig::default()
     };
     // Refuses before any answer runs if the OS sandbox is missing.
     crate::sandbox::ensure_available(&cfg)?;
     let start = std::time::Instant::now();
-    let rows = score_tree(&a.dir, a.data.as_deref(), mode, &cfg, a.result_query)?;
-    let elapsed = start.elapsed();
-    let out = a.out.clone().unwrap_or_else(|| a.dir.join("report"));
+    let rows = score_tree(opts, &cfg)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let out = opts.out.clone().unwrap_or_else(|| opts.dir.join("report"));
     std::fs::create_dir_all(&out).map_err(|e| KcompError::file(&out, e.to_string()))?;
-    write_outputs(&rows, &out, a.alpha, !a.no_plots)?;
-    let ok = rows
-        .iter()
-        .filter(|r| Outcome::of(&r.status) == Outcome::Ok)
-        .count();
-    eprintln!(
-        "scored {} answers ({} ok, {} failed, empty or unscorable, counted as scored by the published evaluator) in {:.1} s; wrote {}",
-        rows.len(),
-        ok,
-        rows.len() - ok,
-        elapsed.as_secs_f64(),
-        out.display()
-    );
-    Ok(())
-}
-
-/// Writes per_answer.csv, summary.csv, groups.csv, report.md and (optionally) the plots.
-pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, plots: bool) -> Result<()> {
-    let csv_err = |p: &Path, e: csv::Error| KcompError::file(p, e.to_string());
-    let p = out.join("per_answer.csv");
-    let mut w = csv::Writer::from_path(&p).map_err(|e| csv_err(&p, e))?;
-    w.write_record([
-        "model",
-        "setting",
-        "record",
-        "status",
-        "n_dict",
-        "m_dict",
-        "n_block",
-        "m_block",
-        "L(P+) [entries]",
-        "E(P) [samples]",
-        "L(P) [entries]",
-        "C(P) [0-100]",
-        "log C(P) [0-100]",
-        "in_acc [%]",
-        "profile",
-        "result_correct",
-    ])
-    .map_err(|e| csv_err(&p, e))?;
-    for r in rows {
-        let mut rec = vec![
-            r.model.clone(),
-            r.setting.name().into(),
-            r.record.to_string(),
-            r.status.clone(),
-        ];
-        match &r.scores {
-            Some(s) => rec.extend([
-                s.c_dict_n.to_string(),
-                s.c_dict_m.to_string(),
-                s.c_block_n.to_string(),
-                s.c_block_m.to_string(),
-                fmt(s.l_plus),
-                s.c_error.to_string(),
-                fmt(s.c_length),
-                fmt(s.norm_c),
-                fmt(s.log_norm_c),
-                fmt(s.in_acc),
-                s.profile.clone(),
-            ]),
-            None => rec.extend(std::iter::repeat_n(String::new(), 11)),
-        }
-        rec.push(r.result_correct.map(|b| b.to_string()).unwrap_or_default());
-        w.write_record(&rec).map_err(|e| csv_err(&p, e))?;
+    let diffs = tables::write_outputs(&rows, &out, opts.alpha, opts.plots)?;
+    if let Some(dest) = &opts.write_published {
+        tables::write_published(&rows, dest)?;
     }
-    w.flush().map_err(|e| KcompError::file(&p, e.to_string()))?;
-
-    let cells = cells(rows);
-    let p = out.join("summary.csv");
-    let mut w = csv::Writer::from_path(&p).map_err(|e| csv_err(&p, e))?;
-    w.write_record([
-        "model",
-        "setting",
-        "answers",
-        "scored",
-        "failed",
-        "empty",
-        "unscorable",
-        "mean L(P+) [entries]",
-        "std L(P+) [entries]",
-        "mean E(P) [samples]",
-        "std E(P) [samples]",
-        "mean C(P) [0-100]",
-        "std C(P) [0-100]",
-        "result accuracy [%]",
-    ])
-    .map_err(|e| csv_err(&p, e))?;
-    let mut md = String::from(
-        "# Mapping-table report\n\nL(P+) in mapping-table entries, E(P) in samples (of 16), C(P) in [0, 100]. Means are over all answers: failed (timeout, output limit, crash, sandbox error), empty (no program) and unscorable (no record) answers count as the published evaluator scores them (the empty program: E = 16, C = 0).\n\n| model | setting | answers | ok | failed | empty | unscorable | L(P+) | E(P) | C(P) | result acc. [%] |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
-    );
-    for c in &cells {
-        let (lm, ls) = mean_std(&c.l_plus);
-        let (em, es) = mean_std(&c.errors);
-        let (cm, cs) = mean_std(&c.c);
-        let acc = c.result_acc.map(fmt).unwrap_or_default();
-        w.write_record([
-            c.model.clone(),
-            c.setting.name().into(),
-            c.total.to_string(),
-            c.scored.to_string(),
-            c.failed.to_string(),
-            c.empty.to_string(),
-            c.unscorable.to_string(),
-            fmt(lm),
-            fmt(ls),
-            fmt(em),
-            fmt(es),
-            fmt(cm),
-            fmt(cs),
-            acc.clone(),
-        ])
-        .map_err(|e| csv_err(&p, e))?;
-        md.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} ± {} | {} ± {} | {} ± {} | {} |\n",
-            c.model,
-            c.setting.name(),
-            c.total,
-            c.scored,
-            c.failed,
-            c.empty,
-            c.unscorable,
-            fmt(lm),
-            fmt(ls),
-            fmt(em),
-            fmt(es),
-            fmt(cm),
-            fmt(cs),
-            acc
-        ));
-    }
-    w.flush().map_err(|e| KcompError::file(&p, e.to_string()))?;
-
-    // Table 5: per setting and metric, models ranked strongest first, grouped by significance.
-    let p = out.join("groups.csv");
-    let mut w = csv::Writer::from_path(&p).map_err(|e| csv_err(&p, e))?;
-    w.write_record(["setting", "metric", "group", "model", "mean"])
-        .map_err(|e| csv_err(&p, e))?;
-    md.push_str(&format!(
-        "\n## Significance groups (Mann-Whitney U, p < {alpha}; strongest first)\n\n| setting | metric | groups |\n|---|---|---|\n"
-    ));
-    for setting in Setting::ALL {
-        let here: Vec<&Cell> = cells
+    let rule: Vec<&Row> = rows.iter().filter(|r| r.has_rule_answer).collect();
+    Ok(ReportSummary {
+        answers: rule.len(),
+        ok: rule
             .iter()
-            .filter(|c| c.setting == setting && !c.c.is_empty())
-            .collect();
-        if here.len() < 2 {
-            continue;
-        }
-        for (metric, pick, higher_better) in [
-            (
-                "L(P+)",
-                (|c: &Cell| c.l_plus.clone()) as fn(&Cell) -> Vec<f64>,
-                false,
-            ),
-            ("E(P)", |c: &Cell| c.errors.clone(), false),
-            ("C(P)", |c: &Cell| c.c.clone(), true),
-        ] {
-            let mut items: Vec<(String, Vec<f64>)> =
-                here.iter().map(|c| (c.model.clone(), pick(c))).collect();
-            items.sort_by(|a, b| {
-                let (ma, mb) = (mean_std(&a.1).0, mean_std(&b.1).0);
-                if higher_better {
-                    mb.total_cmp(&ma)
-                } else {
-                    ma.total_cmp(&mb)
-                }
-            });
-            let groups = mannwhitney::significance_groups(&items, alpha);
-            let mut text = Vec::new();
-            for (gi, g) in groups.iter().enumerate() {
-                let mut parts = Vec::new();
-                for m in g {
-                    let mean = mean_std(
-                        &items
-                            .iter()
-                            .find(|i| &i.0 == m)
-                            .map(|i| i.1.clone())
-                            .unwrap_or_default(),
-                    )
-                    .0;
-                    w.write_record([setting.name(), metric, &(gi + 1).to_string(), m, &fmt(mean)])
-                        .map_err(|e| csv_err(&p, e))?;
-                    parts.push(format!("{m} {}", fmt(mean)));
-                }
-                text.push(format!("({})", parts.join(", ")));
-            }
-            md.push_str(&format!(
-                "| {} | {} | {} |\n",
-                setting.name(),
-                metric,
-                text.join(" ")
-            ));
-        }
-    }
-    w.flush().map_err(|e| KcompError::file(&p, e.to_string()))?;
-    md.push_str(&format!(
-        "\nProfiles: T1 = L(P+) <= {} and E(P) <= {}; T2 = larger table, E(P) <= {}; T3 = small table, more errors.\n",
-        40.0 * crate::estimators::mapping_table::score::LOW_TABLE_FACTOR,
-        crate::estimators::mapping_table::score::LOW_ERRORS,
-        crate::estimators::mapping_table::score::LOW_ERRORS
-    ));
-    if plots {
-        for (name, res) in [
-            (
-                "c_by_setting.png",
-                plots::c_by_setting(&cells, &out.join("c_by_setting.png")),
-            ),
-            ("plane.png", plots::plane(&cells, &out.join("plane.png"))),
-        ] {
-            match res {
-                Ok(()) => md.push_str(&format!("\n![{name}]({name})\n")),
-                Err(e) => eprintln!("warning: plot {name} not written: {e}"),
-            }
-        }
-    }
-    let p = out.join("report.md");
-    std::fs::write(&p, md).map_err(|e| KcompError::file(&p, e.to_string()))?;
-    Ok(())
+            .filter(|r| Outcome::of(&r.status) == Outcome::Ok)
+            .count(),
+        seconds,
+        out,
+        stored_mismatches: diffs.stored_mismatches,
+        stored: rows.iter().filter(|r| r.stored.is_some()).count(),
+    })
 }
 
 #[cfg(test)]

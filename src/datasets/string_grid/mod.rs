@@ -141,6 +141,51 @@ impl Record {
 }
 
 impl GridSpec {
+    /// The shape of `grid generate`'s options: `compat = rgp` is the published shape (and
+    /// refuses shape options), otherwise the given shape with all letters^positions samples
+    /// by default and complementary patterns when there are two letters.
+    pub fn from_options(
+        compat: Option<&str>,
+        positions: usize,
+        letters: usize,
+        side: usize,
+        samples: Option<usize>,
+        non_complementary: bool,
+    ) -> Result<GridSpec> {
+        let d = GridSpec::default();
+        match compat {
+            Some("rgp") => {
+                if positions != d.positions
+                    || letters != d.letters
+                    || side != d.side
+                    || samples.is_some()
+                    || non_complementary
+                {
+                    return Err(KcompError::param(
+                        "compat",
+                        "--compat rgp fixes the shape: drop --positions, --letters, --side, \
+                         --samples and --non-complementary",
+                    ));
+                }
+                Ok(d)
+            }
+            Some(other) => Err(KcompError::param(
+                "compat",
+                format!("unknown `{other}` (expected rgp)"),
+            )),
+            None => {
+                let total = letters.checked_pow(positions as u32).unwrap_or(usize::MAX);
+                Ok(GridSpec {
+                    positions,
+                    letters,
+                    side,
+                    samples: samples.unwrap_or(total),
+                    complementary: !non_complementary && letters == 2,
+                })
+            }
+        }
+    }
+
     fn cells_per_position(&self) -> usize {
         self.side * self.side / self.positions
     }
@@ -506,6 +551,19 @@ impl GridProgram {
 pub struct GeneratedRecord {
     pub record: Record,
     pub program: GridProgram,
+}
+
+/// Loads record `index` (0-based line) of a dataset with a clear error.
+pub fn load_record(path: &std::path::Path, index: usize) -> Result<Record> {
+    let mut records = read_dataset(path)?;
+    let n = records.len();
+    if index >= n {
+        return Err(KcompError::file(
+            path,
+            format!("record {index} does not exist (the file has {n} records, 0-based)"),
+        ));
+    }
+    Ok(records.swap_remove(index))
 }
 
 /// Reads a JSONL dataset; every line must be {"input": [str], "output": [str]} of equal length.

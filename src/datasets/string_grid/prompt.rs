@@ -1,7 +1,7 @@
-//! Prompts for the string-to-grid task. The paper does not print its prompt verbatim; the
-//! `published` style follows its description (all d samples, a Python program describing the
-//! generation rule), `stdin` also states the I/O contract the evaluator relies on, and
-//! [`result_prompt`] is Section 5.2's result-generation prompt (8 samples + one query).
+//! Prompts for the string-to-grid task. The `published` style is the published repository's
+//! rule-generation prompt (`prompt_en.txt` filled by `generate_prompt`), `stdin` also states
+//! the I/O contract the evaluator relies on, and [`result_prompt`] is the result-generation
+//! prompt of the paper's Table 3 (`generate_prompt_cg`: 8 samples, then the query input).
 
 use super::Record;
 use crate::error::{KcompError, Result};
@@ -9,9 +9,9 @@ use crate::error::{KcompError, Result};
 /// Prompt styles for the rule-generation prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PromptStyle {
-    /// The paper's rule-generation prompt.
+    /// The paper's rule-generation prompt, verbatim.
     Published,
-    /// The same plus the stdin/stdout contract of the evaluator.
+    /// kcomp's prompt: also states the stdin/stdout contract of the evaluator.
     Stdin,
 }
 
@@ -29,6 +29,21 @@ impl PromptStyle {
     }
 }
 
+/// The published rule-generation instruction (`prompt_en.txt`); `[samples]` is replaced by
+/// the samples.
+const PUBLISHED_PROMPT: &str = "Write a Python program that conforms to the following samples. \
+You should try to find patterns in the samples, but it is permissible to use the samples \
+directly in your program.\n[samples]";
+
+/// Samples as the published `generate_prompt` writes them.
+fn published_samples(inputs: &[String], outputs: &[String]) -> String {
+    inputs
+        .iter()
+        .zip(outputs)
+        .map(|(i, o)| format!("Input:\n{i}\nOutput:\n{o}\n"))
+        .collect()
+}
+
 fn samples_block(inputs: &[String], outputs: &[String]) -> String {
     let mut s = String::new();
     for (i, (x, y)) in inputs.iter().zip(outputs).enumerate() {
@@ -37,57 +52,79 @@ fn samples_block(inputs: &[String], outputs: &[String]) -> String {
     s
 }
 
-/// The rule-generation prompt for a record.
-pub fn rule_prompt(record: &Record, style: PromptStyle) -> String {
-    let mut p = String::from(
-        "Each input below is a string of 4 letters separated by spaces; each output is a 4x4 \
-         grid of '.' and '*'. Observe all the samples and write a Python program that \
-         describes the rule generating the output from the input.\n\n",
-    );
-    p.push_str(&samples_block(&record.input, &record.output));
-    match style {
-        PromptStyle::Published => {
-            p.push_str("Write the program in a ```python code block.\n");
-        }
-        PromptStyle::Stdin => p.push_str(
-            "Write the program in a single ```python code block. It must read one input string \
-             (e.g. \"A C E G\") from standard input and print the 4 rows of the grid to \
-             standard output, one row per line, with nothing else printed. Do not hard-code \
-             the samples if a more general rule describes them.\n",
-        ),
-    }
-    p
+/// (letters per input, grid side) of a record, for the wording of kcomp's prompt.
+fn shape(record: &Record) -> (usize, usize) {
+    let k = record
+        .input
+        .first()
+        .map_or(4, |x| x.split_whitespace().count());
+    let side = record.output.first().map_or(4, |g| g.lines().count());
+    (k, side)
 }
 
-/// Section 5.2's result-generation prompt: 8 samples of the record and the query sample
-/// `query` (an index into the record, normally >= 8) whose output the model must give.
+/// The rule-generation prompt for a record.
+pub fn rule_prompt(record: &Record, style: PromptStyle) -> String {
+    match style {
+        PromptStyle::Published => PUBLISHED_PROMPT.replace(
+            "[samples]",
+            &published_samples(&record.input, &record.output),
+        ),
+        PromptStyle::Stdin => {
+            let (k, side) = shape(record);
+            let mut p = format!(
+                "Each input below is a string of {k} letters separated by spaces; each output \
+                 is a {side}x{side} grid of '.' and '*'. Observe all the samples and write a \
+                 Python program that describes the rule generating the output from the \
+                 input.\n\n"
+            );
+            p.push_str(&samples_block(&record.input, &record.output));
+            p.push_str(&format!(
+                "Write the program in a single ```python code block. It must read one input \
+                 string (e.g. \"{}\") from standard input and print the {side} rows of the \
+                 grid to standard output, one row per line, with nothing else printed. Do not \
+                 hard-code the samples if a more general rule describes them.\n",
+                record.input.first().map_or("A C E G", String::as_str)
+            ));
+            p
+        }
+    }
+}
+
+/// Shots of the result-generation prompt.
+pub const RESULT_SHOTS: usize = 8;
+
+/// The result-generation prompt (`generate_prompt_cg`): the first 8 samples, then the input
+/// of sample `query` (the published code asks the last one, `d - 1`).
 pub fn result_prompt(record: &Record, query: usize) -> Result<String> {
     let n = record.input.len();
-    if n < 9 || query >= n || query < 8 {
+    if n <= RESULT_SHOTS || query >= n || query < RESULT_SHOTS {
         return Err(KcompError::param(
             "query",
-            format!("must be in 8..{n} (the first 8 samples are the shots)"),
+            format!("must be in {RESULT_SHOTS}..{n} (the first 8 samples are the shots)"),
         ));
     }
-    let mut p = String::from(
-        "Each input below is a string of 4 letters separated by spaces; each output is a 4x4 \
-         grid of '.' and '*'. Based on the samples, give the output for the last input. Answer \
-         with the 4 rows of the grid only.\n\n",
+    let mut p = published_samples(
+        &record.input[..RESULT_SHOTS],
+        &record.output[..RESULT_SHOTS],
     );
-    p.push_str(&samples_block(&record.input[..8], &record.output[..8]));
-    p.push_str(&format!("Input: {}\nOutput:\n", record.input[query]));
+    p.push_str(&format!(
+        "Input:\n{}\nOutput (Only output the answer, not the process) :",
+        record.input[query]
+    ));
     Ok(p)
 }
 
-/// The predicted grid of a result-generation answer: the last run of 4 consecutive lines made
-/// only of '.' and '*' (4 characters each).
-pub fn parse_result_answer(answer: &str) -> Option<String> {
-    let lines: Vec<&str> = answer.lines().map(str::trim).collect();
-    let ok = |l: &str| l.len() == 4 && l.chars().all(|c| c == '.' || c == '*');
-    (0..lines.len().saturating_sub(3))
-        .rev()
-        .find(|&i| lines[i..i + 4].iter().all(|l| ok(l)))
-        .map(|i| lines[i..i + 4].join("\n"))
+/// Whether a result-generation answer is right, exactly as `program_eval_cg.py` decides:
+/// every line that, stripped, is `side` characters of '.' and '*' is kept, the kept lines are
+/// joined, and the join must equal the gold grid without its newlines.
+pub fn result_answer_correct(answer: &str, gold: &str) -> bool {
+    let side = gold.lines().next().map_or(0, |l| l.trim().len());
+    let got: String = answer
+        .lines()
+        .map(str::trim)
+        .filter(|l| l.chars().count() == side && l.chars().all(|c| c == '.' || c == '*'))
+        .collect();
+    got == gold.replace('\n', "")
 }
 
 #[cfg(test)]
@@ -95,9 +132,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn result_answer_takes_last_grid() {
-        let a = "Sure:\n```\n*..*\n....\n****\n.*.*\n```\nso\n**..\n....\n....\n....";
-        assert_eq!(parse_result_answer(a).unwrap(), "**..\n....\n....\n....");
-        assert_eq!(parse_result_answer("no grid"), None);
+    fn result_answers_are_judged_like_the_published_code() {
+        let gold = "**..\n....\n....\n...*";
+        assert!(result_answer_correct("**..\n....\n....\n...*", gold));
+        // Lines may be indented or split by prose: every grid line counts.
+        assert!(result_answer_correct(
+            "Answer:\n  **..\nthen\n....\n....\n...*\n",
+            gold
+        ));
+        // An echoed shot adds lines and makes the answer wrong, as in the published code.
+        assert!(!result_answer_correct("....\n**..\n....\n....\n...*", gold));
+        assert!(!result_answer_correct("", gold));
+    }
+
+    #[test]
+    fn published_prompts_are_verbatim() {
+        let rec = Record {
+            input: (0..9).map(|i| format!("A C E {i}")).collect(),
+            output: (0..9).map(|i| format!("g{i}")).collect(),
+        };
+        let p = rule_prompt(&rec, PromptStyle::Published);
+        assert!(p.starts_with("Write a Python program that conforms to the following samples."));
+        assert!(p.ends_with("Input:\nA C E 8\nOutput:\ng8\n"));
+        let r = result_prompt(&rec, 8).unwrap();
+        assert!(r.starts_with("Input:\nA C E 0\nOutput:\ng0\nInput:\n"));
+        assert!(r.ends_with(
+            "Output:\ng7\nInput:\nA C E 8\nOutput (Only output the answer, not the process) :"
+        ));
     }
 }

@@ -31,14 +31,24 @@ pub struct Counts {
     pub m_block: usize,
 }
 
-/// Which parser measures the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which parser measures the table. `grid score` and `grid report` both default to the
+/// reference (the published evaluator).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ParserMode {
+    #[default]
     Reference,
     Robust,
 }
 
 impl ParserMode {
+    /// `reference` or `robust`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ParserMode::Reference => "reference",
+            ParserMode::Robust => "robust",
+        }
+    }
+
     /// Parses `reference|robust`.
     pub fn parse(s: &str) -> crate::Result<ParserMode> {
         match s {
@@ -82,13 +92,20 @@ pub fn parse_guarded(code: &str) -> Option<ruff_python_parser::Parsed<ruff_pytho
     ruff_python_parser::parse_module(code).ok()
 }
 
-/// Measures the mapping table of a program with the chosen parser, on a thread with a large
-/// stack (long operator chains make deep trees).
+/// Measures the mapping table of a program of the published task (letters A-H, 4 x 4 grid).
 pub fn measure(code: &str, mode: ParserMode) -> Counts {
+    measure_with(code, mode, space::Alphabet::default())
+}
+
+/// Measures the mapping table of a program with the chosen parser and the task's letters and
+/// cells, on a thread with a large stack (long operator chains make deep trees).
+pub fn measure_with(code: &str, mode: ParserMode, alphabet: space::Alphabet) -> Counts {
     let code = code.to_string();
-    let run = move || match mode {
-        ParserMode::Reference => reference::calculate_estimate(&code),
-        ParserMode::Robust => robust::measure(&code),
+    let run = move || {
+        space::with_alphabet(alphabet, || match mode {
+            ParserMode::Reference => reference::calculate_estimate(&code),
+            ParserMode::Robust => robust::measure(&code),
+        })
     };
     std::thread::Builder::new()
         .stack_size(512 << 20)
@@ -162,42 +179,60 @@ impl AnswerEval {
     }
 }
 
-/// Scores of an answer that never ran: the empty table, every one of `d` samples wrong.
-pub fn unscorable(mode: ParserMode, d: usize) -> score::Scores {
-    let task = score::TaskSize {
-        d,
-        ..score::TaskSize::default()
-    };
-    score::score(&Counts::default(), d, mode, &task)
+/// Scores of an answer that never ran: the empty table, every one of the task's d samples
+/// wrong, with the given status (profile `no_program`).
+pub fn unscorable(mode: ParserMode, task: &score::TaskSize, status: &str) -> score::Scores {
+    let mut s = score::score(&Counts::default(), task.d, mode, task);
+    s.status = status.to_string();
+    s.profile = score::PROFILE_NO_PROGRAM.to_string();
+    s
 }
 
-/// Extracts, runs (in parallel over samples) and scores one answer for one record.
-pub fn evaluate_answer(
-    answer: &str,
-    record: &crate::datasets::string_grid::Record,
-    mode: ParserMode,
-    cfg: &crate::sandbox::SandboxConfig,
-) -> crate::Result<AnswerEval> {
-    use crate::sandbox::RunStatus;
-    if answer.trim().is_empty() {
-        return Ok(AnswerEval {
-            status: AnswerStatus::EmptyAnswer,
-            scores: Some(unscorable(mode, record.input.len())),
-            detail: None,
-        });
+/// Shortest per-sample timeout: below it even a correct program's interpreter start-up fails.
+pub const MIN_TIMEOUT_SECS: f64 = 0.1;
+/// Longest per-sample timeout.
+pub const MAX_TIMEOUT_SECS: f64 = 600.0;
+
+/// Checks a per-sample timeout in seconds (`--timeout`).
+pub fn sample_timeout(secs: f64) -> crate::Result<std::time::Duration> {
+    if !(secs.is_finite() && (MIN_TIMEOUT_SECS..=MAX_TIMEOUT_SECS).contains(&secs)) {
+        return Err(crate::KcompError::param(
+            "timeout",
+            format!("must be in [{MIN_TIMEOUT_SECS}, {MAX_TIMEOUT_SECS}] seconds, got {secs}"),
+        ));
     }
-    let code = extract(answer, mode);
-    let counts = measure(&code, mode);
-    let samples = crate::sandbox::check_program(&code, &record.input, &record.output, cfg)?;
+    Ok(std::time::Duration::from_secs_f64(secs))
+}
+
+/// What an answer file holds.
+#[derive(Debug, Clone, Copy)]
+pub enum AnswerSource<'a> {
+    /// An LLM answer (Markdown with a code block): each parser extracts its program.
+    Answer(&'a str),
+    /// An already extracted program (a published `{i}.py`), scored as it is.
+    Program(&'a str),
+}
+
+/// How one program ran on a record's samples.
+#[derive(Debug, Clone)]
+struct RunOutcome {
+    errors: usize,
+    status: AnswerStatus,
+    detail: Option<String>,
+}
+
+fn run_program(
+    code: &str,
+    record: &crate::datasets::string_grid::Record,
+    cfg: &crate::sandbox::SandboxConfig,
+) -> crate::Result<RunOutcome> {
+    use crate::sandbox::RunStatus;
+    let samples = crate::sandbox::check_program(code, &record.input, &record.output, cfg)?;
     let sandbox_error = samples.iter().find_map(|s| s.error.clone());
     let mut errors = samples.iter().filter(|s| !s.correct).count();
     if sandbox_error.is_some() {
         errors = samples.len();
     }
-    let task = score::TaskSize {
-        d: record.input.len(),
-        ..score::TaskSize::default()
-    };
     let status = if sandbox_error.is_some() {
         AnswerStatus::SandboxError
     } else if code.trim().is_empty() {
@@ -211,9 +246,69 @@ pub fn evaluate_answer(
     } else {
         AnswerStatus::Ok
     };
-    Ok(AnswerEval {
+    Ok(RunOutcome {
+        errors,
         status,
-        scores: Some(score::score(&counts, errors, mode, &task)),
         detail: sandbox_error,
     })
+}
+
+/// Extracts, runs (in parallel over samples) and scores one answer for one record with each
+/// of `modes`, with the record's own task constants. A program both parsers extract alike
+/// runs once.
+pub fn evaluate_modes(
+    source: AnswerSource,
+    record: &crate::datasets::string_grid::Record,
+    modes: &[ParserMode],
+    cfg: &crate::sandbox::SandboxConfig,
+) -> crate::Result<Vec<AnswerEval>> {
+    let task = score::TaskSize::of_record(record);
+    let mut runs: Vec<(String, RunOutcome)> = Vec::new();
+    let mut out = Vec::with_capacity(modes.len());
+    for &mode in modes {
+        let code = match source {
+            AnswerSource::Answer(a) if a.trim().is_empty() => {
+                let status = AnswerStatus::EmptyAnswer;
+                out.push(AnswerEval {
+                    status,
+                    scores: Some(unscorable(mode, &task, status.name())),
+                    detail: None,
+                });
+                continue;
+            }
+            AnswerSource::Answer(a) => extract(a, mode),
+            AnswerSource::Program(p) => p.to_string(),
+        };
+        let run = match runs.iter().find(|(c, _)| *c == code) {
+            Some((_, r)) => r.clone(),
+            None => {
+                let r = run_program(&code, record, cfg)?;
+                runs.push((code.clone(), r.clone()));
+                r
+            }
+        };
+        let counts = measure_with(&code, mode, task.alphabet());
+        let mut scores = score::score(&counts, run.errors, mode, &task);
+        scores.status = run.status.name().to_string();
+        if run.status == AnswerStatus::NoProgram {
+            scores.profile = score::PROFILE_NO_PROGRAM.to_string();
+        }
+        out.push(AnswerEval {
+            status: run.status,
+            scores: Some(scores),
+            detail: run.detail,
+        });
+    }
+    Ok(out)
+}
+
+/// Extracts, runs (in parallel over samples) and scores one answer for one record.
+pub fn evaluate_answer(
+    answer: &str,
+    record: &crate::datasets::string_grid::Record,
+    mode: ParserMode,
+    cfg: &crate::sandbox::SandboxConfig,
+) -> crate::Result<AnswerEval> {
+    let mut v = evaluate_modes(AnswerSource::Answer(answer), record, &[mode], cfg)?;
+    Ok(v.remove(0))
 }

@@ -21,16 +21,22 @@
 //! give empty counts (such a program fails every sample anyway).
 
 use super::Counts;
+use super::space::alphabet;
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{Expr, InterpolatedStringElement, Number, Stmt};
 use std::collections::HashSet;
 
-/// Input positions of the task (N).
-const N_POSITIONS: usize = 4;
-/// Output cells of the task (M).
-const M_CELLS: usize = 16;
+/// Input positions of the task (N, 4 on the published task).
+fn n_positions() -> usize {
+    alphabet().positions
+}
 
-/// Letters 'A'-'H' in the string literals of an expression (a dict key).
+/// Output cells of the task (M, 16 on the published task).
+fn m_cells() -> usize {
+    alphabet().cells
+}
+
+/// The task's letters ('A'-'H' on the published task) in the string literals of an expression (a dict key).
 fn letters_in(e: &Expr) -> usize {
     let mut c = Count::default();
     c.visit_expr(e);
@@ -39,9 +45,11 @@ fn letters_in(e: &Expr) -> usize {
 
 /// (letters, output cells) of a string literal; (0, 0) unless it is a data string.
 pub fn classify_string(s: &str) -> (usize, usize) {
+    let a = alphabet();
     let allowed = |c: char| {
         c.is_whitespace()
-            || matches!(c, 'A'..='H' | '*' | '.' | '0' | '1')
+            || a.is_letter(c)
+            || matches!(c, '*' | '.' | '0' | '1')
             || ",:;-=>|()[]{}'\"/_".contains(c)
     };
     if !s.chars().all(allowed) {
@@ -51,7 +59,7 @@ pub fn classify_string(s: &str) -> (usize, usize) {
         }
         return (0, 0);
     }
-    let letters = s.chars().filter(|c| matches!(c, 'A'..='H')).count();
+    let letters = s.chars().filter(|&c| a.is_letter(c)).count();
     let symbols = s.chars().filter(|&c| c == '*' || c == '.').count();
     let bits = s.chars().filter(|&c| c == '0' || c == '1').count();
     let m = if symbols > 0 {
@@ -108,8 +116,8 @@ impl Count {
     /// a packed table indexed by the whole input, so it also carries N per grid.
     fn packed(&mut self, n: usize, m: usize) {
         self.m += m;
-        if n == 0 && m >= 4 * M_CELLS {
-            self.n += N_POSITIONS * m.div_ceil(M_CELLS);
+        if n == 0 && m >= 4 * m_cells() {
+            self.n += n_positions() * m.div_ceil(m_cells());
         }
     }
 
@@ -131,8 +139,8 @@ impl Count {
         }
         if elts.len() >= 8 && 2 * big >= elts.len() {
             for dm in implicit {
-                self.n += N_POSITIONS;
-                self.m += M_CELLS.saturating_sub(dm);
+                self.n += n_positions();
+                self.m += m_cells().saturating_sub(dm);
             }
         }
     }
@@ -171,7 +179,7 @@ impl<'a> Visitor<'a> for Count {
                     (2..=3).contains(&elts.len())
                         && elts[..2]
                             .iter()
-                            .all(|e| small_int(e).is_some_and(|v| v < 16))
+                            .all(|e| small_int(e).is_some_and(|v| v < 16.max(m_cells() as u64)))
                 } =>
             {
                 // A (row, col[, value]) coordinate: one output cell.
@@ -196,8 +204,8 @@ impl<'a> Visitor<'a> for Count {
                     // A key naming every position is a whole sample: its entry determines
                     // the whole grid however sparsely the value is written.
                     let key_letters = item.key.as_ref().map_or(0, letters_in);
-                    if key_letters >= N_POSITIONS {
-                        self.m += M_CELLS.saturating_sub(self.m - m0);
+                    if key_letters >= n_positions() {
+                        self.m += m_cells().saturating_sub(self.m - m0);
                     }
                 }
             }

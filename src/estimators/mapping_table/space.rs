@@ -1,24 +1,79 @@
 //! Symbol spaces: per input position, the set of letters (and the virtual `'*'` of an else
 //! branch) a piece of a program involves. Size = sum of set sizes.
+//!
+//! The letters of a task are its [`Alphabet`] (the evaluator's `k` and `u`: position i uses
+//! `chr(65 + u*i + v)`). It is set per measuring thread with [`with_alphabet`] (the parsers
+//! run on a thread of their own, see `mapping_table::measure`), so the many small helpers of
+//! the parsers need not carry it.
 
+use std::cell::Cell;
 use std::collections::BTreeSet;
 
-/// Number of input positions the reference tracks (letters A-H, two per position).
-pub const POSITIONS: usize = 4;
+/// Most input positions a task can have (positions x letters <= 26, letters >= 2).
+pub const MAX_POSITIONS: usize = 13;
 
-/// Per-position symbol sets.
+/// Positions (k), letters per position (u) and output cells (M) of a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Alphabet {
+    pub positions: usize,
+    pub letters: usize,
+    /// Grid cells (side^2).
+    pub cells: usize,
+}
+
+impl Default for Alphabet {
+    /// The published task: k = 4, u = 2 (letters A-H), 4 x 4 grid.
+    fn default() -> Self {
+        Alphabet {
+            positions: 4,
+            letters: 2,
+            cells: 16,
+        }
+    }
+}
+
+impl Alphabet {
+    /// Last letter of the task ('H' on the published task).
+    pub fn last_letter(&self) -> char {
+        char::from(b'A' + (self.positions * self.letters).clamp(1, 26) as u8 - 1)
+    }
+    /// Whether `c` is one of the task's letters.
+    pub fn is_letter(&self, c: char) -> bool {
+        ('A'..=self.last_letter()).contains(&c)
+    }
+}
+
+thread_local! {
+    static ALPHABET: Cell<Alphabet> = Cell::new(Alphabet::default());
+}
+
+/// The alphabet in force on this thread.
+pub fn alphabet() -> Alphabet {
+    ALPHABET.with(Cell::get)
+}
+
+/// Runs `f` with `a` as this thread's alphabet (restored afterwards).
+pub fn with_alphabet<T>(a: Alphabet, f: impl FnOnce() -> T) -> T {
+    let a = Alphabet {
+        positions: a.positions.clamp(1, MAX_POSITIONS),
+        letters: a.letters.max(1),
+        cells: a.cells.max(1),
+    };
+    let old = ALPHABET.with(|c| c.replace(a));
+    let out = f();
+    ALPHABET.with(|c| c.set(old));
+    out
+}
+
+/// Per-position symbol sets (positions beyond the alphabet's stay empty).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Space(pub [BTreeSet<char>; POSITIONS]);
+pub struct Space(pub [BTreeSet<char>; MAX_POSITIONS]);
 
 impl Space {
-    /// Position of a letter: `(ord - 65) // 2` for 'A'..='H'.
+    /// Position of a letter: `(ord - 65) // u` for the alphabet's letters.
     pub fn position(c: char) -> Option<usize> {
-        let o = c as u32;
-        if (65..65 + 2 * POSITIONS as u32).contains(&o) {
-            Some(((o - 65) / 2) as usize)
-        } else {
-            None
-        }
+        let a = alphabet();
+        a.is_letter(c).then(|| (c as u32 - 65) as usize / a.letters)
     }
 
     /// Space of a text: every 'A'..'H' character, wherever it stands.

@@ -1,0 +1,382 @@
+//! `kcomp grid ask`: sends every record's prompt to an OpenAI-compatible chat-completions
+//! endpoint and saves the answers where `grid report` reads them.
+//!
+//! - [`ChatClient`]: one blocking POST `{base_url}/chat/completions` per prompt (ureq), the
+//!   API key from an environment variable (sent as a bearer token, never written or logged),
+//!   retries with exponential backoff on 429, 5xx, timeouts and connection errors (a
+//!   `Retry-After` in seconds is honoured), other statuses fail at once.
+//! - [`run_ask`]: a pool of `concurrency` threads; answers that exist are skipped (resume);
+//!   the raw response JSON is saved beside the extracted answer text; a progress bar counts
+//!   done, skipped and failed prompts.
+
+use crate::datasets::string_grid::prompt::{PromptStyle, result_prompt, rule_prompt};
+use crate::datasets::string_grid::{Record, read_dataset};
+use crate::error::{KcompError, Result};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// Which prompt to send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptKind {
+    /// The rule-generation prompt in a style.
+    Rule(PromptStyle),
+    /// The result-generation prompt (Table 3) for this query index (default: the last).
+    Result(Option<usize>),
+}
+
+/// Where answers go: kcomp's layout (`OUT/MODEL/SETTING/{i}.txt`, `{i}.result.txt`) or the
+/// published one (`OUT/result/MODEL/DATASET/{i}.txt`, `OUT/result_cg8/...`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    Kcomp,
+    Published,
+}
+
+/// Endpoint, model and request options.
+#[derive(Debug, Clone)]
+pub struct ChatOptions {
+    /// e.g. `https://api.openai.com/v1` (`/chat/completions` is appended).
+    pub base_url: String,
+    pub model: String,
+    /// Name of the environment variable holding the API key.
+    pub api_key_env: String,
+    pub temperature: Option<f64>,
+    pub max_tokens: Option<u64>,
+    /// Extra top-level request fields passed through (e.g. `reasoning_effort`).
+    pub extra: serde_json::Map<String, serde_json::Value>,
+    /// Timeout of one request (connect to last byte).
+    pub timeout: Duration,
+    /// Retries after the first attempt.
+    pub retries: u32,
+    /// First backoff; doubled after each retry.
+    pub backoff: Duration,
+}
+
+/// Options of `kcomp grid ask`.
+#[derive(Debug, Clone)]
+pub struct AskOptions {
+    pub dataset: PathBuf,
+    /// Records to ask (default all).
+    pub records: Option<Vec<usize>>,
+    pub out: PathBuf,
+    pub layout: Layout,
+    pub prompt: PromptKind,
+    pub chat: ChatOptions,
+    /// Parallel requests.
+    pub concurrency: usize,
+}
+
+/// A chat-completions client.
+pub struct ChatClient {
+    agent: ureq::Agent,
+    url: String,
+    key: String,
+    opts: ChatOptions,
+}
+
+/// Why a request failed.
+#[derive(Debug)]
+enum Failure {
+    /// Worth another try (429, 5xx, timeout, connection).
+    Retry(String, Option<Duration>),
+    /// Not worth another try.
+    Fatal(String),
+}
+
+/// Whether an HTTP status is retried.
+pub fn retryable(status: u16) -> bool {
+    status == 429 || (500..600).contains(&status)
+}
+
+/// The answer text of a chat-completions response: `choices[0].message.content`.
+pub fn answer_text(response: &serde_json::Value) -> Option<String> {
+    response
+        .pointer("/choices/0/message/content")
+        .and_then(|c| c.as_str())
+        .map(str::to_string)
+}
+
+impl ChatClient {
+    /// Builds a client; the key must be set (an empty key is allowed only for 127.0.0.1 and
+    /// localhost, local servers that need none).
+    pub fn new(opts: ChatOptions) -> Result<ChatClient> {
+        if opts.model.trim().is_empty() {
+            return Err(KcompError::param("model", "must not be empty"));
+        }
+        let base = opts.base_url.trim_end_matches('/');
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(KcompError::param(
+                "base-url",
+                format!("must start with http:// or https://, got `{base}`"),
+            ));
+        }
+        let key = std::env::var(&opts.api_key_env).unwrap_or_default();
+        let local = base.contains("://127.0.0.1") || base.contains("://localhost");
+        if key.is_empty() && !local {
+            return Err(KcompError::param(
+                "api-key-env",
+                format!("environment variable {} is not set", opts.api_key_env),
+            ));
+        }
+        if let Some(t) = opts.temperature
+            && !(t.is_finite() && (0.0..=2.0).contains(&t))
+        {
+            return Err(KcompError::param("temperature", "must be in [0, 2]"));
+        }
+        if opts.timeout.is_zero() {
+            return Err(KcompError::param("request-timeout", "must be positive"));
+        }
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .timeout_global(Some(opts.timeout))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        Ok(ChatClient {
+            agent,
+            url: format!("{base}/chat/completions"),
+            key,
+            opts,
+        })
+    }
+
+    /// The request body for one prompt.
+    pub fn body(&self, prompt: &str) -> serde_json::Value {
+        let mut body = serde_json::Map::new();
+        body.insert("model".into(), self.opts.model.clone().into());
+        body.insert(
+            "messages".into(),
+            serde_json::json!([{"role": "user", "content": prompt}]),
+        );
+        if let Some(t) = self.opts.temperature {
+            body.insert("temperature".into(), t.into());
+        }
+        if let Some(m) = self.opts.max_tokens {
+            body.insert("max_tokens".into(), m.into());
+        }
+        for (k, v) in &self.opts.extra {
+            body.insert(k.clone(), v.clone());
+        }
+        serde_json::Value::Object(body)
+    }
+
+    fn attempt(&self, body: &str) -> std::result::Result<serde_json::Value, Failure> {
+        let mut req = self
+            .agent
+            .post(&self.url)
+            .header("Content-Type", "application/json");
+        if !self.key.is_empty() {
+            req = req.header("Authorization", format!("Bearer {}", self.key));
+        }
+        let mut resp = req.send(body).map_err(|e| match e {
+            ureq::Error::Timeout(t) => Failure::Retry(format!("timeout ({t})"), None),
+            ureq::Error::Io(e) => Failure::Retry(format!("connection: {e}"), None),
+            ureq::Error::ConnectionFailed => Failure::Retry("connection failed".into(), None),
+            other => Failure::Fatal(other.to_string()),
+        })?;
+        let status = resp.status().as_u16();
+        let wait = resp
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|s| s.is_finite() && *s >= 0.0)
+            .map(|s| Duration::from_secs_f64(s.min(300.0)));
+        let text = resp.body_mut().read_to_string().map_err(|e| match e {
+            ureq::Error::Timeout(t) => Failure::Retry(format!("timeout ({t})"), None),
+            e => Failure::Retry(format!("reading the body: {e}"), None),
+        })?;
+        if retryable(status) {
+            return Err(Failure::Retry(format!("HTTP {status}"), wait));
+        }
+        if !(200..300).contains(&status) {
+            let head: String = text.chars().take(200).collect();
+            return Err(Failure::Fatal(format!("HTTP {status}: {head}")));
+        }
+        serde_json::from_str(&text).map_err(|e| Failure::Fatal(format!("malformed JSON: {e}")))
+    }
+
+    /// Sends one prompt with retries; returns the raw response and the number of attempts.
+    pub fn complete(&self, prompt: &str) -> std::result::Result<(serde_json::Value, u32), String> {
+        let body = self.body(prompt).to_string();
+        let mut delay = self.opts.backoff;
+        for attempt in 0..=self.opts.retries {
+            match self.attempt(&body) {
+                Ok(v) => return Ok((v, attempt + 1)),
+                Err(Failure::Fatal(e)) => return Err(e),
+                Err(Failure::Retry(e, wait)) => {
+                    if attempt == self.opts.retries {
+                        return Err(format!("{e} after {} attempts", attempt + 1));
+                    }
+                    std::thread::sleep(wait.unwrap_or(delay));
+                    delay = delay.saturating_mul(2);
+                }
+            }
+        }
+        Err("no attempt made".into())
+    }
+}
+
+/// A path-safe folder name for a model (`org/model` -> `org_model`).
+pub fn model_folder(model: &str) -> String {
+    model
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.=".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The answer file of record `i` (the raw response goes beside it, `.response.json`).
+pub fn answer_path(opts: &AskOptions, i: usize) -> PathBuf {
+    let stem = opts
+        .dataset
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let model = model_folder(&opts.chat.model);
+    let result = matches!(opts.prompt, PromptKind::Result(_));
+    match opts.layout {
+        Layout::Published => {
+            let top = if result { "result_cg8" } else { "result" };
+            opts.out
+                .join(top)
+                .join(model)
+                .join(stem)
+                .join(format!("{i}.txt"))
+        }
+        Layout::Kcomp => {
+            // The published shape's datasets go under their setting's name.
+            let folder = crate::datasets::string_grid::Setting::ALL
+                .iter()
+                .find(|s| crate::reports::layout::published_name(**s) == stem)
+                .map_or(stem.clone(), |s| s.name().to_string());
+            let file = if result {
+                format!("{i}.result.txt")
+            } else {
+                format!("{i}.txt")
+            };
+            opts.out.join(model).join(folder).join(file)
+        }
+    }
+}
+
+/// Counts of an ask run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct AskSummary {
+    pub done: usize,
+    pub skipped: usize,
+    pub failed: usize,
+}
+
+fn prompt_of(rec: &Record, kind: PromptKind) -> Result<String> {
+    match kind {
+        PromptKind::Rule(style) => Ok(rule_prompt(rec, style)),
+        PromptKind::Result(q) => result_prompt(rec, q.unwrap_or(rec.input.len().saturating_sub(1))),
+    }
+}
+
+fn save(path: &Path, response: &serde_json::Value, answer: &str) -> Result<()> {
+    // `3.txt` -> `3.response.json`, `3.result.txt` -> `3.result.response.json`.
+    let raw = path.with_extension("response.json");
+    crate::reports::layout::write_file(&raw, &format!("{response:#}\n"))?;
+    // The answer last: its presence marks the record done for resume.
+    crate::reports::layout::write_file(path, answer)
+}
+
+/// Asks every record's prompt (see the module docs).
+pub fn run_ask(opts: &AskOptions) -> Result<AskSummary> {
+    if opts.concurrency == 0 || opts.concurrency > 256 {
+        return Err(KcompError::param("concurrency", "must be in 1..=256"));
+    }
+    let records = read_dataset(&opts.dataset)?;
+    let wanted: Vec<usize> = match &opts.records {
+        Some(v) => {
+            if let Some(bad) = v.iter().find(|&&i| i >= records.len()) {
+                return Err(KcompError::param(
+                    "records",
+                    format!("record {bad} does not exist ({} records)", records.len()),
+                ));
+            }
+            v.clone()
+        }
+        None => (0..records.len()).collect(),
+    };
+    // Prompts first: a bad query index fails before any request.
+    let mut todo = Vec::new();
+    let mut summary = AskSummary::default();
+    for &i in &wanted {
+        let path = answer_path(opts, i);
+        let prompt = prompt_of(&records[i], opts.prompt)?;
+        if path.is_file() {
+            summary.skipped += 1;
+        } else {
+            todo.push((i, path, prompt));
+        }
+    }
+    let client = ChatClient::new(opts.chat.clone())?;
+    let bar = indicatif::ProgressBar::new(wanted.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} prompts, {msg}, {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.inc(summary.skipped as u64);
+    let (done, failed) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let message = |d: usize, f: usize| format!("done {d}, skipped {}, failed {f}", summary.skipped);
+    bar.set_message(message(0, 0));
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..opts.concurrency.min(todo.len().max(1)) {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some((i, path, prompt)) = todo.get(k) else {
+                        break;
+                    };
+                    let outcome = client.complete(prompt).and_then(|(resp, _)| {
+                        let text = answer_text(&resp)
+                            .ok_or_else(|| "no choices[0].message.content".to_string())?;
+                        save(path, &resp, &text).map_err(|e| e.to_string())
+                    });
+                    match outcome {
+                        Ok(()) => {
+                            done.fetch_add(1, Ordering::SeqCst);
+                        }
+                        Err(e) => {
+                            failed.fetch_add(1, Ordering::SeqCst);
+                            bar.println(format!("warning: record {i}: {e}"));
+                        }
+                    }
+                    bar.set_message(message(
+                        done.load(Ordering::SeqCst),
+                        failed.load(Ordering::SeqCst),
+                    ));
+                    bar.inc(1);
+                }
+            });
+        }
+    });
+    bar.finish_and_clear();
+    summary.done = done.into_inner();
+    summary.failed = failed.into_inner();
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_and_answers() {
+        assert!(retryable(429) && retryable(500) && retryable(503));
+        assert!(!retryable(400) && !retryable(401) && !retryable(200));
+        let v = serde_json::json!({"choices": [{"message": {"content": "hi"}}]});
+        assert_eq!(answer_text(&v).as_deref(), Some("hi"));
+        assert_eq!(answer_text(&serde_json::json!({})), None);
+        assert_eq!(model_folder("org/model v2"), "org_model_v2");
+    }
+}

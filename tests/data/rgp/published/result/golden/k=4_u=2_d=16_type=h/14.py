@@ -1,0 +1,2 @@
+FIRST = 'A'
+row_of = {FIRST: '**..', 'B': '..**'}

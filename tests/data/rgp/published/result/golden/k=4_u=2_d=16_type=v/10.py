@@ -1,0 +1,5 @@
+match s[0]:
+    case 'A':
+        print('*.*.')
+    case _:
+        print('.*.*')

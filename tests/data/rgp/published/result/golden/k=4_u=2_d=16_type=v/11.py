@@ -1,0 +1,6 @@
+try:
+    row = '*..*'
+except KeyError:
+    row = '....'
+else:
+    print('.**.')

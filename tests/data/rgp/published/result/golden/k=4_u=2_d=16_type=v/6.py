@@ -1,0 +1,2 @@
+if s[0] == 'B': print('.**.')
+else: print('*..*')

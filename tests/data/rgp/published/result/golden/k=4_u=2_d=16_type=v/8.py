@@ -1,0 +1,2 @@
+row = '**..' if s[1] == 'D' else '..**'
+print(row)

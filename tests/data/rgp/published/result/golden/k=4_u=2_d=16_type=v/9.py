@@ -1,0 +1,1 @@
+print('Nothing else to do.')
