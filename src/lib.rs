@@ -24,5 +24,6 @@ pub use error::{KcompError, Result};
 pub mod neural;
 pub mod panel;
 pub mod plot;
+pub mod progress;
 pub mod reports;
 pub mod sandbox;

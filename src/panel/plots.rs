@@ -75,6 +75,7 @@ pub fn plot_panel(
                 y_label: "C (ratio of code lengths)".into(),
                 x_axis: axis.clone(),
                 y_log: true,
+                y_range: None,
                 series: c_series,
             });
         }
@@ -85,6 +86,7 @@ pub fn plot_panel(
                 y_label: "score (estimator's own range)".into(),
                 x_axis: axis,
                 y_log: false,
+                y_range: None,
                 series: score_series,
             });
         }

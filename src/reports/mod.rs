@@ -197,13 +197,7 @@ pub fn score_tree(
             .entry(j.setting.name())
             .or_insert_with(|| load_setting(data, j.setting));
     }
-    let bar = indicatif::ProgressBar::new(jobs.len() as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} answers, {elapsed} elapsed, eta {eta}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
+    let bar = crate::progress::bar(jobs.len() as u64, "answers", "");
     // Hidden for short runs: indicatif only draws after its first tick interval.
     let rows: Vec<Row> = jobs
         .par_iter()
@@ -564,12 +558,12 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, plots: bool) -> Resul
         for (name, res) in [
             (
                 "c_by_setting.png",
-                plots::c_by_setting(&cells, &out.join("c_by_setting.png")),
+                plots::c_by_setting(&cells, &out.join("c_by_setting")),
             ),
-            ("plane.png", plots::plane(&cells, &out.join("plane.png"))),
+            ("plane.png", plots::plane(&cells, &out.join("plane"))),
         ] {
             match res {
-                Ok(()) => md.push_str(&format!("\n![{name}]({name})\n")),
+                Ok(_) => md.push_str(&format!("\n![{name}]({name})\n")),
                 Err(e) => eprintln!("warning: plot {name} not written: {e}"),
             }
         }
