@@ -76,7 +76,7 @@ pub fn write_csv(r: &PrequentialResult, path: &Path) -> Result<()> {
 /// SVG.
 pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> {
     let per_row = |bits: f64, c: &Chunk| bits / (c.end - c.start).max(1) as f64;
-    let prequential = r
+    let prequential: Vec<Point> = r
         .chunks
         .iter()
         .map(|c| Point {
@@ -85,7 +85,7 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
             err: 0.0,
         })
         .collect();
-    let naive = r
+    let naive: Vec<Point> = r
         .chunks
         .iter()
         .map(|c| Point {
@@ -94,6 +94,12 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
             err: 0.0,
         })
         .collect();
+    // From zero: a code length is read against its size, not against its own variation.
+    let y_max = prequential
+        .iter()
+        .chain(&naive)
+        .map(|p: &Point| p.y)
+        .fold(0.0, f64::max);
     let figure = Figure {
         panels: vec![Panel {
             title: title.to_string(),
@@ -101,7 +107,7 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
             y_label: "code length of the next chunk (bits per row)".into(),
             x_axis: XAxis::Linear { integer: true },
             y_log: false,
-            y_range: None,
+            y_range: Some((0.0, 1.08 * y_max + 1e-9)),
             series: vec![
                 Series {
                     label: "prequential: min(model, naive) + 1 flag bit".into(),
