@@ -3,7 +3,9 @@
 //! - Skellam log-pmf: kcomp's series/Debye evaluation vs a naive direct sum of
 //!   `exp(-mu1-mu2) mu1^(k+j) mu2^j / ((k+j)! j!)` in log space (what one would write first);
 //! - lookup-table generation and grammar generation + CYK parse at the seed-004 defaults
-//!   (N = 1000), the units of work of the Figure 2 sweeps.
+//!   (N = 1000), the units of work of the Figure 2 sweeps;
+//! - topological similarity of a default lookup dataset (N = 1000, D = 64: 499,500 pairs, about
+//!   70 % of a Figure 2 run's time) against a direct pairwise loop (what one would write first).
 
 use std::hint::black_box;
 
@@ -11,6 +13,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use kcomp::coding::skellam::skellam_logpmf_nats;
 use kcomp::datasets::grammar::{self, GrammarParams, cfg::Grammar, cyk};
 use kcomp::datasets::lookup_table::{self, LookupParams};
+use kcomp::estimators::topsim::{TopsimConfig, topsim_grid};
 use statrs::function::gamma::ln_gamma;
 
 /// Baseline: log-sum-exp of the defining series, truncated when terms vanish.
@@ -73,5 +76,45 @@ fn generation(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, skellam, generation);
+/// Baseline: every pair's one-hot cityblock and Euclidean distance computed directly, then
+/// Pearson's r.
+fn naive_topsim(w: &ndarray::Array2<i64>, z: &ndarray::Array2<i64>, lam: f64) -> f64 {
+    let n = w.nrows();
+    let (mut dw, mut dz) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        for j in i + 1..n {
+            let differ = w
+                .row(i)
+                .iter()
+                .zip(w.row(j))
+                .filter(|(a, b)| a != b)
+                .count();
+            dw.push(2.0 * differ as f64);
+            let sq: f64 = z
+                .row(i)
+                .iter()
+                .zip(z.row(j))
+                .map(|(a, b)| ((a - b) as f64 * lam).powi(2))
+                .sum();
+            dz.push(sq.sqrt());
+        }
+    }
+    kcomp::estimators::topsim::pearson(&dw, &dz).unwrap()
+}
+
+fn topsim(c: &mut Criterion) {
+    let d = lookup_table::generate(&LookupParams::default()).unwrap();
+    let cfg = TopsimConfig::default();
+    let mut g = c.benchmark_group("topsim_lookup_n1000");
+    g.sample_size(10);
+    g.bench_function("kcomp", |b| {
+        b.iter(|| topsim_grid(black_box(&d.w), &d.z, 0.01, &cfg).unwrap())
+    });
+    g.bench_function("baseline_direct_pairs", |b| {
+        b.iter(|| naive_topsim(black_box(&d.w), &d.z, 0.01))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, skellam, generation, topsim);
 criterion_main!(benches);

@@ -38,6 +38,7 @@ pub mod io;
 pub mod neural;
 pub mod panel;
 pub mod plot;
+pub mod progress;
 pub mod reports;
 pub mod rng;
 pub mod sandbox;

@@ -242,13 +242,15 @@ impl GramZ {
         }
     }
 
-    /// Dot products of rows `rows` with every row: a `rows.len() x n` row-major matrix.
+    /// Dot products of rows `rows` with rows `rows.start..n` (the pairs j >= i of the block):
+    /// a `rows.len() x (n - rows.start)` row-major matrix.
     fn block_dots(&self, rows: std::ops::Range<usize>) -> Vec<f64> {
-        let (m, n, k) = (rows.len(), self.n, self.d);
+        let (m, n, k) = (rows.len(), self.n - rows.start, self.d);
         let mut out = vec![0.0; m * n];
         let a = &self.flat[rows.start * k..rows.end * k];
-        // SAFETY: `a` is m x k row-major (strides k, 1); Z^T is read from the n x k row-major
-        // matrix with strides (1, k); `out` is m x n row-major. All slices are in bounds.
+        let b = &self.flat[rows.start * k..];
+        // SAFETY: `a` is m x k row-major (strides k, 1); the transpose of the n x k row-major
+        // `b` is read with strides (1, k); `out` is m x n row-major. All slices are in bounds.
         unsafe {
             matrixmultiply::dgemm(
                 m,
@@ -258,7 +260,7 @@ impl GramZ {
                 a.as_ptr(),
                 k as isize,
                 1,
-                self.flat.as_ptr(),
+                b.as_ptr(),
                 1,
                 k as isize,
                 0.0,
@@ -356,43 +358,53 @@ pub fn topological_similarity(
         )
     };
     let (dw, dz): (Vec<f64>, Vec<f64>) = if total_pairs <= config.max_pairs {
-        // All pairs, one parallel task per block of rows, concatenated in row order. Z
-        // distances come from a block Gram matrix (one GEMM per block) when rows share a width.
+        // All pairs in row order, written in place: one parallel task per block of rows owns
+        // the slice of pairs (i, j > i) of its rows. Z distances come from a block Gram matrix
+        // (one GEMM per block, only the columns j >= first row of the block) when rows share a
+        // width.
         let width = z[0].len();
         let gram = (z.iter().all(|r| r.len() == width) && config.z_distance != ZDistance::Hamming)
             .then(|| GramZ::new(z));
         let packed = PackedW::new(w, config.w_distance);
-        let blocks: Vec<(Vec<f64>, Vec<f64>)> = (0..n.div_ceil(GRAM_BLOCK))
-            .into_par_iter()
-            .map(|block| {
-                let rows = block * GRAM_BLOCK..((block + 1) * GRAM_BLOCK).min(n);
-                let dots = gram.as_ref().map(|g| g.block_dots(rows.clone()));
-                let mut dw = Vec::new();
-                let mut dz = Vec::new();
-                for i in rows.clone() {
-                    if let Some(p) = &packed {
-                        dw.extend((i + 1..n).map(|j| p.distance(i, j)));
-                    } else {
-                        dw.extend((i + 1..n).map(|j| w_distance(config.w_distance, &w[i], &w[j])));
-                    }
-                    for j in i + 1..n {
-                        dz.push(match (&gram, &dots) {
-                            (Some(g), Some(d)) => {
-                                g.distance(config.z_distance, i, j, d[(i - rows.start) * n + j])
-                            }
-                            _ => z_distance(config.z_distance, &z[i], &z[j]),
-                        });
-                    }
-                }
-                (dw, dz)
-            })
-            .collect();
-        let mut dw = Vec::with_capacity(total_pairs);
-        let mut dz = Vec::with_capacity(total_pairs);
-        for (a, b) in blocks {
-            dw.extend(a);
-            dz.extend(b);
+        let mut dw = vec![0.0; total_pairs];
+        let mut dz = vec![0.0; total_pairs];
+        let mut tasks = Vec::with_capacity(n.div_ceil(GRAM_BLOCK));
+        let (mut rest_w, mut rest_z) = (dw.as_mut_slice(), dz.as_mut_slice());
+        for block in 0..n.div_ceil(GRAM_BLOCK) {
+            let rows = block * GRAM_BLOCK..((block + 1) * GRAM_BLOCK).min(n);
+            let pairs: usize = rows.clone().map(|i| n - 1 - i).sum();
+            let (bw, tw) = std::mem::take(&mut rest_w).split_at_mut(pairs);
+            let (bz, tz) = std::mem::take(&mut rest_z).split_at_mut(pairs);
+            (rest_w, rest_z) = (tw, tz);
+            tasks.push((rows, bw, bz));
         }
+        tasks.into_par_iter().for_each(|(rows, bw, bz)| {
+            let dots = gram.as_ref().map(|g| g.block_dots(rows.clone()));
+            let cols = n - rows.start;
+            let mut at = 0;
+            for i in rows.clone() {
+                let len = n - 1 - i;
+                let (out_w, out_z) = (&mut bw[at..at + len], &mut bz[at..at + len]);
+                for (o, j) in out_w.iter_mut().zip(i + 1..n) {
+                    *o = match &packed {
+                        Some(p) => p.distance(i, j),
+                        None => w_distance(config.w_distance, &w[i], &w[j]),
+                    };
+                }
+                for (o, j) in out_z.iter_mut().zip(i + 1..n) {
+                    *o = match (&gram, &dots) {
+                        (Some(g), Some(d)) => g.distance(
+                            config.z_distance,
+                            i,
+                            j,
+                            d[(i - rows.start) * cols + (j - rows.start)],
+                        ),
+                        _ => z_distance(config.z_distance, &z[i], &z[j]),
+                    };
+                }
+                at += len;
+            }
+        });
         (dw, dz)
     } else {
         let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
@@ -675,9 +687,11 @@ mod tests {
             .map(|_| (0..7).map(|_| rng.random::<f64>() * 4.0 - 2.0).collect())
             .collect();
         let g = GramZ::new(&z);
+        // Columns 128..300: the pairs j >= i of rows 128..256.
         let dots = g.block_dots(128..256);
-        for (i, j) in [(128, 0), (130, 299), (255, 256), (200, 200)] {
-            let dot = dots[(i - 128) * 300 + j];
+        assert_eq!(dots.len(), 128 * 172);
+        for (i, j) in [(128, 128), (130, 299), (255, 256), (200, 200), (129, 140)] {
+            let dot = dots[(i - 128) * 172 + (j - 128)];
             for kind in [ZDistance::Euclidean, ZDistance::Cosine] {
                 let direct = z_distance(kind, &z[i], &z[j]);
                 assert!(

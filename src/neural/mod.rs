@@ -5,11 +5,12 @@
 //! - [`fast`]: a specialised CPU implementation (f32, one `sgemm` per matrix product, Adam),
 //!   the default; it is what the prequential engine uses on CPU;
 //! - [`burn_mlp`]: the same model written with burn 0.22 (`flex` CPU backend + autodiff, or a
-//!   GPU backend with the `gpu-wgpu` feature); the general path.
+//!   GPU backend with the `gpu-wgpu` feature); the general path, built with the `burn` feature.
 //!
 //! Both can be initialised from the same parameter vector, so that they give the same code
 //! lengths (checked in the tests). Every code length returned here is in **bits**.
 
+#[cfg(feature = "burn")]
 pub mod burn_mlp;
 pub mod fast;
 pub mod likelihood;

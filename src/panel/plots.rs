@@ -80,6 +80,7 @@ pub fn plot_panel(
                 y_label: "C (ratio of code lengths)".into(),
                 x_axis: axis.clone(),
                 y_log: true,
+                y_range: None,
                 series: c_series,
             });
         }
@@ -94,6 +95,7 @@ pub fn plot_panel(
                 },
                 x_axis: axis,
                 y_log: false,
+                y_range: None,
                 series: score_series,
             });
         }

@@ -258,13 +258,8 @@ pub fn score_tree(opts: &ReportOptions, cfg: &SandboxConfig) -> Result<Vec<Row>>
             datasets.insert(j.dataset.clone(), d);
         }
     }
-    let bar = indicatif::ProgressBar::new(jobs.len() as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{bar:40} {pos}/{len} answers, {elapsed} elapsed, eta {eta}",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
+    let bar = crate::progress::bar(jobs.len() as u64, "answers", "");
+    // Hidden for short runs: indicatif only draws after its first tick interval.
     let rows: Vec<Row> = jobs
         .par_iter()
         .map(|j| {

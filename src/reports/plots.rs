@@ -1,13 +1,19 @@
-//! PNG plots of a report: mean C(P) per setting per model, and the L(P+) vs E(P) plane with
-//! the T1/T2/T3 regions.
+//! Figures of a grid report (PNG and SVG through [`crate::plot`]): mean C(P) per setting and
+//! model, and the L(P+) vs E(P) plane with the T1/T2/T3 profile regions.
+
+use std::path::{Path, PathBuf};
 
 use super::Cell;
 use crate::datasets::string_grid::Setting;
+use crate::error::Result;
 use crate::estimators::mapping_table::score::{LOW_ERRORS, LOW_TABLE_FACTOR};
-use plotters::prelude::*;
-use std::path::Path;
+use crate::plot::{self, Figure, LabelledPoint, Panel, Point, Region, Scatter, Series, XAxis};
+use crate::sweeps::summary::Stat;
 
-type PlotResult = std::result::Result<(), Box<dyn std::error::Error>>;
+/// Samples per grid dataset: E(P) counts wrong outputs among them.
+const SAMPLES: f64 = 16.0;
+/// L(P+) of the fully compositional table (the clip floor of the score).
+const IDEAL_TABLE: f64 = 40.0;
 
 fn models(cells: &[Cell]) -> Vec<String> {
     let mut m: Vec<String> = cells.iter().map(|c| c.model.clone()).collect();
@@ -16,117 +22,127 @@ fn models(cells: &[Cell]) -> Vec<String> {
     m
 }
 
-fn mean(v: &[f64]) -> Option<f64> {
-    crate::sweeps::summary::Stat::of(v).map(|s| s.mean)
+/// Settings that occur in the report, in the paper's order (no empty categories).
+fn settings(cells: &[Cell]) -> Vec<Setting> {
+    Setting::ALL
+        .iter()
+        .copied()
+        .filter(|s| cells.iter().any(|c| c.setting == *s))
+        .collect()
 }
 
-/// Grouped bars: x = setting, one bar per model, y = mean C(P).
-pub fn c_by_setting(cells: &[Cell], path: &Path) -> PlotResult {
-    let models = models(cells);
-    let root = BitMapBackend::new(path, (1000, 560)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let ns = Setting::ALL.len() as f64;
-    let mut chart = ChartBuilder::on(&root)
-        .caption("Mean C(P) per setting and model", ("sans-serif", 24))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(50)
-        .build_cartesian_2d(0f64..ns, 0f64..100f64)?;
-    chart
-        .configure_mesh()
-        .y_desc("C(P) [0-100]")
-        .x_labels(Setting::ALL.len() * 2 + 1)
-        .x_label_formatter(&|x| {
-            let i = x.floor() as usize;
-            if (x - x.floor() - 0.5).abs() < 1e-9 && i < Setting::ALL.len() {
-                Setting::ALL[i].name().to_string()
-            } else {
-                String::new()
-            }
-        })
-        .draw()?;
-    let width = 0.8 / models.len().max(1) as f64;
-    for (mi, m) in models.iter().enumerate() {
-        let color = Palette99::pick(mi).to_rgba();
-        let bars: Vec<Rectangle<(f64, f64)>> = Setting::ALL
-            .iter()
-            .enumerate()
-            .filter_map(|(si, s)| {
-                let c = cells.iter().find(|c| &c.model == m && c.setting == *s)?;
-                let y = mean(&c.c)?;
-                let x0 = si as f64 + 0.1 + mi as f64 * width;
-                Some(Rectangle::new([(x0, 0.0), (x0 + width, y)], color.filled()))
-            })
-            .collect();
-        chart
-            .draw_series(bars)?
-            .label(m.clone())
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], color.filled()));
+/// Answers per cell as "n = a" or "n = a-b" over the cells.
+fn n_range(cells: &[Cell]) -> String {
+    let lo = cells.iter().map(|c| c.c.len()).min().unwrap_or(0);
+    let hi = cells.iter().map(|c| c.c.len()).max().unwrap_or(0);
+    if lo == hi {
+        format!("n = {lo}")
+    } else {
+        format!("n = {lo}-{hi}")
     }
-    chart
-        .configure_series_labels()
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .draw()?;
-    root.present()?;
-    Ok(())
 }
 
-/// Scatter of (mean L(P+), mean E(P)) per model x setting, with the profile regions.
-pub fn plane(cells: &[Cell], path: &Path) -> PlotResult {
-    let models = models(cells);
-    let root = BitMapBackend::new(path, (900, 640)).into_drawing_area();
-    root.fill(&WHITE)?;
+/// `c_by_setting.{png,svg}`: mean C(P) per setting, one series per model, +-1 standard error.
+pub fn c_by_setting(cells: &[Cell], stem: &Path) -> Result<Vec<PathBuf>> {
+    let settings = settings(cells);
+    let series = models(cells)
+        .into_iter()
+        .enumerate()
+        .map(|(mi, m)| Series {
+            points: settings
+                .iter()
+                .enumerate()
+                .filter_map(|(si, s)| {
+                    let c = cells.iter().find(|c| c.model == m && c.setting == *s)?;
+                    let st = Stat::of(&c.c)?;
+                    Some(Point {
+                        x: si as f64,
+                        y: st.mean,
+                        err: st.std / (st.n as f64).sqrt(),
+                    })
+                })
+                .collect(),
+            label: m,
+            reference: false,
+            color: mi,
+        })
+        .collect();
+    let figure = Figure {
+        panels: vec![Panel {
+            title: "Compositionality of LLM programs per layout setting".into(),
+            x_label: "layout setting of the string-to-grid data".into(),
+            y_label: "mean C(P) (score, 0-100)".into(),
+            x_axis: XAxis::Categories(settings.iter().map(|s| s.name().to_string()).collect()),
+            y_log: false,
+            // A little room above 100 so points at the maximum are not cut by the frame.
+            y_range: Some((-2.0, 102.0)),
+            series,
+        }],
+        caption: format!(
+            "Mean C(P) over all answers of a model and setting ({}; failed and empty answers \
+             count, scored as the published evaluator does); error bars: +-1 standard error \
+             of the mean.",
+            n_range(cells)
+        ),
+    };
+    plot::line_figure(stem, &figure)
+}
+
+/// `plane.{png,svg}`: (mean L(P+), mean E(P)) per model x setting over the profile regions.
+pub fn plane(cells: &[Cell], stem: &Path) -> Result<Vec<PathBuf>> {
+    let low_table = IDEAL_TABLE * LOW_TABLE_FACTOR;
+    let low_errors = LOW_ERRORS as f64;
+    let means = |c: &Cell| Some((Stat::of(&c.l_plus)?.mean, Stat::of(&c.errors)?.mean));
     let l_max = cells
         .iter()
-        .filter_map(|c| mean(&c.l_plus))
-        .fold(330f64, f64::max);
-    let mut chart = ChartBuilder::on(&root)
-        .caption("L(P+) vs E(P): T1 / T2 / T3", ("sans-serif", 24))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(50)
-        .build_cartesian_2d(0f64..l_max, 0f64..16f64)?;
-    chart
-        .configure_mesh()
-        .x_desc("L(P+) [entries]")
-        .y_desc("E(P) [samples]")
-        .draw()?;
-    let lx = 40.0 * LOW_TABLE_FACTOR;
-    let ey = LOW_ERRORS as f64;
-    chart.draw_series([
-        Rectangle::new([(0.0, 0.0), (lx, ey)], GREEN.mix(0.12).filled()),
-        Rectangle::new([(lx, 0.0), (l_max, ey)], BLUE.mix(0.10).filled()),
-        Rectangle::new([(0.0, ey), (lx, 16.0)], RED.mix(0.10).filled()),
-    ])?;
-    for (text, x, y) in [
-        ("T1", lx / 2.0, ey / 2.0),
-        ("T2", (lx + l_max) / 2.0, ey / 2.0),
-        ("T3", lx / 2.0, 9.0),
-    ] {
-        chart.draw_series(std::iter::once(Text::new(text, (x, y), ("sans-serif", 22))))?;
-    }
-    for (mi, m) in models.iter().enumerate() {
-        let color = Palette99::pick(mi).to_rgba();
-        let pts: Vec<(f64, f64, &str)> = cells
-            .iter()
-            .filter(|c| &c.model == m)
-            .filter_map(|c| Some((mean(&c.l_plus)?, mean(&c.errors)?, c.setting.name())))
-            .collect();
-        chart
-            .draw_series(pts.iter().map(|&(x, y, s)| {
-                EmptyElement::at((x, y))
-                    + Circle::new((0, 0), 5, color.filled())
-                    + Text::new(s.to_string(), (6, -6), ("sans-serif", 13))
-            }))?
-            .label(m.clone())
-            .legend(move |(x, y)| Circle::new((x + 5, y), 5, color.filled()));
-    }
-    chart
-        .configure_series_labels()
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .draw()?;
-    root.present()?;
-    Ok(())
+        .filter_map(|c| means(c).map(|m| m.0))
+        .fold(2.0 * low_table, f64::max)
+        * 1.08;
+    let groups = models(cells)
+        .into_iter()
+        .enumerate()
+        .map(|(mi, m)| {
+            let points = cells
+                .iter()
+                .filter(|c| c.model == m)
+                .filter_map(|c| {
+                    let (x, y) = means(c)?;
+                    Some(LabelledPoint {
+                        x,
+                        y,
+                        label: c.setting.name().to_string(),
+                    })
+                })
+                .collect();
+            (m, mi, points)
+        })
+        .collect();
+    let region = |x: (f64, f64), y: (f64, f64), label: &str, color| Region {
+        x,
+        y,
+        label: label.into(),
+        color,
+    };
+    let scatter = Scatter {
+        title: "Table size against errors: profiles T1 / T2 / T3".into(),
+        x_label: "mean L(P+) (mapping-table entries)".into(),
+        y_label: "mean E(P) (wrong samples of 16)".into(),
+        x_range: (0.0, l_max),
+        y_range: (0.0, SAMPLES),
+        y_integer: true,
+        regions: vec![
+            region((0.0, low_table), (0.0, low_errors), "T1", 2),
+            region((low_table, l_max), (0.0, low_errors), "T2", 0),
+            region((0.0, low_table), (low_errors, SAMPLES), "T3", 1),
+        ],
+        groups,
+        caption: format!(
+            "One point per model and setting (label: setting), means over its answers ({}). \
+             T1: L(P+) <= {low_table} entries (3 x the ideal {IDEAL_TABLE}) and E(P) <= \
+             {low_errors}; T2: larger table, E(P) <= {low_errors}; T3: small table, more \
+             errors.",
+            n_range(cells)
+        ),
+    };
+    plot::scatter(stem, &scatter)
 }

@@ -367,12 +367,12 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, draw: bool) -> Result
         for (name, res) in [
             (
                 "c_by_setting.png",
-                plots::c_by_setting(&cells, &out.join("c_by_setting.png")),
+                plots::c_by_setting(&cells, &out.join("c_by_setting")),
             ),
-            ("plane.png", plots::plane(&cells, &out.join("plane.png"))),
+            ("plane.png", plots::plane(&cells, &out.join("plane"))),
         ] {
             match res {
-                Ok(()) => md.push_str(&format!("\n![{name}]({name})\n")),
+                Ok(_) => md.push_str(&format!("\n![{name}]({name})\n")),
                 Err(e) => eprintln!("warning: plot {name} not written: {e}"),
             }
         }

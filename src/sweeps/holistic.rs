@@ -247,6 +247,7 @@ fn plot_c_l(summaries: &[HSummary], stem: &Path) -> Result<Vec<PathBuf>> {
             y_label: "C^L(Z) = K(Z) / K(Z|W) (ratio)".into(),
             x_axis: XAxis::Linear { integer: false },
             y_log: false,
+            y_range: None,
             series: vec![
                 Series {
                     label: format!("kcomp, generated languages (mean +- sd, n = {n} seeds)"),

@@ -58,6 +58,7 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
                 y_label: "C(Z) = K(Z)/K(Z|W)".into(),
                 x_axis: axis.clone(),
                 y_log: false,
+                y_range: None,
                 series: per_sample,
             },
             Panel {
@@ -66,6 +67,7 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
                 y_label: "C(Z) = K(Z)/K(Z|W)".into(),
                 x_axis: axis.clone(),
                 y_log: false,
+                y_range: None,
                 series: vec![Series {
                     label: "kcomp (totals)".into(),
                     points: points(&xs, result.summary.iter().map(|s| Some(s.c))),
@@ -89,6 +91,7 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
                 y_label: "topological similarity (correlation)".into(),
                 x_axis: axis,
                 y_log: false,
+                y_range: None,
                 series: vec![Series {
                     label: "kcomp".into(),
                     points: topsim,

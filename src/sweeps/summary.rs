@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use serde::Serialize;
 
 use crate::error::{KcompError, Result};
@@ -310,12 +310,5 @@ pub fn write_tables(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
 
 /// A progress bar for `total` runs (hidden when not on a terminal is handled by indicatif).
 pub fn progress_bar(total: u64, label: &str) -> ProgressBar {
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("{prefix:>28} [{bar:30}] {pos}/{len} runs {elapsed_precise}")
-            .expect("valid template")
-            .progress_chars("=> "),
-    );
-    bar.set_prefix(label.to_string());
-    bar
+    crate::progress::bar(total, "runs", &format!("{label:>28}"))
 }

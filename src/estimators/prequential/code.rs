@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -10,6 +10,7 @@ use super::naive::naive_bits;
 use super::schedule::{Ordering, Schedule, order_rows};
 use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
+#[cfg(feature = "burn")]
 use crate::neural::burn_mlp::BurnMlp;
 use crate::neural::fast::FastMlp;
 use crate::neural::train::{FitReport, Learner, StopOn, TrainConfig, fit};
@@ -47,7 +48,8 @@ pub enum ModelBackend {
     /// The specialised f32 CPU MLP (default).
     #[default]
     Fast,
-    /// burn 0.22 (flex CPU backend, or wgpu with the `gpu-wgpu` feature).
+    /// burn 0.22 (flex CPU backend, or wgpu with the `gpu-wgpu` feature); needs the `burn`
+    /// feature.
     Burn,
 }
 
@@ -223,7 +225,11 @@ pub fn make_learner(
 ) -> Box<dyn Learner> {
     match backend {
         ModelBackend::Fast => Box::new(FastMlp::new(spec, train.lr, seed)),
+        #[cfg(feature = "burn")]
         ModelBackend::Burn => Box::new(BurnMlp::new(spec, train.lr, seed)),
+        // `validate` refuses this backend in a build without burn.
+        #[cfg(not(feature = "burn"))]
+        ModelBackend::Burn => unreachable!("the burn backend is not built in"),
     }
 }
 
@@ -231,6 +237,13 @@ pub fn make_learner(
 /// training settings, the row counts, the model shape, the thread count and the memory the
 /// run needs (see [`PrequentialConfig::memory_terms`]).
 pub fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<()> {
+    if cfg.backend == ModelBackend::Burn && !cfg!(feature = "burn") {
+        return Err(KcompError::param(
+            "backend",
+            "burn is not built into this kcomp: rebuild with `--features burn` \
+             (e.g. `cargo install --path . --features burn`)",
+        ));
+    }
     cfg.train.validate()?;
     if cfg.train.lr.is_nan() || cfg.train.lr > MAX_LR {
         return Err(KcompError::param(
@@ -443,13 +456,7 @@ pub fn progress_bar(enabled: bool) -> ProgressBar {
     if !enabled {
         return ProgressBar::hidden();
     }
-    let pb = ProgressBar::new(0);
-    if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} trainings (eta {eta})",
-    ) {
-        pb.set_style(style);
-    }
-    pb
+    crate::progress::bar(0, "trainings", "")
 }
 
 /// The full estimate: prequential K(Z|W), K(f), K(Z) and C^L(Z) = K(Z) / K(Z|W).

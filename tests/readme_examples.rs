@@ -1,0 +1,198 @@
+//! Every `kcomp ...` (and `cargo run --release -- ...`) command in the README's code blocks is
+//! listed below, in README order, as run or skipped (with the reason). The first test fails
+//! when the README and the list disagree; the second runs the listed fast commands exactly as
+//! written against the built binary, in order, in a scratch directory that sees the
+//! repository's `configs/` and `tests/` like a fresh clone.
+
+use std::path::Path;
+use std::process::Command;
+
+enum Run {
+    /// Run it; the exit status must be 0 and stdout must contain every string.
+    Fast(&'static [&'static str]),
+    /// Not run here, for this reason.
+    Skip(&'static str),
+}
+use Run::{Fast, Skip};
+
+const TRAINS: &str = "trains neural networks (10-20 s on 2 cores)";
+
+const EXAMPLES: &[(&str, Run)] = &[
+    (
+        "cargo run --release -- reproduce",
+        Skip("the 1,310 Figure 2 runs take about a minute; tests/sweeps.rs checks them"),
+    ),
+    (
+        "kcomp synth lookup --samples 1000 --length 16 --vocab 10 --dim 64 --ngram 1 --json",
+        Fast(&["\"c_per_sample\"", "\"topsim\""]),
+    ),
+    (
+        "kcomp synth lookup --vocab 10 --ngram 16 --table-cost full",
+        Fast(&[]),
+    ),
+    (
+        "kcomp synth grammar --width 3 --depth 2 --composition tensor --out data/g1",
+        Fast(&[]),
+    ),
+    (
+        "kcomp synth grammar --reference-compat --rng numpy --seed 0",
+        Fast(&[]),
+    ),
+    (
+        "kcomp sweep configs/paper/lookup-length.toml --out results/length --threads 2",
+        Fast(&["summary.csv"]),
+    ),
+    (
+        "kcomp compare configs/compare/default.toml --out results/compare",
+        Skip("66 datasets x 7 estimators: about a minute"),
+    ),
+    (
+        "kcomp compare configs/compare/default.toml --out results/compare --resume",
+        Skip("resumes the skipped panel above"),
+    ),
+    ("kcomp synth grammar --samples 300 --out data/g1", Fast(&[])),
+    (
+        "kcomp compare --w data/g1/W.npy --z data/g1/Z.npy --precision 0.01 --estimators prequential,compression,topsim",
+        Skip(TRAINS),
+    ),
+    (
+        "kcomp compare --grid tests/data/rgp/k=4_u=2_d=16_type=r.jsonl --record 3 --json",
+        Fast(&["mapping_mdl"]),
+    ),
+    (
+        "kcomp compare configs/compare/protocols.toml --out results/protocols",
+        Skip("trains the prequential estimator on every protocol: minutes"),
+    ),
+    (
+        "kcomp compare configs/compare/full.toml --out results/compare-full --resume",
+        Skip("the reference-size panel: 22 minutes"),
+    ),
+    (
+        "cargo run --release -- prequential --config configs/prequential/emergent.toml",
+        Skip("about 100 s of training"),
+    ),
+    (
+        "cargo run --release -- prequential --config configs/prequential/emergent-holistic.toml",
+        Skip("30-45 s of training"),
+    ),
+    (
+        "cargo run --release -- prequential --config configs/prequential/emergent.toml --holistic-fraction 0.5 --json",
+        Skip("about 100 s of training"),
+    ),
+    (
+        "kcomp synth protocol --kind holistic --colours 20 --shapes 20 --seed 0 --out data/p1",
+        Fast(&[]),
+    ),
+    (
+        "cargo run --release -- prequential --w data/p1/W.npy --z data/p1/Z.npy --val-size 100",
+        Skip(TRAINS),
+    ),
+    (
+        "cargo run --release -- prequential --w data/g1/W.npy --z data/g1/Z.npy --precision 0.01 --val-size 60",
+        Skip(TRAINS),
+    ),
+    (
+        "kcomp grid generate --setting h --records 30 --seed 0 --compat rgp -o h.jsonl",
+        Fast(&[]),
+    ),
+    (
+        "kcomp grid generate --setting r --positions 3 --letters 3 --side 3 --non-complementary",
+        Fast(&[]),
+    ),
+    (
+        "kcomp grid prompt --dataset h.jsonl --record 0 --style stdin",
+        Fast(&[]),
+    ),
+    (
+        "kcomp grid score --dataset h.jsonl --record 0 --answer tests/data/answers/compositional/h/0.txt --parser robust --json",
+        Fast(&["\"profile\""]),
+    ),
+    (
+        "kcomp grid report tests/data/answers --parser robust --out results/grid-report",
+        Fast(&[]),
+    ),
+];
+
+/// The commands of the README's fenced code blocks, trailing `# comments` removed.
+fn readme_commands(readme: &str) -> Vec<String> {
+    let mut in_block = false;
+    let mut out = Vec::new();
+    for line in readme.lines() {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+            continue;
+        }
+        let line = line.trim();
+        if in_block && (line.starts_with("kcomp ") || line.starts_with("cargo run ")) {
+            let command = match line.find(" #") {
+                Some(i) => &line[..i],
+                None => line,
+            };
+            out.push(command.trim_end().to_string());
+        }
+    }
+    out
+}
+
+#[test]
+fn the_checked_list_is_the_readme() {
+    let readme = include_str!("../README.md");
+    let listed: Vec<&str> = EXAMPLES.iter().map(|e| e.0).collect();
+    assert_eq!(
+        readme_commands(readme),
+        listed,
+        "README examples changed: update EXAMPLES in tests/readme_examples.rs"
+    );
+}
+
+#[test]
+fn fast_readme_examples_run_as_written() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    for shared in ["configs", "tests"] {
+        std::os::unix::fs::symlink(repo.join(shared), dir.path().join(shared)).unwrap();
+    }
+    let mut skipped = Vec::new();
+    for (command, run) in EXAMPLES {
+        let expect = match run {
+            Fast(expect) => expect,
+            Skip(reason) => {
+                skipped.push(format!("{command}  ({reason})"));
+                continue;
+            }
+        };
+        // Shell syntax would mean the line is not runnable as written.
+        assert!(
+            !command.contains(['|', '[', ']', '<', '>', '&', ';', '$', '\'', '"']),
+            "not a plain command: {command}"
+        );
+        let args: Vec<&str> = command
+            .strip_prefix("cargo run --release -- ")
+            .or_else(|| command.strip_prefix("kcomp "))
+            .expect("kcomp or cargo run")
+            .split_whitespace()
+            .collect();
+        let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "`{command}` failed: {}\n{stdout}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        for e in *expect {
+            assert!(stdout.contains(e), "`{command}`: no {e} in\n{stdout}");
+        }
+    }
+    eprintln!("skipped README examples:\n  {}", skipped.join("\n  "));
+    // The figures of the examples that draw come as PNG and SVG.
+    for stem in ["results/length/c", "results/grid-report/plane"] {
+        for ext in ["png", "svg"] {
+            let p = dir.path().join(stem).with_extension(ext);
+            assert!(p.is_file(), "{} missing", p.display());
+        }
+    }
+}
