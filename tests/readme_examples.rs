@@ -16,6 +16,7 @@ enum Run {
 use Run::{Fast, Skip};
 
 const TRAINS: &str = "trains neural networks (10-20 s on 2 cores)";
+const ASKS: &str = "needs a model endpoint and an API key; tests/grid_ask.rs runs ask -> report against a local server";
 
 const EXAMPLES: &[(&str, Run)] = &[
     (
@@ -76,7 +77,7 @@ const EXAMPLES: &[(&str, Run)] = &[
         Skip("30-45 s of training"),
     ),
     (
-        "cargo run --release -- prequential --config configs/prequential/emergent.toml --holistic-fraction 0.5 --json",
+        "cargo run --release -- prequential --config configs/prequential/emergent.toml --holistic-fraction 0.5 --out results/prequential/h0.5",
         Skip("about 100 s of training"),
     ),
     (
@@ -92,20 +93,33 @@ const EXAMPLES: &[(&str, Run)] = &[
         Skip(TRAINS),
     ),
     (
-        "kcomp grid generate --setting h --records 30 --seed 0 --compat rgp -o h.jsonl",
+        "kcomp grid generate --compat rgp --setting h -o data/k=4_u=2_d=16_type=h.jsonl",
         Fast(&[]),
     ),
+    (
+        "kcomp grid prompt --dataset data/k=4_u=2_d=16_type=h.jsonl --record 0",
+        Fast(&[]),
+    ),
+    (
+        "kcomp grid ask --dataset data/k=4_u=2_d=16_type=h.jsonl --base-url https://api.openai.com/v1 --model gpt-4o --temperature 0 --out answers",
+        Skip(ASKS),
+    ),
+    (
+        "kcomp grid score --dataset data/k=4_u=2_d=16_type=h.jsonl --record 0 --answer answers/gpt-4o/h/0.txt --json",
+        Skip(ASKS),
+    ),
+    ("kcomp grid report answers --data data", Skip(ASKS)),
     (
         "kcomp grid generate --setting r --positions 3 --letters 3 --side 3 --non-complementary",
         Fast(&[]),
     ),
     (
-        "kcomp grid prompt --dataset h.jsonl --record 0 --style stdin",
+        "kcomp grid prompt --dataset tests/data/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --style stdin",
         Fast(&[]),
     ),
     (
-        "kcomp grid score --dataset h.jsonl --record 0 --answer tests/data/answers/compositional/h/0.txt --parser robust --json",
-        Fast(&["\"profile\""]),
+        "kcomp grid score --dataset tests/data/rgp/k=4_u=2_d=16_type=h.jsonl --record 0 --answer tests/data/answers/compositional/h/0.txt --parser robust --json",
+        Fast(&["\"profile\"", "\"c_length\""]),
     ),
     (
         "kcomp grid report tests/data/answers --parser robust --out results/grid-report",

@@ -9,7 +9,7 @@ use crate::datasets::grammar::GrammarParams;
 use crate::datasets::lookup_table::LookupParams;
 use crate::datasets::protocols::{ProtocolParams, write_protocol};
 use crate::datasets::validate::topsim_bytes;
-use crate::estimators::topsim::{Correlation, TopsimConfig, WDistance, ZDistance};
+use crate::estimators::topsim::TopsimOptions;
 use crate::io::npy::write_dataset;
 use crate::sweeps::run::{RunRecord, SynthSpec, run};
 
@@ -87,40 +87,7 @@ pub struct OutputArgs {
     #[arg(long, value_name = "SIZE", value_parser = super::parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
     #[command(flatten)]
-    pub topsim: TopsimArgs,
-}
-
-/// Topological-similarity options.
-#[derive(Debug, Args)]
-pub struct TopsimArgs {
-    /// Skip topological similarity.
-    #[arg(long)]
-    pub no_topsim: bool,
-    /// Correlation between the two distance lists.
-    #[arg(long, value_enum, default_value_t = Correlation::Pearson)]
-    pub topsim_correlation: Correlation,
-    /// Distance between sentences.
-    #[arg(long, value_enum, default_value_t = WDistance::OneHotCityblock)]
-    pub topsim_w_distance: WDistance,
-    /// Distance between representations.
-    #[arg(long, value_enum, default_value_t = ZDistance::Euclidean)]
-    pub topsim_z_distance: ZDistance,
-    /// Use all pairs up to this many, else a seeded sample of this many pairs.
-    #[arg(long, default_value_t = 1_000_000)]
-    pub topsim_max_pairs: usize,
-}
-
-impl TopsimArgs {
-    /// The configuration, or `None` with `--no-topsim`.
-    pub fn config(&self, seed: u64) -> Option<TopsimConfig> {
-        (!self.no_topsim).then_some(TopsimConfig {
-            correlation: self.topsim_correlation,
-            w_distance: self.topsim_w_distance,
-            z_distance: self.topsim_z_distance,
-            max_pairs: self.topsim_max_pairs,
-            seed,
-        })
-    }
+    pub topsim: TopsimOptions,
 }
 
 /// `kcomp synth lookup` options.

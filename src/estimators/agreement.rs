@@ -17,10 +17,9 @@
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
-use statrs::statistics::{Data, OrderStatistics, RankTieBreaker};
 
 use crate::error::{KcompError, Result};
-use crate::estimators::topsim::pearson;
+use crate::estimators::topsim::{average_ranks, pearson};
 
 fn usable(x: &[f64], y: &[f64]) -> bool {
     x.len() == y.len() && x.len() >= 2 && x.iter().chain(y).all(|v| v.is_finite())
@@ -54,9 +53,7 @@ pub fn spearman_rho(x: &[f64], y: &[f64]) -> Option<f64> {
     if !usable(x, y) {
         return None;
     }
-    let rx = Data::new(x.to_vec()).ranks(RankTieBreaker::Average);
-    let ry = Data::new(y.to_vec()).ranks(RankTieBreaker::Average);
-    pearson(&rx, &ry)
+    pearson(&average_ranks(x), &average_ranks(y))
 }
 
 /// Which rank statistic.

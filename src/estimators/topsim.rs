@@ -24,6 +24,7 @@
 //!   1 - |A n B| / |A u B| over the distinct tokens of each message ([`WDistance::Jaccard`]):
 //!   it ignores order and repetition, like a bag-of-symbols view.
 
+use statrs::statistics::{Data, OrderStatistics, RankTieBreaker};
 use rand::RngExt;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -98,6 +99,39 @@ impl Default for TopsimConfig {
             max_pairs: 1_000_000,
             seed: 0,
         }
+    }
+}
+
+/// Topological-similarity options of a command line (`kcomp synth`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct TopsimOptions {
+    /// Skip topological similarity.
+    #[arg(long)]
+    pub no_topsim: bool,
+    /// Correlation between the two distance lists.
+    #[arg(long, value_enum, default_value_t = TopsimConfig::default().correlation)]
+    pub topsim_correlation: Correlation,
+    /// Distance between sentences.
+    #[arg(long, value_enum, default_value_t = TopsimConfig::default().w_distance)]
+    pub topsim_w_distance: WDistance,
+    /// Distance between representations.
+    #[arg(long, value_enum, default_value_t = TopsimConfig::default().z_distance)]
+    pub topsim_z_distance: ZDistance,
+    /// Use all pairs up to this many, else a seeded sample of this many pairs.
+    #[arg(long, default_value_t = TopsimConfig::default().max_pairs)]
+    pub topsim_max_pairs: usize,
+}
+
+impl TopsimOptions {
+    /// The configuration, or `None` with `--no-topsim`.
+    pub fn config(&self, seed: u64) -> Option<TopsimConfig> {
+        (!self.no_topsim).then_some(TopsimConfig {
+            correlation: self.topsim_correlation,
+            w_distance: self.topsim_w_distance,
+            z_distance: self.topsim_z_distance,
+            max_pairs: self.topsim_max_pairs,
+            seed,
+        })
     }
 }
 
@@ -312,24 +346,9 @@ pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
     }
 }
 
-/// Average ranks (1-based), ties sharing their mean rank.
+/// Average ranks (1-based), ties sharing their mean rank (statrs).
 pub fn average_ranks(x: &[f64]) -> Vec<f64> {
-    let mut order: Vec<usize> = (0..x.len()).collect();
-    order.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
-    let mut ranks = vec![0.0; x.len()];
-    let mut i = 0;
-    while i < order.len() {
-        let mut j = i;
-        while j + 1 < order.len() && x[order[j + 1]] == x[order[i]] {
-            j += 1;
-        }
-        let rank = (i + j) as f64 / 2.0 + 1.0;
-        for &o in &order[i..=j] {
-            ranks[o] = rank;
-        }
-        i = j + 1;
-    }
-    ranks
+    Data::new(x.to_vec()).ranks(RankTieBreaker::Average)
 }
 
 /// Topological similarity of sentences `w` (rows of word ids) and representations `z` (rows of
