@@ -107,7 +107,7 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
             };
             let opts = AskOptions {
                 dataset: a.dataset,
-                records: a.records,
+                records: a.only,
                 out: a.out,
                 layout: if a.published_layout {
                     Layout::Published
