@@ -298,7 +298,7 @@ pub fn run_ask(opts: &AskOptions) -> Result<AskSummary> {
         Some(v) => {
             if let Some(bad) = v.iter().find(|&&i| i >= records.len()) {
                 return Err(KcompError::param(
-                    "records",
+                    "only",
                     format!("record {bad} does not exist ({} records)", records.len()),
                 ));
             }

@@ -88,9 +88,7 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
             )?;
             let text = GridSpec::to_jsonl(&spec.generate(setting, a.records, a.seed)?);
             match a.output {
-                Some(p) => {
-                    std::fs::write(&p, text).map_err(|e| KcompError::file(&p, e.to_string()))?
-                }
+                Some(p) => crate::reports::layout::write_file(&p, &text)?,
                 None => print!("{text}"),
             }
         }
@@ -109,7 +107,7 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
             };
             let opts = AskOptions {
                 dataset: a.dataset,
-                records: a.records,
+                records: a.only,
                 out: a.out,
                 layout: if a.published_layout {
                     Layout::Published

@@ -87,9 +87,9 @@ pub struct AskArgs {
     /// Query index of the result prompt (default: the last sample, as published).
     #[arg(long)]
     pub result_query: Option<usize>,
-    /// Records to ask, e.g. 0,3,5 (default all).
+    /// Only these records (0-based), e.g. 0,3,5 (default all).
     #[arg(long, value_delimiter = ',')]
-    pub records: Option<Vec<usize>>,
+    pub only: Option<Vec<usize>>,
     /// Sampling temperature (omitted when not given; reasoning models often refuse it).
     #[arg(long, allow_hyphen_values = true)]
     pub temperature: Option<f64>,
