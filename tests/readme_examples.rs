@@ -69,6 +69,10 @@ const EXAMPLES: &[(&str, Run)] = &[
         Skip("the reference-size panel: 22 minutes"),
     ),
     (
+        "kcomp compare configs/compare/zoo.toml --out results/metric-zoo",
+        Skip("17 estimators on 36 datasets incl. prequential training: minutes"),
+    ),
+    (
         "cargo run --release -- prequential --config configs/prequential/emergent.toml",
         Skip("about 100 s of training"),
     ),
