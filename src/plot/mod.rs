@@ -51,7 +51,8 @@ pub struct Point {
 pub struct Series {
     pub label: String,
     pub points: Vec<Point>,
-    /// Dashed reference values (e.g. published means) instead of measured ones.
+    /// Reference values (e.g. published means), drawn as crosses without a line, instead of
+    /// measured ones.
     pub reference: bool,
     /// Palette index: the same label keeps the same colour in every panel of a figure.
     pub color: usize,
@@ -387,11 +388,6 @@ fn draw_legend<DB: DrawingBackend>(
         let (x, y) = (x as i32, (row * LEGEND_H) as i32 + 14);
         let col = color(*color_index);
         if *reference {
-            area.draw(&PathElement::new(
-                vec![(x, y), (x + 26, y)],
-                col.stroke_width(1),
-            ))
-            .map_err(e)?;
             area.draw(&Cross::new((x + 13, y), 5, col.stroke_width(2)))
                 .map_err(e)?;
         } else {
@@ -521,16 +517,12 @@ fn draw_panel<DB: DrawingBackend>(
                 } else {
                     col.stroke_width(2)
                 };
-                if !matches!(panel.x_axis, XAxis::Categories(_)) {
-                    if s.reference {
-                        chart
-                            .draw_series(DashedLineSeries::new(pts.clone(), 6, 4, style))
-                            .map_err(e)?;
-                    } else {
-                        chart
-                            .draw_series(LineSeries::new(pts.clone(), style))
-                            .map_err(e)?;
-                    }
+                // Reference values are markers only: a line would interpolate between
+                // published points that need not belong to one curve.
+                if !s.reference && !matches!(panel.x_axis, XAxis::Categories(_)) {
+                    chart
+                        .draw_series(LineSeries::new(pts.clone(), style))
+                        .map_err(e)?;
                 }
                 chart
                     .draw_series(

@@ -10,9 +10,9 @@ use serde::Serialize;
 use crate::error::{KcompError, Result};
 use crate::estimators::interface::Progress;
 use crate::estimators::prequential::run_config::{ConfigFile, finished_run, write_outputs};
+use crate::estimators::prequential::report::{HPoint, write_h_sweep_figure};
 use crate::estimators::prequential::{PrequentialResult, language_compositionality};
 use crate::io::table::write_csv;
-use crate::plot::{self, Figure, Panel, Point, Series, XAxis};
 
 use super::engine::{EngineOptions, Store, run_jobs};
 use super::published::{EMERGENT_C_L_ITERATED, EMERGENT_C_L_NO_ITERATED};
@@ -224,62 +224,15 @@ pub fn write_tables(
     write_csv(&out.join("table.csv"), &summaries)?;
     let md_path = out.join("table.md");
     std::fs::write(&md_path, &md).map_err(|e| KcompError::io(&md_path, e))?;
-    plot_c_l(&summaries, &out.join("c_l_vs_h"))?;
+    let points: Vec<HPoint> = summaries
+        .iter()
+        .map(|s| HPoint {
+            h: s.h,
+            mean: s.c_l_mean,
+            sd: s.c_l_std,
+            n: s.n_seeds,
+        })
+        .collect();
+    write_h_sweep_figure(&points, &out.join("c_l_vs_h"))?;
     Ok(md)
-}
-
-fn plot_c_l(summaries: &[HSummary], stem: &Path) -> Result<Vec<PathBuf>> {
-    let n = summaries.iter().map(|s| s.n_seeds).max().unwrap_or(0);
-    let published = |label: &str, h: f64, (mean, sd): (f64, f64), color| Series {
-        label: label.into(),
-        points: vec![Point {
-            x: h,
-            y: mean,
-            err: sd,
-        }],
-        reference: true,
-        color,
-    };
-    let figure = Figure {
-        panels: vec![Panel {
-            title: "C^L(Z) against the holistic fraction h".into(),
-            x_label: "holistic fraction h (share of objects with a random message)".into(),
-            y_label: "C^L(Z) = K(Z) / K(Z|W) (ratio)".into(),
-            x_axis: XAxis::Linear { integer: false },
-            y_log: false,
-            y_range: None,
-            series: vec![
-                Series {
-                    label: format!("kcomp, generated languages (mean +- sd, n = {n} seeds)"),
-                    points: summaries
-                        .iter()
-                        .map(|s| Point {
-                            x: s.h,
-                            y: s.c_l_mean,
-                            err: s.c_l_std,
-                        })
-                        .collect(),
-                    reference: false,
-                    color: 0,
-                },
-                published(
-                    "published: emergent, iterated learning (seed 004, mean +- sd)",
-                    0.0,
-                    EMERGENT_C_L_ITERATED,
-                    1,
-                ),
-                published(
-                    "published: emergent, no iterated learning (seed 004, mean +- sd)",
-                    1.0,
-                    EMERGENT_C_L_NO_ITERATED,
-                    2,
-                ),
-            ],
-        }],
-        caption: format!(
-            "Prequential C^L on generated languages, mean +- 1 sd over {n} seeds per h. \
-             Published values (seed 004) are emergent languages, placed at the h they resemble."
-        ),
-    };
-    plot::line_figure(stem, &figure)
 }

@@ -123,10 +123,11 @@ pub fn write_comparison(
     let mut md = format!(
         "# Seed 004 Figure 2: our per-sample C(Z) means beside the published means\n\n\
          Stream: {}. 10 seeds per point. rel. diff = (ours - published) / published.\n\
-         Closed form (lookup only) = the expectation over seeds.\n\n\
+         Closed form (lookup only) = the expectation over seeds. {}\n\n\
          | sweep | value | ours (mean +- s.e.) | published | rel. diff | closed form |\n\
          |---|---|---|---|---|---|\n",
-        rng_name(rng)
+        rng_name(rng),
+        super::published::SOURCE
     );
     let mut worst = 0.0f64;
     for (result, _) in results {

@@ -4,6 +4,11 @@
 //! other points the means of the authors' published per-seed data
 //! (papers/theory/data/*.csv in their repository), rounded to 6 decimals.
 
+/// Where the published values come from, as printed under the comparison table.
+pub const SOURCE: &str = "Published = the mean over 10 seeds of seed 004's per-seed Figure 2 \
+     data (the authors' papers/theory/data/*.csv; the notes' quoted means where they give one), \
+     rounded to 6 decimals; the table is src/sweeps/published.rs.";
+
 /// Published mean of per-sample C for a sweep name and value, if any.
 pub fn published_mean(sweep: &str, value: &str) -> Option<f64> {
     table()

@@ -1,6 +1,7 @@
 //! Outputs of a prequential run: JSON summary, CSV curve (units in headers), the curve figure
 //! (PNG + SVG), and the figure of a holistic-fraction sweep.
 
+use crate::sweeps::published::{EMERGENT_C_L_ITERATED, EMERGENT_C_L_NO_ITERATED};
 use std::path::{Path, PathBuf};
 
 use super::code::{Chunk, PrequentialResult};
@@ -146,7 +147,7 @@ pub struct HPoint {
 /// learning 1.946, none 1.017; 5 seeds) at the ends of the axis for reference.
 pub fn write_h_sweep_figure(points: &[HPoint], stem: &Path) -> Result<Vec<PathBuf>> {
     let n = points.iter().map(|p| p.n).max().unwrap_or(0);
-    let published = |x: f64, y: f64| Point { x, y, err: 0.0 };
+    let published = |x: f64, (y, err): (f64, f64)| Point { x, y, err };
     let figure = Figure {
         panels: vec![Panel {
             title: "Language compositionality against the holistic fraction".into(),
@@ -170,8 +171,11 @@ pub fn write_h_sweep_figure(points: &[HPoint], stem: &Path) -> Result<Vec<PathBu
                     color: 0,
                 },
                 Series {
-                    label: "published, emergent languages (seed 004)".into(),
-                    points: vec![published(0.0, 1.946), published(1.0, 1.017)],
+                    label: "published, emergent languages (seed 004, mean +- 1 sd)".into(),
+                    points: vec![
+                        published(0.0, EMERGENT_C_L_ITERATED),
+                        published(1.0, EMERGENT_C_L_NO_ITERATED),
+                    ],
                     reference: true,
                     color: 1,
                 },
@@ -184,4 +188,30 @@ pub fn write_h_sweep_figure(points: &[HPoint], stem: &Path) -> Result<Vec<PathBu
         ),
     };
     plot::line_figure(stem, &figure)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn h_sweep_figure_is_written_as_png_and_svg() {
+        let dir = tempfile::tempdir().unwrap();
+        let points: Vec<HPoint> = [(0.0, 3.23, 0.2), (0.5, 1.147, 0.05), (1.0, 1.031, 0.01)]
+            .map(|(h, mean, sd)| HPoint { h, mean, sd, n: 5 })
+            .to_vec();
+        let written = write_h_sweep_figure(&points, &dir.path().join("c_l_vs_h")).unwrap();
+        assert_eq!(written.len(), 2);
+        for p in &written {
+            assert!(std::fs::metadata(p).unwrap().len() > 1000, "{}", p.display());
+        }
+        let svg = std::fs::read_to_string(&written[1]).unwrap();
+        assert!(svg.contains("holistic fraction h") && svg.contains("1 sd over seeds"));
+        // KCOMP_KEEP_FIGURES=DIR keeps a copy to look at.
+        if let Some(keep) = std::env::var_os("KCOMP_KEEP_FIGURES") {
+            for p in &written {
+                std::fs::copy(p, Path::new(&keep).join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    }
 }
