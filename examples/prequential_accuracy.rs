@@ -34,10 +34,10 @@ struct Args {
     ns: Vec<usize>,
     #[arg(long, value_delimiter = ',', default_value = "0")]
     seeds: Vec<u64>,
-    /// reference, online, or online variants: online-nocal (no calibration), online-noreplay
-    /// (only the new block is trained on), online-ema (EMA 0.99 of the weights), online-bayes
-    /// (Bayesian mixture instead of switching), online-mlp (the MLPs only), online-nongram,
-    /// online-nolinear (without those learners), online-fast (without the MLPs).
+    /// reference, online, or online with `+`-joined ablations: nocal (no calibration),
+    /// noreplay (only the new block is trained on), ema (EMA 0.99 of the weights), bayes
+    /// (Bayesian mixture instead of switching), mlp (the MLPs only), nongram, nolinear
+    /// (without those learners), fast (without the MLPs). E.g. `online+mlp+nocal`.
     #[arg(long, value_delimiter = ',', default_value = "online")]
     schemes: Vec<String>,
     /// Print the header.
@@ -121,46 +121,38 @@ fn reference(
 
 fn online(variant: &str, seed: u64, threads: usize) -> PrequentialConfig {
     let mut o = OnlineConfig::default();
-    match variant {
-        "online-nongram" => o
-            .learners
-            .retain(|l| !matches!(l, LearnerSpec::Ngram { .. })),
-        "online-nolinear" => o
-            .learners
-            .retain(|l| !matches!(l, LearnerSpec::Linear { .. })),
-        "online-mlp" => o.learners.retain(|l| matches!(l, LearnerSpec::Mlp { .. })),
-        "online-fast" => o.learners.retain(|l| !matches!(l, LearnerSpec::Mlp { .. })),
-        _ => {}
-    }
-    for l in o.learners.iter_mut() {
-        if let LearnerSpec::Mlp { calibrate, ema, .. } = l {
-            if variant == "online-nocal" {
-                *calibrate = false;
+    // A variant is `online` followed by `+`-joined ablations.
+    for part in variant.split('+').skip(1) {
+        match part {
+            "nongram" => o
+                .learners
+                .retain(|l| !matches!(l, LearnerSpec::Ngram { .. })),
+            "nolinear" => o
+                .learners
+                .retain(|l| !matches!(l, LearnerSpec::Linear { .. })),
+            "mlp" => o.learners.retain(|l| matches!(l, LearnerSpec::Mlp { .. })),
+            "fast" => o.learners.retain(|l| !matches!(l, LearnerSpec::Mlp { .. })),
+            "bayes" => o.mixing = Mixing::Bayes,
+            "noreplay" => o.epochs = 0.0,
+            "nocal" | "ema" => {
+                for l in o.learners.iter_mut() {
+                    if let LearnerSpec::Mlp { calibrate, ema, .. } = l {
+                        if part == "nocal" {
+                            *calibrate = false;
+                        } else {
+                            *ema = 0.99;
+                        }
+                    }
+                }
             }
-            if variant == "online-ema" {
-                *ema = 0.99;
-            }
-        }
-    }
-    if let Ok(e) = std::env::var("EPOCHS") {
-        o.epochs = e.parse().unwrap_or(o.epochs);
-    }
-    if let Ok(e) = std::env::var("MAX_STEPS") {
-        o.max_steps = e.parse().unwrap_or(o.max_steps);
-    }
-    if let Ok(e) = std::env::var("RIDGE") {
-        let r: f64 = e.parse().unwrap_or(1e-2);
-        for l in o.learners.iter_mut() {
-            if let LearnerSpec::Linear { ridge, .. } = l {
-                *ridge = r;
+            p => {
+                eprintln!("unknown online variant part `{p}`");
+                std::process::exit(2);
             }
         }
     }
-    if variant == "online-noreplay" {
-        o.epochs = 0.0;
-    }
-    if variant == "online-bayes" {
-        o.mixing = Mixing::Bayes;
+    if let Ok(e) = std::env::var("FIRST") {
+        o.first = e.parse().unwrap_or(o.first);
     }
     PrequentialConfig {
         seed,
@@ -177,7 +169,7 @@ fn main() {
     if a.header {
         println!(
             "family,setting,N,seed,scheme,n_encoded,exact_bits,exact_encoded_bits,k_data_bits,\
-             ratio,k_data_given_f_bits,wall_seconds,best_learner"
+             ratio,c_l,k_data_given_f_bits,wall_seconds,best_learner"
         );
     }
     for &n in &a.ns {
@@ -189,21 +181,31 @@ fn main() {
                     std::process::exit(2);
                 }
             };
+            let n = data.n(); // language systems round N down to whole repeats
             let exact = data.exact.clone().expect("generated data have exact terms");
             for scheme in &a.schemes {
                 let t0 = Instant::now();
-                let runs: Vec<(String, PrequentialConfig)> = if scheme == "reference" {
-                    let n = data.n();
-                    vec![
-                        ("linear".into(), reference(n, seed, vec![], 0.01, a.threads)),
-                        (
-                            "mlp256".into(),
-                            reference(n, seed, vec![256], 0.003, a.threads),
-                        ),
-                    ]
-                } else {
-                    vec![(scheme.clone(), online(scheme, seed, a.threads))]
-                };
+                let runs: Vec<(String, PrequentialConfig)> =
+                    if scheme == "reference" && a.family == "language" {
+                        // The emergent protocol's reference settings (grouped order, chunks of 50).
+                        let cfg = PrequentialConfig {
+                            seed,
+                            val_size: (data.n() / 10).max(10),
+                            threads: a.threads,
+                            ..Default::default()
+                        };
+                        vec![("emergent".into(), cfg)]
+                    } else if scheme == "reference" {
+                        vec![
+                            ("linear".into(), reference(n, seed, vec![], 0.01, a.threads)),
+                            (
+                                "mlp256".into(),
+                                reference(n, seed, vec![256], 0.003, a.threads),
+                            ),
+                        ]
+                    } else {
+                        vec![(scheme.clone(), online(scheme, seed, a.threads))]
+                    };
                 let mut best: Option<(
                     f64,
                     String,
@@ -251,13 +253,14 @@ fn main() {
                     _ => exact.k_z_given_w_bits * code.n_encoded as f64 / n as f64,
                 };
                 println!(
-                    "{},{setting},{n},{seed},{scheme},{},{:.1},{:.1},{:.1},{:.4},{:.1},{:.2},{name}",
+                    "{},{setting},{n},{seed},{scheme},{},{:.1},{:.1},{:.1},{:.4},{:.4},{:.1},{:.2},{name}",
                     a.family,
                     code.n_encoded,
                     exact.k_z_given_w_bits,
                     exact_enc,
                     k_data,
                     k_data / exact_enc,
+                    data.k_z.bits * code.n_encoded as f64 / n as f64 / k_data,
                     code.k_data_given_f,
                     t0.elapsed().as_secs_f64(),
                 );

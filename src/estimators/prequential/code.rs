@@ -285,6 +285,10 @@ pub fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<(
     if w.n == 0 {
         return Err(KcompError::param("w/z", "no rows"));
     }
+    if cfg.scheme == Scheme::Online {
+        // Every row is encoded: no validation rows, no chunk schedule.
+        return cfg.online.validate();
+    }
     if cfg.val_size >= w.n {
         return Err(KcompError::param(
             "val_size",

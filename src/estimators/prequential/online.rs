@@ -139,7 +139,7 @@ pub struct OnlineConfig {
 impl Default for OnlineConfig {
     fn default() -> Self {
         OnlineConfig {
-            first: 16,
+            first: 4,
             growth: 0.1,
             min_block: 4,
             epochs: 10.0,
@@ -1068,8 +1068,11 @@ impl NgramTable {
                         let dof = gn - self.used[d * c + ci];
                         // One prior pseudo-row of one grid cell squared; inflated while few
                         // rows back the estimate (a plug-in stand-in for the Student-t).
+                        // A vanishing pull towards the output's variance guards against
+                        // cells that agreed by chance while few rows back the estimate.
                         let s2 = (self.ss[d * c + ci] + lam * lam) / (dof + 1.0)
-                            * (1.0 + 2.0 / (dof + 1.0));
+                            * (1.0 + 2.0 / (dof + 1.0))
+                            + v0 / ((dof + 1.0) * (dof + 1.0));
                         let prec = 1.0 / v0 + m / s2;
                         let mean = (mu0 / v0 + s / s2) / prec;
                         let sd = (s2 + 1.0 / prec).sqrt();
@@ -1133,11 +1136,13 @@ impl OnlineLearner for NgramTable {
     fn learn(&mut self, w: &TokenData, z: &Targets, sent: &[usize], n_new: usize) {
         let c = self.cands.len();
         for &row in &sent[sent.len() - n_new..] {
-            let cb = match self.last.take() {
-                Some((r, cb)) if r == row => cb,
-                _ => self.candidate_bits(w, z, row),
+            // Only rows this learner coded move the weights (the first block was sent naively).
+            let coded = match self.last.take() {
+                Some((r, cb)) if r == row => Some(cb),
+                _ => None,
             };
-            for o in 0..self.n_out {
+            for o in (0..self.n_out).filter(|_| coded.is_some()) {
+                let cb = coded.as_deref().unwrap_or_default();
                 let lw = &mut self.log_w[o * c..(o + 1) * c];
                 lw.iter_mut()
                     .zip(&cb[o * c..(o + 1) * c])
