@@ -382,7 +382,7 @@ impl MlpOnline {
             net,
             name,
             cfg,
-            rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5EED_0F_0471E),
+            rng: ChaCha8Rng::seed_from_u64(seed ^ 0x05EE_D0F0_471E),
             ema,
             log_scale: 0.0,
             history: Default::default(),
@@ -835,6 +835,9 @@ pub struct LearnerTotal {
     pub final_weight: f64,
 }
 
+/// A learner after its run, with its per-row bits.
+type LearnerRun = (Box<dyn OnlineLearner>, Vec<f64>);
+
 /// The online scheme: every learner of `cfg.online` codes the ordered rows (in parallel, one
 /// thread each), the first `first` rows go with the naive code, and the learners' codes are
 /// mixed. All N rows are encoded (no validation rows: nothing stops early).
@@ -861,7 +864,7 @@ pub fn online_code(
     if let Some(pb) = progress {
         pb.set_length(pb.length().unwrap_or(0) + oc.learners.len() as u64);
     }
-    let jobs = || -> Vec<Option<(Box<dyn OnlineLearner>, Vec<f64>)>> {
+    let jobs = || -> Vec<Option<LearnerRun>> {
         use rayon::prelude::*;
         oc.learners
             .par_iter()
@@ -880,8 +883,7 @@ pub fn online_code(
             })
             .collect()
     };
-    let runs: Vec<(Box<dyn OnlineLearner>, Vec<f64>)> =
-        in_pool(cfg.threads, jobs)?.into_iter().flatten().collect();
+    let runs: Vec<LearnerRun> = in_pool(cfg.threads, jobs)?.into_iter().flatten().collect();
     if runs.is_empty() {
         return Err(KcompError::param(
             "online.learners",
