@@ -135,6 +135,11 @@ impl FastMlp {
         &self.params
     }
 
+    /// The flat parameter vector, writable (EMA of weights, swapping in averaged weights).
+    pub fn params_mut(&mut self) -> &mut [f32] {
+        &mut self.params
+    }
+
     /// Sets the output layer to zero: the untrained model then predicts uniform categorical
     /// distributions (and mean 0 for Gaussian heads).
     pub fn zero_output_layer(&mut self) {

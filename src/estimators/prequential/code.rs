@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::naive::naive_bits;
+use super::online::{LearnerTotal, OnlineConfig};
 use super::schedule::{Ordering, Schedule, order_rows};
 use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
@@ -102,6 +103,32 @@ pub struct PrequentialConfig {
     pub final_stop: FinalStop,
     /// Worker threads for the independent chunk trainings (0 = all cores).
     pub threads: usize,
+    /// The coding scheme (`reference` reproduces the block-wise protocol bit for bit).
+    #[serde(skip_serializing_if = "Scheme::is_reference")]
+    pub scheme: Scheme,
+    /// Settings of the online scheme (ignored by `reference`).
+    #[serde(skip_serializing_if = "OnlineConfig::is_default")]
+    pub online: OnlineConfig,
+}
+
+/// How the prequential code is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scheme {
+    /// Block-wise: a model trained from scratch (early-stopped on held-out rows) per chunk.
+    #[default]
+    Reference,
+    /// Online learning with replay, calibration, and a switching mixture of learners
+    /// ([`super::online`]); encodes every row.
+    Online,
+}
+
+impl Scheme {
+    // Defaults are left out of serialised configurations, so that run fingerprints written
+    // before the option existed still match.
+    fn is_reference(&self) -> bool {
+        *self == Scheme::Reference
+    }
 }
 
 impl Default for PrequentialConfig {
@@ -118,6 +145,8 @@ impl Default for PrequentialConfig {
             k_z: KzMethod::Analytic,
             final_stop: FinalStop::Training,
             threads: 0,
+            scheme: Scheme::Reference,
+            online: OnlineConfig::default(),
         }
     }
 }
@@ -171,6 +200,9 @@ pub struct PrequentialResult {
     /// Caveats about the numbers (e.g. a negative K(f)); empty when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The online scheme's learners (absent for the reference protocol).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub learners: Vec<LearnerTotal>,
 }
 
 /// The prequential code without the C^L ratio (used for K(Z|W) and the prequential K(Z)).
@@ -182,6 +214,8 @@ pub struct PrequentialCode {
     pub final_epochs: usize,
     pub n_encoded: usize,
     pub n_val: usize,
+    /// The online scheme's learners (empty for the reference protocol).
+    pub learners: Vec<LearnerTotal>,
 }
 
 /// SplitMix64 finaliser: independent seeds from (seed, index).
@@ -264,6 +298,10 @@ pub fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<(
     if w.n == 0 {
         return Err(KcompError::param("w/z", "no rows"));
     }
+    if cfg.scheme == Scheme::Online {
+        // Every row is encoded: no validation rows, no chunk schedule.
+        return cfg.online.validate();
+    }
     if cfg.val_size >= w.n {
         return Err(KcompError::param(
             "val_size",
@@ -336,6 +374,9 @@ pub fn prequential_code(
     progress: Option<&ProgressBar>,
 ) -> Result<PrequentialCode> {
     validate(w, z, cfg)?;
+    if cfg.scheme == Scheme::Online {
+        return super::online::online_code(w, z, cfg, progress);
+    }
     let order = order_rows(z, cfg.ordering, cfg.seed);
     let n_train = w.n - cfg.val_size;
     let (train_rows, val_rows) = order.split_at(n_train);
@@ -399,15 +440,7 @@ pub fn prequential_code(
                 })
                 .collect()
         };
-        if cfg.threads == 0 {
-            jobs()
-        } else {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(cfg.threads)
-                .build()
-                .map_err(|e| KcompError::Other(format!("cannot start threads: {e}")))?
-                .install(jobs)
-        }
+        in_pool(cfg.threads, jobs)?
     };
     let mut chunks = Vec::with_capacity(n_jobs);
     let first = &train_rows[..bounds[0]];
@@ -448,7 +481,21 @@ pub fn prequential_code(
         final_epochs: final_rep.epochs,
         n_encoded: n_train,
         n_val: cfg.val_size,
+        learners: Vec::new(),
     })
+}
+
+/// Runs `jobs` on the global rayon pool (`threads` = 0) or on a pool of `threads` threads.
+pub fn in_pool<T: Send>(threads: usize, jobs: impl FnOnce() -> T + Send) -> Result<T> {
+    if threads == 0 {
+        Ok(jobs())
+    } else {
+        Ok(rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| KcompError::Other(format!("cannot start threads: {e}")))?
+            .install(jobs))
+    }
 }
 
 /// A progress bar on stderr (hidden when stderr is not a terminal).
@@ -507,6 +554,7 @@ pub fn language_compositionality(
         n_encoded: code.n_encoded,
         n_val: code.n_val,
         chunks: code.chunks,
+        learners: code.learners,
         final_epochs: code.final_epochs,
         wall_seconds: t0.elapsed().as_secs_f64(),
     })

@@ -6,6 +6,9 @@
 //! - [`naive`]: the fallback code (uniform for discrete Z, a charged discretised Gaussian for
 //!   continuous Z);
 //! - [`code`]: the engine (parallel, deterministic chunk trainings; warm start);
+//! - [`online`]: the online scheme (continued training with replay, EMA, forward calibration)
+//!   and its learners;
+//! - [`switching`]: Bayesian mixture and switching over learners (model choice in the code);
 //! - [`report`]: JSON, CSV and PNG outputs;
 //! - [`run_config`]: a run's TOML configuration, flag overrides, data, fingerprint and outputs;
 //! - [`estimator`]: the engine behind the panel's [`crate::estimators::interface::Estimator`] interface.
@@ -13,12 +16,14 @@
 pub mod code;
 pub mod estimator;
 pub mod naive;
+pub mod online;
 pub mod report;
 pub mod run_config;
 pub mod schedule;
+pub mod switching;
 
 pub use code::{
     Chunk, FinalStop, KzMethod, ModelBackend, ModelConfig, PrequentialCode, PrequentialConfig,
-    PrequentialResult, language_compositionality, prequential_code,
+    PrequentialResult, Scheme, language_compositionality, prequential_code,
 };
 pub use schedule::{Ordering, Schedule};

@@ -1,0 +1,102 @@
+//! One step of the online scheme and one switching update, each beside its baseline:
+//! - `online_update/raw_adam_steps`: the Adam steps alone (the fast MLP on the same batches);
+//! - `online_update/mlp_online_learn`: one online update of [`MlpOnline`] after a block of 32
+//!   rows (the same number of steps, with replay sampling and forward calibration);
+//! - `online_update/ngram_code_learn_row`: coding and learning one row with the n-gram table;
+//! - `switching/sum_baseline`: adding the K learners' bits of a row (what choosing no mixture
+//!   costs); `switching/switch_update`: one update of the switching mixture over K = 6.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use kcomp::datasets::lookup_table::{LookupParams, generate};
+use kcomp::estimators::prequential::online::{LearnerSpec, OnlineConfig, make_online_learner};
+use kcomp::estimators::prequential::switching::{Mixing, Mixture};
+use kcomp::neural::fast::FastMlp;
+
+fn bench(c: &mut Criterion) {
+    let data = generate(&LookupParams {
+        samples: 512,
+        ..Default::default()
+    })
+    .unwrap()
+    .to_dataset()
+    .unwrap();
+    let (w, z) = (&data.w, &data.z);
+    let sent: Vec<usize> = (0..512).collect();
+    let cfg = OnlineConfig {
+        epochs: 1.0,
+        max_steps: 16,
+        ..Default::default()
+    };
+    let spec = LearnerSpec::Mlp {
+        emb_dim: 16,
+        hidden: vec![256],
+        lr: 0.003,
+        lr_decay_rows: 200,
+        ema: 0.0,
+        calibrate: true,
+    };
+    let mut g = c.benchmark_group("online_update");
+    g.sample_size(20);
+    g.warm_up_time(std::time::Duration::from_millis(500));
+    g.measurement_time(std::time::Duration::from_secs(3));
+    // 16 Adam steps of batch 32 on 512 sent rows (the last 32 new).
+    let mspec = kcomp::estimators::prequential::code::model_spec(
+        w,
+        z,
+        &kcomp::estimators::prequential::ModelConfig {
+            emb_dim: 16,
+            hidden: vec![256],
+            ..Default::default()
+        },
+    );
+    let mut raw = FastMlp::new(&mspec, 0.003, 0);
+    g.bench_function("raw_adam_steps", |b| {
+        b.iter(|| {
+            for s in 0..16 {
+                raw.step(w, z, &sent[s * 32..(s + 1) * 32]);
+            }
+        })
+    });
+    let mut online = make_online_learner(&spec, &cfg, w, z, 0).unwrap();
+    online.code(w, z, &sent[..256]); // a calibration history of 256 rows
+    g.bench_function("mlp_online_learn", |b| {
+        b.iter(|| online.learn(w, z, &sent, 32))
+    });
+    let mut ngram = make_online_learner(&LearnerSpec::Ngram { order: 2 }, &cfg, w, z, 0).unwrap();
+    ngram.learn(w, z, &sent[..256], 256);
+    let mut i = 256;
+    g.bench_function("ngram_code_learn_row", |b| {
+        b.iter(|| {
+            ngram.code(w, z, &sent[i..i + 1]);
+            ngram.learn(w, z, &sent[..i + 1], 1);
+            i = if i + 1 < 512 { i + 1 } else { 256 };
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("switching");
+    g.sample_size(50);
+    g.measurement_time(std::time::Duration::from_secs(2));
+    let rows: Vec<[f64; 6]> = (0..1000)
+        .map(|t| std::array::from_fn(|k| 100.0 + ((t * 7 + k * 13) % 17) as f64))
+        .collect();
+    g.bench_function("sum_baseline", |b| {
+        let mut t = 0;
+        b.iter(|| {
+            t = (t + 1) % rows.len();
+            std::hint::black_box(rows[t].iter().sum::<f64>())
+        })
+    });
+    let mut m = Mixture::new(6, Mixing::Switch);
+    g.bench_function("switch_update", |b| {
+        let mut t = 0;
+        b.iter(|| {
+            t = (t + 1) % rows.len();
+            std::hint::black_box(m.update(&rows[t]))
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
