@@ -12,7 +12,7 @@ use crate::estimators::interface::Progress;
 use crate::estimators::prequential::run_config::{ConfigFile, finished_run, write_outputs};
 use crate::estimators::prequential::report::{HPoint, write_h_sweep_figure};
 use crate::estimators::prequential::{PrequentialResult, language_compositionality};
-use crate::io::table::write_csv;
+use crate::io::table::{decimal, write_csv};
 
 use super::engine::{EngineOptions, Store, run_jobs};
 use super::published::{EMERGENT_C_L_ITERATED, EMERGENT_C_L_NO_ITERATED};
@@ -139,25 +139,38 @@ pub fn run_sweep(
 /// One row of `runs.csv` (lengths in bits).
 #[derive(Serialize)]
 struct RunRow {
+    #[serde(serialize_with = "decimal")]
     h: f64,
     seed: u64,
+    #[serde(serialize_with = "decimal")]
     k_z_bits: f64,
+    #[serde(serialize_with = "decimal")]
     k_data_bits: f64,
+    #[serde(serialize_with = "decimal")]
     k_data_given_f_bits: f64,
+    #[serde(serialize_with = "decimal")]
     k_f_bits: f64,
+    #[serde(serialize_with = "decimal")]
     c_l: f64,
+    #[serde(serialize_with = "decimal")]
     wall_seconds: f64,
 }
 
 /// One row of `table.csv`: C^L over the seeds of one h.
 #[derive(Serialize)]
 pub struct HSummary {
+    #[serde(serialize_with = "decimal")]
     pub h: f64,
     pub n_seeds: usize,
+    #[serde(serialize_with = "decimal")]
     pub c_l_mean: f64,
+    #[serde(serialize_with = "decimal")]
     pub c_l_std: f64,
+    #[serde(serialize_with = "decimal")]
     pub c_l_min: f64,
+    #[serde(serialize_with = "decimal")]
     pub c_l_max: f64,
+    #[serde(serialize_with = "decimal")]
     pub k_data_mean_bits: f64,
 }
 
