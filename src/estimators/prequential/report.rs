@@ -203,7 +203,11 @@ mod tests {
         let written = write_h_sweep_figure(&points, &dir.path().join("c_l_vs_h")).unwrap();
         assert_eq!(written.len(), 2);
         for p in &written {
-            assert!(std::fs::metadata(p).unwrap().len() > 1000, "{}", p.display());
+            assert!(
+                std::fs::metadata(p).unwrap().len() > 1000,
+                "{}",
+                p.display()
+            );
         }
         let svg = std::fs::read_to_string(&written[1]).unwrap();
         assert!(svg.contains("holistic fraction h") && svg.contains("1 sd over seeds"));
