@@ -4,8 +4,7 @@ use kcomp::coding::bits::nats_to_bits;
 use kcomp::dataset::{Targets, TokenData};
 use kcomp::datasets::language_system::LanguageSystemConfig;
 use kcomp::estimators::prequential::{
-    ModelConfig, PrequentialConfig, Schedule, language_compositionality,
-    prequential_code,
+    ModelConfig, PrequentialConfig, Schedule, language_compositionality, prequential_code,
 };
 use kcomp::neural::fast::FastMlp;
 use kcomp::neural::train::{Learner, TrainConfig};

@@ -8,6 +8,14 @@ pub fn nats_to_bits(nats: f64) -> f64 {
     nats / LN_2
 }
 
+/// log2 C(n, k).
+pub fn log2_binomial(n: usize, k: usize) -> f64 {
+    let k = k.min(n - k.min(n));
+    (0..k)
+        .map(|j| ((n - j) as f64).log2() - ((j + 1) as f64).log2())
+        .sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

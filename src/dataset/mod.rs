@@ -6,6 +6,7 @@
 //! convention: see `shared/notes/estimator-panel.md`), and the generator's exact terms when
 //! its program is known ([`ExactTerms`]). All lengths are in bits.
 
+pub mod exact;
 mod tables;
 
 pub use tables::{Targets, TokenData};

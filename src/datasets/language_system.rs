@@ -427,8 +427,8 @@ impl LanguageSystem {
     }
 }
 
+use crate::dataset::exact::exact_terms_from_parts;
 use crate::dataset::{Dataset, ExactTerms, KzMethod, KzReference, Provenance};
-use crate::estimators::ground_truth::exact_terms_from_parts;
 
 #[cfg(test)]
 mod exact_tests {

@@ -20,9 +20,9 @@ use serde::{Deserialize, Serialize};
 use crate::coding::bits::nats_to_bits;
 use crate::coding::discretised_gaussian::DiscretisedGaussian;
 use crate::coding::skellam::skellam_entropy_nats;
+use crate::dataset::exact::ComplexityTerms;
 use crate::datasets::validate;
 use crate::error::{KcompError, Result};
-use crate::estimators::ground_truth::ComplexityTerms;
 use crate::rng::stream::{RngKind, Stream};
 
 /// Largest table (entries) kcomp materialises; larger tables are generated row by row on use.

@@ -13,9 +13,9 @@ pub mod protocols;
 pub mod string_grid;
 pub mod validate;
 
+use crate::dataset::exact::ComplexityTerms;
 use crate::dataset::{self, Dataset, KzMethod, KzReference, Provenance};
 use crate::error::Result;
-use crate::estimators::ground_truth::ComplexityTerms;
 
 /// A seed-004 representation (lookup table or grammar) as a panel [`Dataset`]: W tokens over
 /// `vocab`, Z on the grid at `precision`, K(Z) = the exact four terms (totals), and the exact

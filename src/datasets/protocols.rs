@@ -62,9 +62,9 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::dataset::exact::exact_terms_from_parts;
 use crate::dataset::{Dataset, ExactTerms, KzMethod, KzReference, Provenance, Targets, TokenData};
 use crate::error::{KcompError, Result};
-use crate::estimators::ground_truth::exact_terms_from_parts;
 
 /// The seven protocols.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]

@@ -24,12 +24,12 @@
 //!   1 - |A n B| / |A u B| over the distinct tokens of each message ([`WDistance::Jaccard`]):
 //!   it ignores order and repetition, like a bag-of-symbols view.
 
-use statrs::statistics::{Data, OrderStatistics, RankTieBreaker};
 use rand::RngExt;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use statrs::statistics::{Data, OrderStatistics, RankTieBreaker};
 
 use crate::error::{KcompError, Result};
 

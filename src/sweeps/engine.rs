@@ -147,8 +147,9 @@ where
     // thread pool (prequential chunks) then blocks its caller instead of letting it steal
     // other jobs, so each job's measured wall time is its own.
     let next = AtomicUsize::new(0);
-    let slots: Vec<Mutex<Option<Result<(R, bool)>>>> =
-        (0..jobs.len()).map(|_| Mutex::new(None)).collect();
+    // One slot per job: its result and whether it was read back.
+    type Slot<R> = Mutex<Option<Result<(R, bool)>>>;
+    let slots: Vec<Slot<R>> = (0..jobs.len()).map(|_| Mutex::new(None)).collect();
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| {

@@ -9,13 +9,14 @@ use serde::Serialize;
 
 use crate::error::{KcompError, Result};
 use crate::estimators::interface::Progress;
+use crate::estimators::prequential::report::{
+    EMERGENT_C_L_ITERATED, EMERGENT_C_L_NO_ITERATED, HPoint, write_h_sweep_figure,
+};
 use crate::estimators::prequential::run_config::{ConfigFile, finished_run, write_outputs};
-use crate::estimators::prequential::report::{HPoint, write_h_sweep_figure};
 use crate::estimators::prequential::{PrequentialResult, language_compositionality};
 use crate::io::table::{decimal, write_csv};
 
 use super::engine::{EngineOptions, Store, run_jobs};
-use super::published::{EMERGENT_C_L_ITERATED, EMERGENT_C_L_NO_ITERATED};
 use super::summary::Stat;
 
 /// Most seeds per holistic fraction.

@@ -201,9 +201,3 @@ fn table() -> &'static [(&'static str, Points)] {
         ),
     ]
 }
-
-/// Published C^L(Z) (mean, sd over 5 seeds) of emergent languages from iterated learning, seed
-/// 004's emergent-language experiment (quoted in the design notes, representational-compositionality.md).
-pub const EMERGENT_C_L_ITERATED: (f64, f64) = (1.946, 0.330);
-/// The same without iterated learning.
-pub const EMERGENT_C_L_NO_ITERATED: (f64, f64) = (1.017, 0.008);

@@ -23,9 +23,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::coding::bits::nats_to_bits;
 use crate::coding::discretised_gaussian::{DiscretisedGaussian, grid_index};
+use crate::dataset::exact::ComplexityTerms;
 use crate::datasets::validate;
 use crate::error::{KcompError, Result};
-use crate::estimators::ground_truth::ComplexityTerms;
 use crate::rng::numpy_legacy::NumpyCdf;
 use crate::rng::stream::{RngKind, Stream};
 

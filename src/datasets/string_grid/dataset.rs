@@ -131,7 +131,7 @@ pub fn exact_terms(
         parts.insert("exception_count".to_string(), ((hi - lo + 1) as f64).log2());
         parts.insert(
             "exception_inputs".to_string(),
-            crate::estimators::mapping_mdl::code::log2_binomial(n_rows, n_exceptions),
+            crate::coding::bits::log2_binomial(n_rows, n_exceptions),
         );
         parts.insert("exception_grids".to_string(), n_exceptions as f64 * cells);
     }

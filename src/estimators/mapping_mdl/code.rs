@@ -44,13 +44,7 @@ pub enum Symbol {
     Subset { chosen: Vec<usize>, of: usize },
 }
 
-/// log2 C(n, k).
-pub fn log2_binomial(n: usize, k: usize) -> f64 {
-    let k = k.min(n - k.min(n));
-    (0..k)
-        .map(|j| ((n - j) as f64).log2() - ((j + 1) as f64).log2())
-        .sum()
-}
+pub use crate::coding::bits::log2_binomial;
 
 impl Symbol {
     /// Length in bits.
