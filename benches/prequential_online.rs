@@ -27,14 +27,13 @@ fn bench(c: &mut Criterion) {
         max_steps: 16,
         ..Default::default()
     };
-    let spec = LearnerSpec::Mlp {
-        emb_dim: 16,
-        hidden: vec![256],
-        lr: 0.003,
-        lr_decay_rows: 200,
-        ema: 0.0,
-        calibrate: true,
-    };
+    // The default scheme's 256-unit MLP learner, as the online code runs it.
+    let spec = cfg
+        .learners
+        .iter()
+        .find(|l| matches!(l, LearnerSpec::Mlp { hidden, .. } if hidden.as_slice() == [256]))
+        .expect("the default learners include the 256-unit MLP")
+        .clone();
     let mut g = c.benchmark_group("online_update");
     g.sample_size(20);
     g.warm_up_time(std::time::Duration::from_millis(500));
