@@ -152,9 +152,9 @@ fn sweep(args: &PrequentialArgs, mut resolved: Resolved, list: &str) -> Result<(
         .dir
         .clone()
         .ok_or_else(|| KcompError::param("out", "a sweep needs an output directory (--out)"))?;
-    // Every language of the sweep has the same size: settle val_size on the first.
-    let (w, _) = resolved.config.load_data()?;
-    resolved.settle_val_size(w.n);
+    // Every language of the sweep has the same size: V^A objects x repeats rows.
+    let language = resolved.config.language.clone().unwrap_or_default();
+    resolved.settle_val_size(language.validate()?.saturating_mul(language.repeats));
     let runs = holistic::plan(&resolved.config, &hs, seeds, &dir);
     if !args.resume {
         for run in &runs {
