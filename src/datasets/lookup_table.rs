@@ -279,15 +279,19 @@ pub fn generate_with_dense_limit(
             .rev()
             .fold(0u128, |acc, &word| acc * k as u128 + word as u128)
     };
-    let mut used = BTreeMap::<u128, ()>::new();
-    for sentence in w.rows() {
-        let s = sentence.as_slice().expect("row-major");
-        for pos in 0..positions {
-            used.insert(row_index(s, pos), ());
-        }
-    }
+    // The used rows in increasing order (a sorted vector: cheaper than a set to build).
+    let mut used: Vec<u128> = w
+        .rows()
+        .into_iter()
+        .flat_map(|sentence| {
+            let s = sentence.to_slice().expect("row-major");
+            (0..positions).map(move |pos| row_index(s, pos))
+        })
+        .collect();
+    used.sort_unstable();
+    used.dedup();
     if let TableRows::Sparse(map) = &mut table {
-        for &r in used.keys() {
+        for &r in &used {
             map.insert(r, entry.sample(&mut row_stream(params.seed, r), width));
         }
     }
@@ -324,7 +328,7 @@ pub fn generate_with_dense_limit(
         }
     }
 
-    let used_bits: f64 = used.keys().map(|&r| entry.total_bits(row_of(r))).sum();
+    let used_bits: f64 = used.iter().map(|&r| entry.total_bits(row_of(r))).sum();
     let (k_f, k_f_method) = match (params.table_cost, &table) {
         (TableCost::Used, _) => (used_bits, TableCostMethod::ExactUsedRowsOnly),
         (TableCost::Full, TableRows::Dense(v)) => {

@@ -6,7 +6,8 @@
 //! - [`disentanglement`]: posdis and bosdis (Chaabouni et al. 2020);
 //! - [`llm_program`]: C(P) of LLM-written programs from a grid report;
 //! - [`ground_truth`]: the exact terms of C(Z) = K(Z)/K(Z|W) for generators whose code we know;
-//! - [`topsim`]: topological similarity, the classic baseline;
+//! - [`topsim`]: topological similarity, the classic baseline ([`topsim_integer`]: its fused
+//!   one-pass form on integer data, the Figure 2 setting);
 //! - [`information`], [`context_independence`], [`conflict_count`], [`lz76`]: message entropy
 //!   and I(W; Z), context independence, conflict count and Lempel-Ziv complexity;
 //! - [`tre`]: tree reconstruction error (additive, L1);
@@ -26,4 +27,5 @@ pub mod mapping_mdl;
 pub mod mapping_table;
 pub mod prequential;
 pub mod topsim;
+pub mod topsim_integer;
 pub mod tre;

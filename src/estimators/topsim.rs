@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 use statrs::statistics::{Data, OrderStatistics, RankTieBreaker};
 
 use crate::error::{KcompError, Result};
+use crate::estimators::topsim_integer::{IntRows, pearson_hamming_euclidean};
 
 /// Correlation coefficient.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
@@ -444,12 +445,14 @@ pub fn topological_similarity(
         Correlation::Pearson => pearson(&dw, &dz),
         Correlation::Spearman => pearson(&average_ranks(&dw), &average_ranks(&dz)),
     };
-    r.ok_or_else(|| {
-        KcompError::param(
-            "topsim",
-            "a distance is constant over all pairs, so the correlation is undefined",
-        )
-    })
+    r.ok_or_else(constant_distance_error)
+}
+
+fn constant_distance_error() -> KcompError {
+    KcompError::param(
+        "topsim",
+        "a distance is constant over all pairs, so the correlation is undefined",
+    )
 }
 
 /// Topological similarity of integer-grid data: `z` grid indices times `lam`.
@@ -459,6 +462,32 @@ pub fn topsim_grid(
     lam: f64,
     config: &TopsimConfig,
 ) -> Result<f64> {
+    // The Figure 2 setting in one fused pass (topsim_integer.rs): both scale factors (2 for
+    // one-hot cityblock, lam for Z) drop out of Pearson's r.
+    let (n, m, d) = (w.nrows(), w.ncols(), z.ncols());
+    let fused = config.correlation == Correlation::Pearson
+        && matches!(
+            config.w_distance,
+            WDistance::Hamming | WDistance::OneHotCityblock
+        )
+        && config.z_distance == ZDistance::Euclidean
+        && n * n.saturating_sub(1) / 2 <= config.max_pairs
+        && lam.is_finite()
+        && lam > 0.0;
+    if let (true, Some(w_flat), Some(z_flat)) = (fused, w.as_slice(), z.as_slice())
+        && let Some(r) = pearson_hamming_euclidean(
+            IntRows {
+                values: w_flat,
+                width: m,
+            },
+            IntRows {
+                values: z_flat,
+                width: d,
+            },
+        )
+    {
+        return r.ok_or_else(constant_distance_error);
+    }
     let wr: Vec<Vec<i64>> = w.rows().into_iter().map(|r| r.to_vec()).collect();
     let zr: Vec<Vec<f64>> = z
         .rows()

@@ -13,6 +13,9 @@ const LOWER_MASK: u32 = 0x7fff_ffff;
 #[derive(Clone)]
 pub struct Mt19937 {
     state: [u32; N],
+    /// The tempered outputs of the current state, filled at each twist: tempering a whole
+    /// block at once vectorises, one word at a time it does not.
+    tempered: [u32; N],
     index: usize,
 }
 
@@ -35,7 +38,11 @@ impl Mt19937 {
                 .wrapping_mul(prev ^ (prev >> 30))
                 .wrapping_add(i as u32);
         }
-        Mt19937 { state, index: N }
+        Mt19937 {
+            state,
+            tempered: [0; N],
+            index: N,
+        }
     }
 
     /// Seeds with an array of 32-bit words (`init_by_array`).
@@ -75,32 +82,43 @@ impl Mt19937 {
     }
 
     fn twist(&mut self) {
-        for k in 0..N {
-            let y = (self.state[k] & UPPER_MASK) | (self.state[(k + 1) % N] & LOWER_MASK);
-            let mut next = self.state[(k + M) % N] ^ (y >> 1);
-            if y & 1 != 0 {
-                next ^= MATRIX_A;
-            }
-            self.state[k] = next;
+        // The reference's three loops: no index wraps inside them, so they vectorise.
+        let mix = |current: u32, following: u32, far: u32| {
+            let y = (current & UPPER_MASK) | (following & LOWER_MASK);
+            far ^ (y >> 1) ^ (0u32.wrapping_sub(y & 1) & MATRIX_A)
+        };
+        let s = &mut self.state;
+        for k in 0..N - M {
+            s[k] = mix(s[k], s[k + 1], s[k + M]);
+        }
+        for k in N - M..N - 1 {
+            s[k] = mix(s[k], s[k + 1], s[k + M - N]);
+        }
+        s[N - 1] = mix(s[N - 1], s[0], s[M - 1]);
+        for (out, &word) in self.tempered.iter_mut().zip(s.iter()) {
+            let mut y = word;
+            y ^= y >> 11;
+            y ^= (y << 7) & 0x9d2c_5680;
+            y ^= (y << 15) & 0xefc6_0000;
+            *out = y ^ (y >> 18);
         }
         self.index = 0;
     }
 
     /// Next tempered 32-bit output (`genrand_int32`).
+    #[inline]
     pub fn next_u32(&mut self) -> u32 {
         if self.index >= N {
             self.twist();
         }
-        let mut y = self.state[self.index];
+        let y = self.tempered[self.index];
         self.index += 1;
-        y ^= y >> 11;
-        y ^= (y << 7) & 0x9d2c_5680;
-        y ^= (y << 15) & 0xefc6_0000;
-        y ^ (y >> 18)
+        y
     }
 
     /// Uniform double in [0, 1) with 53 random bits (`genrand_res53`), as CPython's
     /// `random.random()` and NumPy's legacy `random_sample()`.
+    #[inline]
     pub fn next_f64(&mut self) -> f64 {
         let a = (self.next_u32() >> 5) as f64;
         let b = (self.next_u32() >> 6) as f64;

@@ -14,6 +14,11 @@ use super::mt19937::Mt19937;
 #[derive(Debug, Clone)]
 pub struct NumpyLegacy {
     mt: Mt19937,
+    /// The last `(lam, exp(-lam))` of the multiplication method: runs draw many values with
+    /// one `lam`, and the exponential was a fifth of their Poisson time.
+    last_enlam: (f64, f64),
+    /// The last PTRS constants (`lam >= 10`).
+    last_ptrs: PtrsConstants,
 }
 
 impl NumpyLegacy {
@@ -21,6 +26,8 @@ impl NumpyLegacy {
     pub fn from_array_seed(key: &[u32]) -> Self {
         NumpyLegacy {
             mt: Mt19937::from_key(key),
+            last_enlam: (0.0, 1.0),
+            last_ptrs: PtrsConstants::new(10.0),
         }
     }
 
@@ -60,7 +67,10 @@ impl NumpyLegacy {
     }
 
     fn poisson_mult(&mut self, lam: f64) -> i64 {
-        let enlam = (-lam).exp();
+        if self.last_enlam.0 != lam {
+            self.last_enlam = (lam, (-lam).exp());
+        }
+        let enlam = self.last_enlam.1;
         let mut count = 0;
         let mut prod = 1.0;
         loop {
@@ -74,29 +84,68 @@ impl NumpyLegacy {
     }
 
     fn poisson_ptrs(&mut self, lam: f64) -> i64 {
-        let slam = lam.sqrt();
-        let loglam = lam.ln();
-        let b = 0.931 + 2.53 * slam;
-        let a = -0.059 + 0.02483 * b;
-        let invalpha = 1.1239 + 1.1328 / (b - 3.4);
-        let vr = 0.9277 - 3.6224 / (b - 2.0);
+        if self.last_ptrs.lam != lam {
+            self.last_ptrs = PtrsConstants::new(lam);
+        }
+        let c = self.last_ptrs;
         loop {
             let u = self.random_sample() - 0.5;
             let v = self.random_sample();
             let us = 0.5 - u.abs();
-            let k = ((2.0 * a / us + b) * u + lam + 0.43).floor() as i64;
-            if us >= 0.07 && v <= vr {
+            let k = floor_to_i64((2.0 * c.a / us + c.b) * u + lam + 0.43);
+            if us >= 0.07 && v <= c.vr {
                 return k;
             }
             if k < 0 || (us < 0.013 && v > us) {
                 continue;
             }
-            let lhs = v.ln() + invalpha.ln() - (a / (us * us) + b).ln();
-            let rhs = -lam + k as f64 * loglam - numpy_loggam(k as f64 + 1.0);
+            let lhs = v.ln() + c.log_invalpha - (c.a / (us * us) + c.b).ln();
+            let rhs = -lam + k as f64 * c.loglam - numpy_loggam(k as f64 + 1.0);
             if lhs <= rhs {
                 return k;
             }
         }
+    }
+}
+
+/// PTRS's constants of one `lam`, computed as NumPy computes them on every call (same
+/// expressions, so the same bits); cached because a run draws a whole table with one `lam`.
+#[derive(Debug, Clone, Copy)]
+struct PtrsConstants {
+    lam: f64,
+    loglam: f64,
+    b: f64,
+    a: f64,
+    vr: f64,
+    log_invalpha: f64,
+}
+
+impl PtrsConstants {
+    fn new(lam: f64) -> Self {
+        let slam = lam.sqrt();
+        let b = 0.931 + 2.53 * slam;
+        let invalpha = 1.1239 + 1.1328 / (b - 3.4);
+        PtrsConstants {
+            lam,
+            loglam: lam.ln(),
+            b,
+            a: -0.059 + 0.02483 * b,
+            vr: 0.9277 - 3.6224 / (b - 2.0),
+            log_invalpha: invalpha.ln(),
+        }
+    }
+}
+
+/// `x.floor() as i64` without the libm call that baseline x86-64 (no SSE4.1 `roundsd`) makes
+/// for `floor`: truncate, then step down for negative non-integers. Equal for every `x`: in
+/// range the truncation is exact; NaN gives 0 and out-of-range values saturate either way.
+#[inline]
+fn floor_to_i64(x: f64) -> i64 {
+    let t = x as i64;
+    if (t as f64) > x {
+        t.saturating_sub(1)
+    } else {
+        t
     }
 }
 
@@ -169,6 +218,30 @@ fn numpy_loggam(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn floor_to_i64_is_floor() {
+        for x in [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.999_999,
+            -2.000_001,
+            1e18,
+            -1e18,
+            1e300,
+            -1e300,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -9.223_372_036_854_776e18,
+        ] {
+            assert_eq!(floor_to_i64(x), x.floor() as i64, "{x}");
+        }
+    }
 
     #[test]
     fn loggam_matches_ln_factorial() {

@@ -81,13 +81,16 @@ pub fn parse(grammar: &Grammar, sentence: &[usize]) -> Option<Tree> {
         });
         present[i * (n + 1) + 1].push(pos);
     }
+    // One split order per span length and one buffer for the matches, not one per cell.
+    let mut found = Vec::new();
     for len in 2..=n {
+        let splits = split_order(len);
         for start in 0..=n - len {
-            for left_len in split_order(len) {
+            for &left_len in &splits {
                 let right_len = len - left_len;
                 let ls = &present[start * (n + 1) + left_len];
                 let rs = &present[(start + left_len) * (n + 1) + right_len];
-                let mut found = Vec::new();
+                found.clear();
                 for &l in ls {
                     for &r in rs {
                         if let Some(rule) = grammar.rule_for(l, r) {
@@ -95,7 +98,7 @@ pub fn parse(grammar: &Grammar, sentence: &[usize]) -> Option<Tree> {
                         }
                     }
                 }
-                for (lhs, rule, l, r) in found {
+                for &(lhs, rule, l, r) in &found {
                     let cell = &mut chart[idx(start, len) + lhs];
                     if cell.is_none() {
                         *cell = Some(Back {
