@@ -4,8 +4,10 @@
 //!   `exp(-mu1-mu2) mu1^(k+j) mu2^j / ((k+j)! j!)` in log space (what one would write first);
 //! - lookup-table generation and grammar generation + CYK parse at the seed-004 defaults
 //!   (N = 1000), the units of work of the Figure 2 sweeps;
-//! - topological similarity of a default lookup dataset (N = 1000, D = 64: 499,500 pairs, about
-//!   70 % of a Figure 2 run's time) against a direct pairwise loop (what one would write first).
+//! - topological similarity of a default lookup dataset (N = 1000, D = 64: 499,500 pairs): the
+//!   fused one-pass path the sweeps take (`topsim_grid`), the general path on materialised
+//!   distance lists (`topological_similarity`, what `topsim_grid` ran before), and a direct
+//!   pairwise loop (what one would write first).
 
 use std::hint::black_box;
 
@@ -13,7 +15,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use kcomp::coding::skellam::skellam_logpmf_nats;
 use kcomp::datasets::grammar::{self, GrammarParams, cfg::Grammar, cyk};
 use kcomp::datasets::lookup_table::{self, LookupParams};
-use kcomp::estimators::topsim::{TopsimConfig, topsim_grid};
+use kcomp::estimators::topsim::{TopsimConfig, topological_similarity, topsim_grid};
+use kcomp::rng::stream::RngKind;
 use statrs::function::gamma::ln_gamma;
 
 /// Baseline: log-sum-exp of the defining series, truncated when terms vanish.
@@ -65,6 +68,13 @@ fn generation(c: &mut Criterion) {
     g.bench_function("lookup_defaults_n1000", |b| {
         b.iter(|| lookup_table::generate(black_box(&LookupParams::default())).unwrap())
     });
+    let numpy = LookupParams {
+        rng: RngKind::Numpy,
+        ..LookupParams::default()
+    };
+    g.bench_function("lookup_numpy_replay_n1000", |b| {
+        b.iter(|| lookup_table::generate(black_box(&numpy)).unwrap())
+    });
     g.bench_function("grammar_defaults_n1000", |b| {
         b.iter(|| grammar::generate(black_box(&GrammarParams::default())).unwrap())
     });
@@ -109,6 +119,15 @@ fn topsim(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("kcomp", |b| {
         b.iter(|| topsim_grid(black_box(&d.w), &d.z, 0.01, &cfg).unwrap())
+    });
+    let w_rows: Vec<Vec<i64>> = d.w.rows().into_iter().map(|r| r.to_vec()).collect();
+    let z_rows: Vec<Vec<f64>> =
+        d.z.rows()
+            .into_iter()
+            .map(|r| r.iter().map(|&k| k as f64 * 0.01).collect())
+            .collect();
+    g.bench_function("materialised_distance_lists", |b| {
+        b.iter(|| topological_similarity(black_box(&w_rows), &z_rows, &cfg).unwrap())
     });
     g.bench_function("baseline_direct_pairs", |b| {
         b.iter(|| naive_topsim(black_box(&d.w), &d.z, 0.01))
