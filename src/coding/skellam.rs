@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 use statrs::function::gamma::ln_gamma;
 
 use super::bits::nats_to_bits;
+use crate::error::{KcompError, Result};
 
 /// Below this `sqrt(nu^2 + x^2)` the power series is used.
 const SERIES_RADIUS: f64 = 35.0;
@@ -155,6 +156,30 @@ fn poisson_logpmf_nats(k: i64, mu: f64) -> f64 {
 /// Code length in bits of `k` under Skellam(mu1, mu2): `-log2 p(k)`.
 pub fn skellam_code_bits(k: i64, mu1: f64, mu2: f64) -> f64 {
     nats_to_bits(-skellam_logpmf_nats(k, mu1, mu2))
+}
+
+/// `kcomp codelength skellam`: checks the means and returns
+/// `{"logpmf_nats": ln p(k), "bits": -log2 p(k)}`.
+pub fn checked_code_length(k: i64, mu1: f64, mu2: f64) -> Result<serde_json::Value> {
+    for (name, mu) in [("mu1", mu1), ("mu2", mu2)] {
+        if !(mu.is_finite() && (0.0..=MAX_MU).contains(&mu)) {
+            return Err(KcompError::param(
+                name,
+                format!("must be in [0, {MAX_MU:e}] (finite), got {mu}"),
+            ));
+        }
+    }
+    if mu1 == 0.0 && mu2 == 0.0 {
+        return Err(KcompError::param("mu1", "mu1 and mu2 cannot both be 0"));
+    }
+    let lp = skellam_logpmf_nats(k, mu1, mu2);
+    if !lp.is_finite() {
+        return Err(KcompError::param(
+            "k",
+            format!("k = {k} has probability 0 under Skellam({mu1}, {mu2})"),
+        ));
+    }
+    Ok(serde_json::json!({ "logpmf_nats": lp, "bits": nats_to_bits(-lp) }))
 }
 
 /// Entropy of Skellam(mu1, mu2) in nats, summed over every k with non-negligible mass; for
