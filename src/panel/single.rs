@@ -1,6 +1,6 @@
-//! One dataset through a list of estimators (`kcomp compare --w --z`, `--grid`) and its table, and the K(Z) convention
-//! for user files: uniform over the observed alphabets for discrete Z, the naive
-//! discretised-Gaussian code for continuous Z.
+//! One dataset through a list of estimators (`kcomp compare --w --z` or `--grid`) and the
+//! table it prints, and the K(Z) convention for user files: uniform over the observed
+//! alphabets for discrete Z, the naive discretised-Gaussian code for continuous Z.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
