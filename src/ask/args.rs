@@ -136,3 +136,45 @@ impl fmt::Display for AskSummary {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        ask: AskArgs,
+    }
+
+    fn parse(extra: &[&str]) -> Result<AskOptions> {
+        let base = [
+            "ask",
+            "--dataset",
+            "d.jsonl",
+            "--base-url",
+            "http://x",
+            "--model",
+            "m",
+        ];
+        let args = base.iter().chain(["--out", "o"].iter()).chain(extra);
+        Cli::try_parse_from(args).unwrap().ask.options()
+    }
+
+    #[test]
+    fn extra_fields_are_json_else_text_and_durations_are_checked() {
+        let o = parse(&["--extra", "n=3", "--extra", "effort=high", "--result"]).unwrap();
+        assert_eq!(o.chat.extra["n"], serde_json::json!(3));
+        assert_eq!(o.chat.extra["effort"], serde_json::json!("high"));
+        assert_eq!(o.prompt, PromptKind::Result(None));
+        assert_eq!(o.chat.timeout, Duration::from_secs(600));
+        assert_eq!(o.chat.backoff, Duration::from_secs(2));
+        let e = parse(&["--extra", "novalue"]).unwrap_err().to_string();
+        assert!(e.contains("`extra`"), "{e}");
+        let e = parse(&["--backoff=-1"]).unwrap_err().to_string();
+        assert!(e.contains("`backoff`"), "{e}");
+        let e = parse(&["--style", "x"]).unwrap_err().to_string();
+        assert!(e.contains("`style`"), "{e}");
+    }
+}

@@ -258,6 +258,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn checked_code_length_is_the_poisson_edge_and_refuses_bad_means() {
+        // Skellam(0, 1) at k = -1 is Poisson(1) at 1: p = e^-1, so 1/ln 2 bits.
+        let v = checked_code_length(-1, 0.0, 1.0).unwrap();
+        assert!((v["logpmf_nats"].as_f64().unwrap() + 1.0).abs() < 1e-12);
+        assert!((v["bits"].as_f64().unwrap() - std::f64::consts::LOG2_E).abs() < 1e-12);
+        for (k, mu1, mu2, name) in [
+            (0, -1.0, 1.0, "`mu1`"),
+            (0, 1.0, f64::NAN, "`mu2`"),
+            (0, 0.0, 0.0, "`mu1`"),
+            (1, 0.0, 1.0, "`k`"),
+        ] {
+            let e = checked_code_length(k, mu1, mu2).unwrap_err().to_string();
+            assert!(e.contains(name), "{e}");
+        }
+    }
+
+    #[test]
     fn debye_polynomials_match_known_u1_u2() {
         let polys = debye_polynomials();
         // u1(t) = (3t - 5t^3)/24, u2(t) = (81t^2 - 462t^4 + 385t^6)/1152.

@@ -256,6 +256,16 @@ mod tests {
     }
 
     #[test]
+    fn the_clap_parser_gives_the_message() {
+        assert_eq!(parse_max_memory("4G"), Ok(4 << 30));
+        let e = parse_max_memory("12Q").unwrap_err();
+        assert!(
+            e.starts_with("invalid parameter `max_memory`: `12Q`"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn physical_memory_is_plausible() {
         let m = physical_memory();
         assert!(m > (64 << 20), "{m}");

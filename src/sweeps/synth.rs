@@ -116,3 +116,15 @@ fn number(v: f64, decimals: usize) -> String {
         format!("{v:.decimals$}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn large_terms_print_in_scientific_notation() {
+        assert_eq!(number(1234.5678, 3), "1234.568");
+        assert_eq!(number(-2.5e9, 3), "-2.500000e9");
+        assert_eq!(number(0.1234567, 6), "0.123457");
+    }
+}
