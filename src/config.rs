@@ -3,10 +3,13 @@
 //! A TOML file (optional) is read into a table, `key.path=value` assignments (`--set`, or the
 //! shortcut flags a command declares) are applied to it, and the result is deserialised once
 //! into the command's typed configuration, whose own `validate` then checks every parameter.
-//! Flags therefore never copy a configuration's fields or defaults: they name its keys.
+//! Flags therefore never copy a configuration's fields or defaults: they name its keys;
+//! [`ShortcutArgs`] turns a command's table of [`Shortcut`]s into clap flags.
 
+use std::marker::PhantomData;
 use std::path::Path;
 
+use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
 use serde::de::DeserializeOwned;
 
 use crate::error::{KcompError, Result};
@@ -211,6 +214,69 @@ impl Shortcut {
             }
         };
         set_key(table, self.key, value)
+    }
+}
+
+/// A command's table of shortcut flags.
+pub trait ShortcutTable {
+    const TABLE: &'static [Shortcut];
+}
+
+/// The shortcut flags given, in command-line order.
+#[derive(Debug, Clone)]
+pub struct ShortcutArgs<T> {
+    pub given: Vec<(&'static Shortcut, String)>,
+    table: PhantomData<T>,
+}
+
+impl<T: ShortcutTable> FromArgMatches for ShortcutArgs<T> {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut given: Vec<(usize, &'static Shortcut, String)> = Vec::new();
+        for shortcut in T::TABLE {
+            let Some(index) = matches.index_of(shortcut.flag) else {
+                continue;
+            };
+            let text = match shortcut.shape {
+                Shape::Switch if matches.get_flag(shortcut.flag) => "true".to_string(),
+                Shape::Switch => continue,
+                _ => matches
+                    .get_one::<String>(shortcut.flag)
+                    .cloned()
+                    .unwrap_or_default(),
+            };
+            given.push((index, shortcut, text));
+        }
+        given.sort_by_key(|g| g.0);
+        Ok(ShortcutArgs {
+            given: given.into_iter().map(|(_, s, t)| (s, t)).collect(),
+            table: PhantomData,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl<T: ShortcutTable> Args for ShortcutArgs<T> {
+    fn augment_args(mut cmd: Command) -> Command {
+        for shortcut in T::TABLE {
+            let help = format!("{} [sets {}]", shortcut.help, shortcut.key);
+            let arg = Arg::new(shortcut.flag).long(shortcut.flag).help(help);
+            cmd = cmd.arg(match shortcut.shape {
+                Shape::Switch => arg.action(ArgAction::SetTrue),
+                _ => arg
+                    .value_name("VALUE")
+                    .allow_hyphen_values(true)
+                    .action(ArgAction::Set),
+            });
+        }
+        cmd
+    }
+
+    fn augment_args_for_update(cmd: Command) -> Command {
+        Self::augment_args(cmd)
     }
 }
 

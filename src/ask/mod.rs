@@ -7,7 +7,10 @@
 //!   `Retry-After` in seconds is honoured), other statuses fail at once.
 //! - [`run_ask`]: a pool of `concurrency` threads; answers that exist are skipped (resume);
 //!   the raw response JSON is saved beside the extracted answer text; a progress bar counts
-//!   done, skipped and failed prompts.
+//!   done, skipped and failed prompts;
+//! - [`args`]: the command-line options, checked into [`AskOptions`].
+
+pub mod args;
 
 use crate::datasets::string_grid::prompt::{PromptStyle, result_prompt, rule_prompt};
 use crate::datasets::string_grid::{Record, read_dataset};

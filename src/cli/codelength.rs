@@ -2,9 +2,7 @@
 
 use clap::{Args, Subcommand};
 
-use crate::coding::bits::nats_to_bits;
-use crate::coding::skellam::{MAX_MU, skellam_logpmf_nats};
-use crate::error::KcompError;
+use crate::coding::skellam::checked_code_length;
 
 /// Code length of a value under a distribution.
 #[derive(Debug, Args)]
@@ -38,30 +36,7 @@ pub enum Distribution {
 pub fn run_codelength(args: CodelengthArgs) -> anyhow::Result<()> {
     match args.distribution {
         Distribution::Skellam { mu1, mu2, k } => {
-            for (name, mu) in [("mu1", mu1), ("mu2", mu2)] {
-                if !(mu.is_finite() && (0.0..=MAX_MU).contains(&mu)) {
-                    return Err(KcompError::param(
-                        name,
-                        format!("must be in [0, {MAX_MU:e}] (finite), got {mu}"),
-                    )
-                    .into());
-                }
-            }
-            if mu1 == 0.0 && mu2 == 0.0 {
-                return Err(KcompError::param("mu1", "mu1 and mu2 cannot both be 0").into());
-            }
-            let lp = skellam_logpmf_nats(k, mu1, mu2);
-            if !lp.is_finite() {
-                return Err(KcompError::param(
-                    "k",
-                    format!("k = {k} has probability 0 under Skellam({mu1}, {mu2})"),
-                )
-                .into());
-            }
-            println!(
-                "{}",
-                serde_json::json!({ "logpmf_nats": lp, "bits": nats_to_bits(-lp) })
-            );
+            println!("{}", checked_code_length(k, mu1, mu2)?);
         }
     }
     Ok(())

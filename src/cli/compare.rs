@@ -2,14 +2,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args;
 
-use crate::io::user_data::load_user_data;
-use crate::panel::config::PanelConfig;
-use crate::panel::run_and_report;
-use crate::panel::single::{compare_one, grid_record_dataset, single_config, user_dataset};
-use crate::sweeps::summary::progress_bar;
+use crate::panel::run_panel_file;
+use crate::panel::single::{compare_single, single_dataset};
 
 /// Compare estimators of K(Z|W) and compositionality on the same datasets.
 ///
@@ -76,74 +72,24 @@ pub struct CompareArgs {
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let threads = args.threads.unwrap_or(0);
     if let Some(path) = &args.config {
-        let out = args
-            .out
-            .clone()
-            .context("a panel needs --out DIR for its tables and figures")?;
-        let config = PanelConfig::from_file(path)?;
-        let total = crate::panel::run::plan(&config)?.len();
-        let bar = progress_bar(total as u64, "datasets");
-        if args.quiet {
-            bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-        }
-        let (result, written) = run_and_report(&config, &out, threads, args.resume, &bar)?;
-        bar.finish_and_clear();
-        println!(
-            "{} datasets x {} estimators ({} read back with --resume)",
-            result.plan.len(),
-            config.estimators.len(),
-            result.resumed
+        let out = args.out.as_deref();
+        print!(
+            "{}",
+            run_panel_file(path, out, threads, args.resume, args.quiet)?
         );
-        for p in written {
-            println!("wrote {}", p.display());
-        }
         return Ok(());
     }
-    let data = if let Some(grid) = &args.grid {
-        grid_record_dataset(grid, args.record, args.setting.as_deref())?
-    } else {
-        let (Some(w_path), Some(z_path)) = (&args.w, &args.z) else {
-            anyhow::bail!(
-                "give a panel CONFIG.toml, --w FILE --z FILE or --grid FILE (see kcomp compare --help)"
-            );
-        };
-        let (w, z) = load_user_data(w_path, z_path, args.precision)?;
-        let files = vec![w_path.display().to_string(), z_path.display().to_string()];
-        user_dataset(w, z, files)?
-    };
-    let config = single_config(args.estimators, args.llm_report);
-    let names = config.estimators.clone();
-    let bar = progress_bar(names.len() as u64, "estimators");
-    if args.quiet || args.json {
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    }
-    let cmp = compare_one(&data, &names, &config, &bar)?;
-    bar.finish_and_clear();
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&cmp)?);
-        return Ok(());
-    }
-    println!(
-        "N = {}, K(Z) = {:.1} bits ({:?})",
-        data.n(),
-        cmp.k_z.bits,
-        cmp.k_z.method
-    );
-    println!(
-        "{:<21} {:>14} {:>10} {:>10} {:>8}  status",
-        "estimator", "K(Z|W) bits", "C", "score", "s"
-    );
-    for e in &cmp.estimates {
-        let f = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |x| format!("{x:.d$}"));
-        let status = &e.status;
-        println!(
-            "{:<21} {:>14} {:>10} {:>10} {:>8.2}  {status}",
-            e.estimator,
-            f(e.k_z_given_w_bits, 1),
-            f(e.c, 3),
-            f(e.score, 4),
-            e.seconds
-        );
+    let grid = args.grid.as_deref();
+    let data = single_dataset(
+        grid.map(|g| (g, args.record, args.setting.as_deref())),
+        args.w.as_deref().zip(args.z.as_deref()),
+        args.precision,
+    )?;
+    let quiet = args.quiet || args.json;
+    let cmp = compare_single(&data, args.estimators, args.llm_report, quiet)?;
+    match args.json {
+        true => println!("{}", serde_json::to_string_pretty(&cmp)?),
+        false => print!("{cmp}"),
     }
     Ok(())
 }

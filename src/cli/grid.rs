@@ -1,20 +1,17 @@
 //! `kcomp grid ...`: the mapping-table metric for LLM-written programs. This file only
-//! parses and prints; the logic lives in `datasets::string_grid`, `estimators::mapping_table`,
-//! `reports` and `ask`.
+//! dispatches and prints; the options and the logic live in `datasets::string_grid`,
+//! `estimators::mapping_table`, `reports` and `ask`.
 
-use crate::ask::{AskOptions, ChatOptions, Layout, PromptKind, run_ask};
-use crate::datasets::string_grid::prompt::{PromptStyle, result_prompt, rule_prompt};
-use crate::datasets::string_grid::{GridSpec, Setting, load_record};
-use crate::error::KcompError;
-use crate::estimators::mapping_table::{AnswerStatus, ParserMode, evaluate_answer, sample_timeout};
-use crate::reports::{ReportOptions, run_report};
-use crate::sandbox::SandboxConfig;
 use clap::{Args, Subcommand};
-use std::time::Duration;
 
-#[path = "grid_args.rs"]
-pub mod args;
-pub use args::{AskArgs, GenerateArgs, PromptArgs, ReportArgs, ScoreArgs};
+use crate::ask::args::AskArgs;
+use crate::ask::run_ask;
+use crate::datasets::string_grid::args::{GenerateArgs, PromptArgs};
+use crate::estimators::mapping_table::args::ScoreArgs;
+use crate::io::limits::configure;
+use crate::reports::args::ReportArgs;
+use crate::reports::layout::write_file;
+use crate::reports::run_report;
 
 /// Arguments of `kcomp grid`.
 #[derive(Debug, Args)]
@@ -53,168 +50,31 @@ pub enum GridCommand {
     Report(ReportArgs),
 }
 
-fn secs(name: &str, s: f64) -> crate::Result<Duration> {
-    Duration::try_from_secs_f64(s)
-        .map_err(|_| KcompError::param(name, format!("must be a non-negative number, got {s}")))
-}
-
-fn extra_fields(items: &[String]) -> crate::Result<serde_json::Map<String, serde_json::Value>> {
-    let mut map = serde_json::Map::new();
-    for it in items {
-        let (k, v) = it
-            .split_once('=')
-            .ok_or_else(|| KcompError::param("extra", format!("`{it}` is not KEY=VALUE")))?;
-        let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::from(v));
-        map.insert(k.to_string(), value);
-    }
-    Ok(map)
-}
-
 /// Runs `kcomp grid`.
 pub fn run(args: GridArgs) -> anyhow::Result<()> {
     match args.command {
         GridCommand::Generate(a) => {
-            if let Some(bytes) = a.max_memory {
-                crate::io::limits::set_max_memory(bytes);
-            }
-            let setting = Setting::parse(&a.setting)?;
-            let spec = GridSpec::from_options(
-                a.compat.as_deref(),
-                a.positions,
-                a.letters,
-                a.side,
-                a.samples,
-                a.non_complementary,
-            )?;
-            let text = GridSpec::to_jsonl(&spec.generate(setting, a.records, a.seed)?);
+            configure(None, a.max_memory)?;
+            let text = a.jsonl()?;
             match a.output {
-                Some(p) => crate::reports::layout::write_file(&p, &text)?,
+                Some(p) => write_file(&p, &text)?,
                 None => print!("{text}"),
             }
         }
-        GridCommand::Prompt(a) => {
-            let record = load_record(&a.dataset, a.record)?;
-            let text = match a.result_query {
-                Some(q) => result_prompt(&record, q)?,
-                None => rule_prompt(&record, PromptStyle::parse(&a.style)?),
-            };
-            print!("{text}");
-        }
+        GridCommand::Prompt(a) => print!("{}", a.text()?),
         GridCommand::Ask(a) => {
-            let prompt = match a.result {
-                true => PromptKind::Result(a.result_query),
-                false => PromptKind::Rule(PromptStyle::parse(&a.style)?),
-            };
-            let opts = AskOptions {
-                dataset: a.dataset,
-                records: a.only,
-                out: a.out,
-                layout: if a.published_layout {
-                    Layout::Published
-                } else {
-                    Layout::Kcomp
-                },
-                prompt,
-                chat: ChatOptions {
-                    base_url: a.base_url,
-                    model: a.model,
-                    api_key_env: a.api_key_env,
-                    temperature: a.temperature,
-                    max_tokens: a.max_tokens,
-                    extra: extra_fields(&a.extra)?,
-                    timeout: secs("request-timeout", a.request_timeout)?,
-                    retries: a.retries,
-                    backoff: secs("backoff", a.backoff)?,
-                },
-                concurrency: a.concurrency,
-            };
-            let s = run_ask(&opts)?;
-            eprintln!(
-                "asked: done {}, skipped {}, failed {}",
-                s.done, s.skipped, s.failed
-            );
-            if s.failed > 0 {
-                return Err(KcompError::Other(format!(
-                    "{} prompts failed (run again to retry them; answers saved are kept)",
-                    s.failed
-                ))
-                .into());
-            }
+            let s = run_ask(&a.options()?)?;
+            eprintln!("{s}");
+            s.check()?;
         }
         GridCommand::Score(a) => {
-            let mode = ParserMode::parse(&a.parser)?;
-            let record = load_record(&a.dataset, a.record)?;
-            let timeout = sample_timeout(a.timeout)?;
-            let answer = crate::io::limits::read_capped(&a.answer, MAX_ANSWER_BYTES)?;
-            let answer = String::from_utf8_lossy(&answer);
-            if answer.trim().is_empty() {
-                return Err(KcompError::file(&a.answer, "the answer is empty").into());
-            }
-            let cfg = SandboxConfig {
-                timeout,
-                allow_unsandboxed: a.allow_unsandboxed,
-                ..SandboxConfig::default()
-            };
-            let eval = evaluate_answer(&answer, &record, mode, &cfg)?;
-            let Some(mut s) = eval.scores.clone() else {
-                return Err(
-                    KcompError::Other(format!("{}: not scored", a.answer.display())).into(),
-                );
-            };
-            s.status = eval.status_text();
-            if a.json {
-                println!("{}", serde_json::to_string(&s)?);
-            } else {
-                let clip = s
-                    .clip_note()
-                    .map(|c| format!(" [clip: {c}]"))
-                    .unwrap_or_default();
-                let status = match eval.status {
-                    AnswerStatus::Ok => String::new(),
-                    _ => format!("  [{}]", s.status),
-                };
-                println!(
-                    "C(P) = {:.2}  (L(P) = {}, L(P+) = {}{clip}, E(P) = {} -> penalty {}, n = {}+{}, m = {}+{}, profile {}){status}",
-                    s.norm_c,
-                    s.l_p,
-                    s.l_p_plus,
-                    s.errors,
-                    s.c_error,
-                    s.c_dict_n,
-                    s.c_block_n,
-                    s.c_dict_m,
-                    s.c_block_m,
-                    s.profile,
-                );
+            let scored = a.score()?;
+            match a.json {
+                true => println!("{}", serde_json::to_string(&scored.scores)?),
+                false => println!("{scored}"),
             }
         }
-        GridCommand::Report(a) => {
-            let opts = ReportOptions {
-                dir: a.dir,
-                data: a.data,
-                parser: ParserMode::parse(&a.parser)?,
-                out: a.out,
-                timeout: sample_timeout(a.timeout)?,
-                alpha: a.alpha,
-                result_query: a.result_query,
-                plots: !a.no_plots,
-                allow_unsandboxed: a.allow_unsandboxed,
-                write_published: a.write_published,
-            };
-            let s = run_report(&opts)?;
-            eprintln!(
-                "scored {} answers ({} ok; failed, empty or unscorable ones count as the published evaluator scores them) in {:.1} s; stored _info.json differing from kcomp: {} of {}; wrote {}",
-                s.answers,
-                s.ok,
-                s.seconds,
-                s.stored_mismatches,
-                s.stored,
-                s.out.display()
-            );
-        }
+        GridCommand::Report(a) => eprintln!("{}", run_report(&a.options()?)?),
     }
     Ok(())
 }
-
-/// Largest answer file scored (an LLM answer is a few kB).
-pub const MAX_ANSWER_BYTES: u64 = 16 << 20;

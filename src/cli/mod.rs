@@ -3,18 +3,12 @@
 
 pub mod codelength;
 pub mod compare;
-pub mod flags;
 pub mod grid;
 pub mod prequential;
 pub mod sweep;
 pub mod synth;
 
 use clap::{Parser, Subcommand};
-
-/// `--max-memory` parser shared by the commands that allocate.
-pub fn parse_max_memory(s: &str) -> Result<u64, String> {
-    crate::io::limits::parse_size(s).map_err(|e| e.to_string())
-}
 
 /// kcomp: estimate the compositionality of data, representations and programs through
 /// Kolmogorov complexity. All description lengths are in bits.

@@ -6,25 +6,12 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::config::Shortcut;
-use crate::error::{KcompError, Result};
-use crate::estimators::prequential::code::{progress_bar, validate};
+use crate::config::ShortcutArgs;
+use crate::error::Result;
 use crate::estimators::prequential::report::to_json;
-use crate::estimators::prequential::run_config::{
-    Resolved, SHORTCUTS, check_overwrite, resolve, write_outputs,
-};
-use crate::estimators::prequential::{PrequentialResult, language_compositionality};
-use crate::sweeps::holistic;
-
-use super::flags::{ShortcutArgs, ShortcutTable};
-
-/// The shortcut flags of `kcomp prequential`.
-#[derive(Debug, Clone)]
-pub struct PrequentialFlags;
-
-impl ShortcutTable for PrequentialFlags {
-    const TABLE: &'static [Shortcut] = SHORTCUTS;
-}
+use crate::estimators::prequential::run_config::{PrequentialFlags, Resolved, resolve};
+use crate::io::limits::{configure, parse_max_memory};
+use crate::sweeps::holistic::HSweep;
 
 /// Prequential code length of Z given W and C^L(Z), from a TOML config (a generated language
 /// system or user files); flags and `--set KEY=VALUE` override the config's keys.
@@ -68,7 +55,7 @@ pub struct PrequentialArgs {
     pub quiet: bool,
     /// Memory limit, e.g. 4G (default: half the physical memory); runs estimated above it
     /// are refused before anything is allocated.
-    #[arg(long, value_name = "SIZE", value_parser = super::parse_max_memory, allow_hyphen_values = true)]
+    #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
 }
 
@@ -79,101 +66,25 @@ pub fn resolve_args(args: &PrequentialArgs) -> Result<Resolved> {
 
 /// Runs `kcomp prequential`.
 pub fn run(args: PrequentialArgs) -> Result<()> {
-    if let Some(bytes) = args.max_memory {
-        crate::io::limits::set_max_memory(bytes);
-    }
-    let mut resolved = resolve_args(&args)?;
+    configure(None, args.max_memory)?;
+    let resolved = resolve_args(&args)?;
     if let Some(list) = &args.sweep_h {
-        return sweep(&args, resolved, list);
-    }
-    for (set, name) in [(args.seeds.is_some(), "seeds"), (args.resume, "resume")] {
-        if set {
-            return Err(KcompError::param(name, "only applies to a --sweep-h sweep"));
+        let out =
+            HSweep::new(resolved, list, args.seeds, args.resume, args.force)?.run(!args.quiet)?;
+        match args.json {
+            true => println!("{}", out.json),
+            false => print!("{}", out.markdown),
         }
+        return Ok(());
     }
-    let (w, z) = resolved.config.load_data()?;
-    let val_size_note = resolved.settle_val_size(w.n);
-    let cfg = resolved.config;
-    validate(&w, &z, &cfg.prequential)?;
-    if let Some(dir) = &cfg.output.dir {
-        check_overwrite(&cfg, dir, args.force)?;
-    }
-    if let Some(line) = val_size_note {
+    let run = resolved.single_run(args.force, args.seeds, args.resume)?;
+    if let Some(line) = &run.note {
         eprintln!("{line}");
     }
-    let pb = progress_bar(!args.quiet && !args.json);
-    let r = language_compositionality(&w, &z, &cfg.prequential, Some(&pb))?;
-    pb.finish_and_clear();
-    if let Some(dir) = &cfg.output.dir {
-        write_outputs(&r, &cfg, dir)?;
-    }
-    if args.json {
-        println!("{}", to_json(&r));
-    } else {
-        print_result(&r, &cfg.title());
-        if let Some(dir) = &cfg.output.dir {
-            println!("outputs in          {}", dir.display());
-        }
-    }
-    Ok(())
-}
-
-fn print_result(r: &PrequentialResult, title: &str) {
-    println!("{title}");
-    println!("rows encoded        {}", r.n_encoded);
-    println!("rows for validation {}", r.n_val);
-    println!("K(Z|W) = K(Data)    {:.1} bits", r.k_data);
-    println!("K(Data|f)           {:.1} bits", r.k_data_given_f);
-    println!("K(f)                {:.1} bits", r.k_f);
-    let k_z_label = format!("K(Z) ({})", format!("{:?}", r.k_z_method).to_lowercase());
-    println!("{k_z_label:<20}{:.1} bits", r.k_z);
-    println!("C^L(Z)              {:.4}", r.c_l);
-    println!("wall time           {:.1} s", r.wall_seconds);
-    for w in &r.warnings {
-        println!("warning: {w}");
-    }
-}
-
-/// C^L against the holistic fraction, several seeds each.
-fn sweep(args: &PrequentialArgs, mut resolved: Resolved, list: &str) -> Result<()> {
-    let hs = list
-        .split(',')
-        .map(|x| {
-            x.trim()
-                .parse::<f64>()
-                .map_err(|_| KcompError::param("sweep_h", format!("`{x}` is not a valid number")))
-        })
-        .collect::<Result<Vec<f64>>>()?;
-    let seeds = args.seeds.unwrap_or(5);
-    holistic::check(&hs, seeds, &resolved.config, &resolved.overridden)?;
-    let dir = resolved
-        .config
-        .output
-        .dir
-        .clone()
-        .ok_or_else(|| KcompError::param("out", "a sweep needs an output directory (--out)"))?;
-    // Every language of the sweep has the same size: V^A objects x repeats rows.
-    let language = resolved.config.language.clone().unwrap_or_default();
-    resolved.settle_val_size(language.validate()?.saturating_mul(language.repeats));
-    let runs = holistic::plan(&resolved.config, &hs, seeds, &dir);
-    if !args.resume {
-        for run in &runs {
-            check_overwrite(&run.config, &run.dir, args.force)?;
-        }
-    }
-    let pb = progress_bar(!args.quiet);
-    let results = holistic::run_sweep(&runs, &dir, args.resume, &pb)?;
-    pb.finish_and_clear();
-    let md = holistic::write_tables(&dir, &hs, &runs, &results)?;
-    if args.json {
-        let v: Vec<serde_json::Value> = runs
-            .iter()
-            .zip(&results)
-            .map(|(run, r)| serde_json::json!({"h": run.h, "seed": run.seed, "c_l": r.c_l, "k_data": r.k_data, "k_z": r.k_z}))
-            .collect();
-        println!("{}", serde_json::Value::Array(v));
-    } else {
-        print!("{md}");
+    let r = run.run(!args.quiet && !args.json)?;
+    match args.json {
+        true => println!("{}", to_json(&r)),
+        false => print!("{}", run.render(&r)),
     }
     Ok(())
 }

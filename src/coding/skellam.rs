@@ -13,6 +13,7 @@ use std::sync::OnceLock;
 use statrs::function::gamma::ln_gamma;
 
 use super::bits::nats_to_bits;
+use crate::error::{KcompError, Result};
 
 /// Below this `sqrt(nu^2 + x^2)` the power series is used.
 const SERIES_RADIUS: f64 = 35.0;
@@ -157,6 +158,30 @@ pub fn skellam_code_bits(k: i64, mu1: f64, mu2: f64) -> f64 {
     nats_to_bits(-skellam_logpmf_nats(k, mu1, mu2))
 }
 
+/// `kcomp codelength skellam`: checks the means and returns
+/// `{"logpmf_nats": ln p(k), "bits": -log2 p(k)}`.
+pub fn checked_code_length(k: i64, mu1: f64, mu2: f64) -> Result<serde_json::Value> {
+    for (name, mu) in [("mu1", mu1), ("mu2", mu2)] {
+        if !(mu.is_finite() && (0.0..=MAX_MU).contains(&mu)) {
+            return Err(KcompError::param(
+                name,
+                format!("must be in [0, {MAX_MU:e}] (finite), got {mu}"),
+            ));
+        }
+    }
+    if mu1 == 0.0 && mu2 == 0.0 {
+        return Err(KcompError::param("mu1", "mu1 and mu2 cannot both be 0"));
+    }
+    let lp = skellam_logpmf_nats(k, mu1, mu2);
+    if !lp.is_finite() {
+        return Err(KcompError::param(
+            "k",
+            format!("k = {k} has probability 0 under Skellam({mu1}, {mu2})"),
+        ));
+    }
+    Ok(serde_json::json!({ "logpmf_nats": lp, "bits": nats_to_bits(-lp) }))
+}
+
 /// Entropy of Skellam(mu1, mu2) in nats, summed over every k with non-negligible mass; for
 /// `mu1 + mu2 > 1e6` the Edgeworth form `ln(2 pi e s^2)/2 - g1^2/12 - g2^2/48` (s^2 = mu1 + mu2,
 /// skewness g1 = (mu1 - mu2)/s^3, excess kurtosis g2 = 1/s^2), whose next terms are O(s^-4).
@@ -231,6 +256,23 @@ impl SymmetricSkellamCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checked_code_length_is_the_poisson_edge_and_refuses_bad_means() {
+        // Skellam(0, 1) at k = -1 is Poisson(1) at 1: p = e^-1, so 1/ln 2 bits.
+        let v = checked_code_length(-1, 0.0, 1.0).unwrap();
+        assert!((v["logpmf_nats"].as_f64().unwrap() + 1.0).abs() < 1e-12);
+        assert!((v["bits"].as_f64().unwrap() - std::f64::consts::LOG2_E).abs() < 1e-12);
+        for (k, mu1, mu2, name) in [
+            (0, -1.0, 1.0, "`mu1`"),
+            (0, 1.0, f64::NAN, "`mu2`"),
+            (0, 0.0, 0.0, "`mu1`"),
+            (1, 0.0, 1.0, "`k`"),
+        ] {
+            let e = checked_code_length(k, mu1, mu2).unwrap_err().to_string();
+            assert!(e.contains(name), "{e}");
+        }
+    }
 
     #[test]
     fn debye_polynomials_match_known_u1_u2() {

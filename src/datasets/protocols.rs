@@ -313,6 +313,24 @@ impl ProtocolParams {
     }
 }
 
+/// The table `kcomp synth protocol` prints: the exact terms of `data` (bits).
+pub fn protocol_text(kind: ProtocolKind, data: &Dataset) -> Result<String> {
+    let exact = data
+        .exact
+        .as_ref()
+        .ok_or_else(|| KcompError::Other("the dataset has no exact terms".into()))?;
+    let mut text = format!("protocol {kind:?}: N = {} (lengths in bits)\n", data.n());
+    let rows = exact
+        .parts
+        .iter()
+        .map(|(name, bits)| (name.as_str(), *bits));
+    let totals = [("K(Z|W)", exact.k_z_given_w_bits), ("K(Z)", exact.k_z_bits)];
+    for (name, bits) in rows.chain(totals) {
+        text += &format!("  {name:<20} {bits:>14.4}\n");
+    }
+    Ok(text)
+}
+
 /// Writes W.npy/Z.npy (int64) and W.csv/Z.csv (one row per utterance, no header) into `dir`;
 /// returns the paths written.
 pub fn write_protocol(dir: &std::path::Path, data: &Dataset) -> Result<Vec<std::path::PathBuf>> {

@@ -91,6 +91,26 @@ pub fn parse_size(text: &str) -> Result<u64> {
     Ok(bytes as u64)
 }
 
+/// [`parse_size`] as a clap value parser (`--max-memory`).
+pub fn parse_max_memory(text: &str) -> std::result::Result<u64, String> {
+    parse_size(text).map_err(|e| e.to_string())
+}
+
+/// Applies `--max-memory` and `--threads` (the global thread pool) for the whole process.
+pub fn configure(threads: Option<usize>, max_memory: Option<u64>) -> Result<()> {
+    if let Some(bytes) = max_memory {
+        set_max_memory(bytes);
+    }
+    if let Some(n) = threads {
+        check_threads("threads", n, false)?;
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| KcompError::Other(format!("configuring the thread pool: {e}")))?;
+    }
+    Ok(())
+}
+
 /// A byte count for messages: `12.0 GiB`.
 pub fn human_bytes(bytes: f64) -> String {
     const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
@@ -233,6 +253,16 @@ mod tests {
             let e = parse_size(bad).unwrap_err().to_string();
             assert!(e.contains("max_memory"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn the_clap_parser_gives_the_message() {
+        assert_eq!(parse_max_memory("4G"), Ok(4 << 30));
+        let e = parse_max_memory("12Q").unwrap_err();
+        assert!(
+            e.starts_with("invalid parameter `max_memory`: `12Q`"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -1,8 +1,9 @@
-//! One dataset through a list of estimators (`kcomp compare --w --z`), and the K(Z) convention
-//! for user files: uniform over the observed alphabets for discrete Z, the naive
-//! discretised-Gaussian code for continuous Z.
+//! One dataset through a list of estimators (`kcomp compare --w --z` or `--grid`) and the
+//! table it prints, and the K(Z) convention for user files: uniform over the observed
+//! alphabets for discrete Z, the naive discretised-Gaussian code for continuous Z.
 
-use std::path::Path;
+use std::fmt;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -12,6 +13,8 @@ use crate::datasets::string_grid::{GridSpec, Holistic, Setting, read_dataset};
 use crate::error::{KcompError, Result};
 use crate::estimators::interface::{EstimateRow, Progress, run_estimator};
 use crate::estimators::prequential::naive::naive_bits;
+use crate::io::user_data::load_user_data;
+use crate::sweeps::summary::progress_bar;
 
 use super::config::PanelConfig;
 use super::registry;
@@ -101,9 +104,33 @@ pub fn grid_record_dataset(path: &Path, index: usize, setting: Option<&str>) -> 
     Ok(data)
 }
 
+/// The dataset of `kcomp compare --grid FILE [--record I] [--setting S]` or
+/// `--w W --z Z [--precision P]`.
+pub fn single_dataset(
+    grid: Option<(&Path, usize, Option<&str>)>,
+    w_z: Option<(&Path, &Path)>,
+    precision: Option<f64>,
+) -> Result<Dataset> {
+    if let Some((path, record, setting)) = grid {
+        return grid_record_dataset(path, record, setting);
+    }
+    let Some((w_path, z_path)) = w_z else {
+        return Err(KcompError::Other(
+            "give a panel CONFIG.toml, --w FILE --z FILE or --grid FILE (see kcomp compare --help)"
+                .into(),
+        ));
+    };
+    let (w, z) = load_user_data(w_path, z_path, precision)?;
+    let files = vec![w_path.display().to_string(), z_path.display().to_string()];
+    user_dataset(w, z, files)
+}
+
 /// The `--json` answer of a single-dataset comparison.
 #[derive(Debug, Serialize)]
 pub struct SingleComparison {
+    /// Rows of the dataset (in `dataset` for JSON).
+    #[serde(skip)]
+    pub n: usize,
     pub dataset: serde_json::Value,
     pub k_z: KzReference,
     pub estimates: Vec<EstimateRow>,
@@ -111,10 +138,7 @@ pub struct SingleComparison {
 
 /// The estimators and settings of a single-dataset comparison: `names`, or every estimator
 /// that can apply (llm_program only with a grid report).
-pub fn single_config(
-    names: Option<Vec<String>>,
-    llm_report: Option<std::path::PathBuf>,
-) -> PanelConfig {
+pub fn single_config(names: Option<Vec<String>>, llm_report: Option<PathBuf>) -> PanelConfig {
     let mut config = PanelConfig::single_dataset_defaults();
     config.estimators = names.unwrap_or_else(|| {
         registry::ESTIMATORS
@@ -125,6 +149,54 @@ pub fn single_config(
     });
     config.llm_report = llm_report;
     config
+}
+
+/// `kcomp compare` on one dataset: `estimators` (default: all that apply), a progress bar
+/// unless `quiet`.
+pub fn compare_single(
+    data: &Dataset,
+    estimators: Option<Vec<String>>,
+    llm_report: Option<PathBuf>,
+    quiet: bool,
+) -> Result<SingleComparison> {
+    let config = single_config(estimators, llm_report);
+    let bar = progress_bar(config.estimators.len() as u64, "estimators");
+    if quiet {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let cmp = compare_one(data, &config.estimators, &config, &bar)?;
+    bar.finish_and_clear();
+    Ok(cmp)
+}
+
+impl fmt::Display for SingleComparison {
+    /// The table of `kcomp compare` on one dataset (lengths in bits).
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        writeln!(
+            f,
+            "N = {}, K(Z) = {:.1} bits ({:?})",
+            self.n, self.k_z.bits, self.k_z.method
+        )?;
+        writeln!(
+            f,
+            "{:<21} {:>14} {:>10} {:>10} {:>8}  status",
+            "estimator", "K(Z|W) bits", "C", "score", "s"
+        )?;
+        let num = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |x| format!("{x:.d$}"));
+        for e in &self.estimates {
+            writeln!(
+                f,
+                "{:<21} {:>14} {:>10} {:>10} {:>8.2}  {}",
+                e.estimator,
+                num(e.k_z_given_w_bits, 1),
+                num(e.c, 3),
+                num(e.score, 4),
+                e.seconds,
+                e.status
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// Runs `names` on `data` with the settings of `config` (prequential, topsim).
@@ -156,6 +228,7 @@ pub fn compare_one(
         }
     };
     Ok(SingleComparison {
+        n: data.n(),
         dataset: serde_json::json!({
             "n": data.n(),
             "w": {"length": data.w.n_words, "vocab": data.w.vocab},

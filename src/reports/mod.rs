@@ -2,7 +2,9 @@
 //! [`layout`]) with both parsers, and writes per-answer and per model x setting tables
 //! ([`tables`]), the result-generation accuracy of the paper's Table 3 beside C(P),
 //! Mann-Whitney U groupings (Table 5), Markdown, plots, and optionally the published layout.
+//! [`args`] holds the command-line options, checked into [`ReportOptions`].
 
+pub mod args;
 pub mod layout;
 pub mod mannwhitney;
 pub mod plots;

@@ -9,10 +9,13 @@ use serde::Serialize;
 
 use crate::error::{KcompError, Result};
 use crate::estimators::interface::Progress;
+use crate::estimators::prequential::code::progress_bar;
 use crate::estimators::prequential::report::{
     EMERGENT_C_L_ITERATED, EMERGENT_C_L_NO_ITERATED, HPoint, write_h_sweep_figure,
 };
-use crate::estimators::prequential::run_config::{ConfigFile, finished_run, write_outputs};
+use crate::estimators::prequential::run_config::{
+    ConfigFile, Resolved, check_overwrite, finished_run, write_outputs,
+};
 use crate::estimators::prequential::{PrequentialResult, language_compositionality};
 use crate::io::table::{decimal, write_csv};
 
@@ -135,6 +138,78 @@ pub fn run_sweep(
         language_compositionality(&w, &z, &run.config.prequential, Some(progress))
     })?;
     Ok(finished.results)
+}
+
+/// A sweep as `kcomp prequential --sweep-h H1,H2,... [--seeds N] [--resume] [--force]`
+/// describes it, checked and planned.
+pub struct HSweep {
+    hs: Vec<f64>,
+    runs: Vec<HRun>,
+    dir: PathBuf,
+    resume: bool,
+}
+
+/// What a finished sweep prints: its Markdown table, or one JSON object per run.
+pub struct HSweepOutput {
+    pub markdown: String,
+    pub json: serde_json::Value,
+}
+
+impl HSweep {
+    /// Parses the list, checks it against the configuration (5 seeds by default) and plans the
+    /// runs; without `resume`, a run folder holding other settings is refused unless `force`.
+    pub fn new(
+        mut resolved: Resolved,
+        list: &str,
+        seeds: Option<u64>,
+        resume: bool,
+        force: bool,
+    ) -> Result<HSweep> {
+        let hs = list
+            .split(',')
+            .map(|x| {
+                x.trim().parse::<f64>().map_err(|_| {
+                    KcompError::param("sweep_h", format!("`{x}` is not a valid number"))
+                })
+            })
+            .collect::<Result<Vec<f64>>>()?;
+        let seeds = seeds.unwrap_or(5);
+        check(&hs, seeds, &resolved.config, &resolved.overridden)?;
+        let dir =
+            resolved.config.output.dir.clone().ok_or_else(|| {
+                KcompError::param("out", "a sweep needs an output directory (--out)")
+            })?;
+        // Every language of the sweep has the same size: V^A objects x repeats rows.
+        let language = resolved.config.language.clone().unwrap_or_default();
+        resolved.settle_val_size(language.validate()?.saturating_mul(language.repeats));
+        let runs = plan(&resolved.config, &hs, seeds, &dir);
+        if !resume {
+            for run in &runs {
+                check_overwrite(&run.config, &run.dir, force)?;
+            }
+        }
+        Ok(HSweep {
+            hs,
+            runs,
+            dir,
+            resume,
+        })
+    }
+
+    /// Runs the sweep (a progress bar if `progress`) and writes its tables and figure.
+    pub fn run(&self, progress: bool) -> Result<HSweepOutput> {
+        let pb = progress_bar(progress);
+        let results = run_sweep(&self.runs, &self.dir, self.resume, &pb)?;
+        pb.finish_and_clear();
+        let markdown = write_tables(&self.dir, &self.hs, &self.runs, &results)?;
+        let json = self
+            .runs
+            .iter()
+            .zip(&results)
+            .map(|(run, r)| serde_json::json!({"h": run.h, "seed": run.seed, "c_l": r.c_l, "k_data": r.k_data, "k_z": r.k_z}))
+            .collect();
+        Ok(HSweepOutput { markdown, json })
+    }
 }
 
 /// One row of `runs.csv` (lengths in bits).

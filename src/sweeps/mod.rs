@@ -8,7 +8,8 @@
 //! - [`plot`]: figures of C and topological similarity against the swept parameter;
 //! - [`paper`]: seed 004's Figure 2 sweeps and the comparison with the published means;
 //! - [`published`]: the published values (Figure 2 means, emergent-language C^L);
-//! - [`holistic`]: the prequential sweep over the holistic fraction h.
+//! - [`holistic`]: the prequential sweep over the holistic fraction h;
+//! - [`synth`]: one synthetic run as `kcomp synth` makes it, its table and JSON.
 
 pub mod config;
 pub mod engine;
@@ -18,3 +19,4 @@ pub mod plot;
 pub mod published;
 pub mod run;
 pub mod summary;
+pub mod synth;

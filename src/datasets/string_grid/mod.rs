@@ -8,8 +8,9 @@
 //! inputs an arbitrary random grid, drawn from a separate seeded stream so that h = 0 leaves
 //! the published stream untouched; [`Setting::Holistic`] is the fully holistic end (h = 1).
 //! [`dataset`] turns records into [`crate::dataset::Dataset`]s with the generator's exact
-//! K(Z|W).
+//! K(Z|W); [`args`] holds the options of `kcomp grid generate` and `kcomp grid prompt`.
 
+pub mod args;
 pub mod dataset;
 pub mod json;
 pub mod prompt;

@@ -6,8 +6,10 @@
 //! - [`reference`]: the published evaluator's counts, rule by rule (flaws included);
 //! - [`robust`]: a mapping table measured from the AST with those flaws fixed;
 //! - [`extract`]: getting the program out of an answer;
-//! - [`score`]: scores and T1/T2/T3 profiles.
+//! - [`score`]: scores and T1/T2/T3 profiles;
+//! - [`args`]: the options of `kcomp grid score` and the line it prints.
 
+pub mod args;
 pub mod extract;
 pub mod pyval;
 pub mod reference;

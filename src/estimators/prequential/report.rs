@@ -26,6 +26,21 @@ pub fn to_json(r: &PrequentialResult) -> serde_json::Value {
     })
 }
 
+/// The text `kcomp prequential` prints for a run titled `title`.
+pub fn to_text(r: &PrequentialResult, title: &str) -> String {
+    let k_z_label = format!("K(Z) ({})", format!("{:?}", r.k_z_method).to_lowercase());
+    let mut text = format!(
+        "{title}\nrows encoded        {}\nrows for validation {}\nK(Z|W) = K(Data)    {:.1} bits\n\
+         K(Data|f)           {:.1} bits\nK(f)                {:.1} bits\n{k_z_label:<20}{:.1} bits\n\
+         C^L(Z)              {:.4}\nwall time           {:.1} s\n",
+        r.n_encoded, r.n_val, r.k_data, r.k_data_given_f, r.k_f, r.k_z, r.c_l, r.wall_seconds
+    );
+    for w in &r.warnings {
+        text += &format!("warning: {w}\n");
+    }
+    text
+}
+
 /// Writes the JSON summary.
 pub fn write_json(r: &PrequentialResult, path: &Path) -> Result<()> {
     let text = serde_json::to_string_pretty(&to_json(r))

@@ -7,15 +7,15 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::{self, Shape, Shortcut};
+use crate::config::{self, Shape, Shortcut, ShortcutTable};
 use crate::dataset::{Targets, TokenData};
 use crate::datasets::language_system::LanguageSystemConfig;
 use crate::error::{KcompError, Result};
 use crate::io::user_data::load_user_data;
 
-use super::PrequentialConfig;
-use super::PrequentialResult;
-use super::report::{write_csv, write_json, write_png};
+use super::code::{progress_bar, validate};
+use super::report::{to_text, write_csv, write_json, write_png};
+use super::{PrequentialConfig, PrequentialResult, language_compositionality};
 
 /// User data files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -228,6 +228,14 @@ pub const SHORTCUTS: &[Shortcut] = &[
     ),
 ];
 
+/// The shortcut flags of `kcomp prequential` ([`SHORTCUTS`]).
+#[derive(Debug, Clone)]
+pub struct PrequentialFlags;
+
+impl ShortcutTable for PrequentialFlags {
+    const TABLE: &'static [Shortcut] = SHORTCUTS;
+}
+
 /// A configuration resolved from a file and overrides.
 #[derive(Debug, Clone)]
 pub struct Resolved {
@@ -324,6 +332,66 @@ impl Resolved {
         Some(format!(
             "val_size = {v} of {rows} rows (default: 1/8, at most 400; --val-size to choose)"
         ))
+    }
+}
+
+/// A single (not swept) run, ready to train: data loaded, settings checked.
+pub struct SingleRun {
+    pub config: ConfigFile,
+    w: TokenData,
+    z: Targets,
+    /// The validation-set size chosen by default, to tell before training.
+    pub note: Option<String>,
+}
+
+impl Resolved {
+    /// Loads and checks a single run. `seeds` and `resume` belong to sweeps; an output folder
+    /// holding a run with other settings is refused unless `force`.
+    pub fn single_run(
+        mut self,
+        force: bool,
+        seeds: Option<u64>,
+        resume: bool,
+    ) -> Result<SingleRun> {
+        for (set, name) in [(seeds.is_some(), "seeds"), (resume, "resume")] {
+            if set {
+                return Err(KcompError::param(name, "only applies to a --sweep-h sweep"));
+            }
+        }
+        let (w, z) = self.config.load_data()?;
+        let note = self.settle_val_size(w.n);
+        validate(&w, &z, &self.config.prequential)?;
+        if let Some(dir) = &self.config.output.dir {
+            check_overwrite(&self.config, dir, force)?;
+        }
+        Ok(SingleRun {
+            config: self.config,
+            w,
+            z,
+            note,
+        })
+    }
+}
+
+impl SingleRun {
+    /// Trains (with a progress bar if `progress`) and writes the outputs, if a folder is set.
+    pub fn run(&self, progress: bool) -> Result<PrequentialResult> {
+        let pb = progress_bar(progress);
+        let r = language_compositionality(&self.w, &self.z, &self.config.prequential, Some(&pb))?;
+        pb.finish_and_clear();
+        if let Some(dir) = &self.config.output.dir {
+            write_outputs(&r, &self.config, dir)?;
+        }
+        Ok(r)
+    }
+
+    /// The text `kcomp prequential` prints for the run's result.
+    pub fn render(&self, r: &PrequentialResult) -> String {
+        let mut text = to_text(r, &self.config.title());
+        if let Some(dir) = &self.config.output.dir {
+            text += &format!("outputs in          {}\n", dir.display());
+        }
+        text
     }
 }
 
