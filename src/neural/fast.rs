@@ -225,7 +225,14 @@ impl FastMlp {
     fn head_loss(&mut self, z: &Targets, rows: &[usize], grad: bool) -> f64 {
         let nl = self.widths.len() - 1;
         let dout = grad.then_some(&mut self.dacts[nl][..]);
-        head_loss(&self.spec.head, z, rows, &self.acts[nl], dout, &mut self.logp)
+        head_loss(
+            &self.spec.head,
+            z,
+            rows,
+            &self.acts[nl],
+            dout,
+            &mut self.logp,
+        )
     }
 
     /// Backward pass from `dacts[last]`; fills `grads`.

@@ -266,7 +266,19 @@ impl FastGru {
         self.grads.iter_mut().for_each(|g| *g = 0.0);
         let (p, g) = (&self.params, &mut self.grads);
         let hl = &self.hs[steps * b * h..(steps + 1) * b * h];
-        gemm(h, b, o, hl, 1, h, &self.dout, o, 1, 0.0, &mut g[lay.wo..lay.bo]);
+        gemm(
+            h,
+            b,
+            o,
+            hl,
+            1,
+            h,
+            &self.dout,
+            o,
+            1,
+            0.0,
+            &mut g[lay.wo..lay.bo],
+        );
         for r in 0..b {
             for (gb, &d) in g[lay.bo..lay.end].iter_mut().zip(&self.dout[r * o..]) {
                 *gb += d;
@@ -274,7 +286,19 @@ impl FastGru {
         }
         // dh = dout Wo^T
         let mut dh = vec![0.0f32; b * h];
-        gemm(b, o, h, &self.dout, o, 1, &p[lay.wo..lay.bo], 1, o, 0.0, &mut dh);
+        gemm(
+            b,
+            o,
+            h,
+            &self.dout,
+            o,
+            1,
+            &p[lay.wo..lay.bo],
+            1,
+            o,
+            0.0,
+            &mut dh,
+        );
         let mut dgx = vec![0.0f32; b * h3];
         let mut dgh = vec![0.0f32; b * h3];
         let mut dx = vec![0.0f32; b * e];
@@ -324,8 +348,32 @@ impl FastGru {
                 }
             }
             // dh (masked rows: passed through) += dgh Wh^T; dx = dgx Wx^T.
-            gemm(b, h3, h, &dgh, h3, 1, &p[lay.wh..lay.bh], 1, h3, 1.0, &mut dh);
-            gemm(b, h3, e, &dgx, h3, 1, &p[lay.wx..lay.bx], 1, h3, 0.0, &mut dx);
+            gemm(
+                b,
+                h3,
+                h,
+                &dgh,
+                h3,
+                1,
+                &p[lay.wh..lay.bh],
+                1,
+                h3,
+                1.0,
+                &mut dh,
+            );
+            gemm(
+                b,
+                h3,
+                e,
+                &dgx,
+                h3,
+                1,
+                &p[lay.wx..lay.bx],
+                1,
+                h3,
+                0.0,
+                &mut dx,
+            );
             for (r, &row) in rows.iter().enumerate() {
                 if t < self.lens[r] {
                     let tok = w.row(row)[t] as usize;
@@ -406,7 +454,13 @@ mod tests {
 
     /// Four messages of lengths 3, 1, 2, 0 padded with token 3 to 4 columns.
     fn msgs() -> TokenData {
-        TokenData::new(4, 4, 4, vec![0, 1, 2, 3, 2, 3, 3, 3, 1, 0, 3, 3, 3, 3, 3, 3]).unwrap()
+        TokenData::new(
+            4,
+            4,
+            4,
+            vec![0, 1, 2, 3, 2, 3, 3, 3, 1, 0, 3, 3, 3, 3, 3, 3],
+        )
+        .unwrap()
     }
 
     /// Central finite differences (f64 evaluation of the f32 model) against the analytic
@@ -487,7 +541,10 @@ mod tests {
             values: vec![0, 1, 2, 1],
         };
         for _ in 0..5 {
-            assert_eq!(a.step(&w, &z, &[0, 1, 2, 3]), b.step(&w7, &z, &[0, 1, 2, 3]));
+            assert_eq!(
+                a.step(&w, &z, &[0, 1, 2, 3]),
+                b.step(&w7, &z, &[0, 1, 2, 3])
+            );
         }
         assert_eq!(a.params(), b.params());
     }
