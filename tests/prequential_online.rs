@@ -289,6 +289,16 @@ fn user_facing_configs_default_to_online_unless_reference_keys_are_set() {
         scheme(&["prequential.scheme=\"online\"", "prequential.val_size=9"]),
         Scheme::Online
     );
+    // A padding token (`--pad`) keeps the online scheme and adds the GRU to its learners.
+    let padded = resolve(None, &[], &["prequential.online.pad=8".into()])
+        .unwrap()
+        .config
+        .prequential;
+    assert_eq!(padded.scheme, Scheme::Online);
+    assert_eq!(padded.online.pad, Some(8));
+    let set = padded.online.learner_set();
+    assert_eq!(set.len(), padded.online.learners.len() + 1);
+    assert_eq!(set.last(), Some(&LearnerSpec::default_sequence()));
     // Saved settings reload as the scheme that made them, and their fingerprints differ.
     let online = resolve(None, &[], &[]).unwrap().config;
     assert_eq!(online.prequential.scheme, Scheme::Online);

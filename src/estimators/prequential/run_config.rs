@@ -127,6 +127,12 @@ pub const SHORTCUTS: &[Shortcut] = &[
          settings (--val-size, schedule, model, training, --warm-start, --backend) are given",
     ),
     flag(
+        "pad",
+        "prequential.online.pad",
+        "Padding token of variable-length messages (W padded at the end): the online scheme \
+         adds a GRU over the message with this padding mask",
+    ),
+    flag(
         "seed",
         "prequential.seed",
         "Seed of the ordering and of the models",
