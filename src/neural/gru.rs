@@ -499,7 +499,7 @@ mod tests {
             let analytic = g.grads().to_vec();
             let eps = 1e-2f32;
             let mut worst = 0.0f64;
-            for i in 0..g.params.len() {
+            for (i, &a) in analytic.iter().enumerate() {
                 let x = g.params[i];
                 g.params[i] = x + eps;
                 let up = g.loss_and_grad(&w, &z, &rows);
@@ -507,7 +507,7 @@ mod tests {
                 let down = g.loss_and_grad(&w, &z, &rows);
                 g.params[i] = x;
                 let num = (up - down) / (2.0 * eps as f64);
-                let err = (num - analytic[i] as f64).abs() / (1e-2 + num.abs());
+                let err = (num - a as f64).abs() / (1e-2 + num.abs());
                 worst = worst.max(err);
             }
             // The padding token's embedding never enters a computation.

@@ -479,47 +479,35 @@ pub trait OnlineNet: Send {
     fn params_mut(&mut self) -> &mut [f32];
 }
 
-impl OnlineNet for FastMlp {
-    fn head(&self) -> HeadSpec {
-        self.spec().head
-    }
-    fn outputs(&mut self, w: &TokenData, rows: &[usize]) -> Vec<f32> {
-        FastMlp::outputs(self, w, rows)
-    }
-    fn step(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) {
-        FastMlp::step(self, w, z, rows);
-    }
-    fn set_lr(&mut self, lr: f64) {
-        Learner::set_lr(self, lr);
-    }
-    fn params(&self) -> &[f32] {
-        FastMlp::params(self)
-    }
-    fn params_mut(&mut self) -> &mut [f32] {
-        FastMlp::params_mut(self)
-    }
+/// Both networks have these methods under the same names (`$set_lr` names the learning-rate
+/// setter: the MLP's is [`Learner`]'s); the trait forwards to them.
+macro_rules! online_net {
+    ($t:ty, $set_lr:path) => {
+        impl OnlineNet for $t {
+            fn head(&self) -> HeadSpec {
+                self.spec().head
+            }
+            fn outputs(&mut self, w: &TokenData, rows: &[usize]) -> Vec<f32> {
+                <$t>::outputs(self, w, rows)
+            }
+            fn step(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) {
+                <$t>::step(self, w, z, rows);
+            }
+            fn set_lr(&mut self, lr: f64) {
+                $set_lr(self, lr);
+            }
+            fn params(&self) -> &[f32] {
+                <$t>::params(self)
+            }
+            fn params_mut(&mut self) -> &mut [f32] {
+                <$t>::params_mut(self)
+            }
+        }
+    };
 }
 
-impl OnlineNet for FastGru {
-    fn head(&self) -> HeadSpec {
-        self.spec().head
-    }
-    fn outputs(&mut self, w: &TokenData, rows: &[usize]) -> Vec<f32> {
-        FastGru::outputs(self, w, rows)
-    }
-    fn step(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) {
-        FastGru::step(self, w, z, rows);
-    }
-    fn set_lr(&mut self, lr: f64) {
-        FastGru::set_lr(self, lr);
-    }
-    fn params(&self) -> &[f32] {
-        FastGru::params(self)
-    }
-    fn params_mut(&mut self) -> &mut [f32] {
-        FastGru::params_mut(self)
-    }
-}
+online_net!(FastMlp, Learner::set_lr);
+online_net!(FastGru, FastGru::set_lr);
 
 /// The fast MLP trained online.
 pub type MlpOnline = NetOnline<FastMlp>;
