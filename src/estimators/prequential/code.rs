@@ -345,7 +345,19 @@ pub fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<(
     }
     if cfg.scheme == Scheme::Online {
         // Every row is encoded: no validation rows, no chunk schedule.
-        return cfg.online.validate();
+        cfg.online.validate()?;
+        if let Some(p) = cfg.online.pad
+            && p as usize >= w.vocab
+        {
+            return Err(KcompError::param(
+                "online.pad",
+                format!("token {p} is outside the vocabulary of size {}", w.vocab),
+            ));
+        }
+        return crate::datasets::validate::memory(
+            "this prequential run",
+            &cfg.online.memory_terms(w, z),
+        );
     }
     if cfg.val_size >= w.n {
         return Err(KcompError::param(

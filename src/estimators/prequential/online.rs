@@ -308,6 +308,85 @@ impl OnlineConfig {
         self.mixing.validate()
     }
 
+    /// The large allocations of an online run, in bytes (`f64`: absurd sizes cannot
+    /// overflow). Every learner lives until the end of the run: per network its parameters,
+    /// gradients and Adam moments (and EMA), f32, and the activations of an evaluation batch;
+    /// the n-gram tables' cells and the linear learners' F x F inverse, f64; the data and every
+    /// learner's per-row bits.
+    pub fn memory_terms(&self, w: &TokenData, z: &Targets) -> Vec<(&'static str, f64)> {
+        let rows = w.n as f64;
+        let outputs = super::code::model_spec(w, z, &Default::default())
+            .head
+            .n_outputs() as f64;
+        let (n_out, per_cell) = match z {
+            Targets::Continuous { dim, .. } => (*dim as f64, 2.0),
+            Targets::Discrete { n_attr, n_vals, .. } => (*n_attr as f64, *n_vals as f64),
+        };
+        let batch = rows.min(512.0);
+        let (vocab, words) = (w.vocab as f64, w.n_words as f64);
+        let (mut nets, mut tables) = (0.0, 0.0);
+        let specs = self.learner_set();
+        for spec in &specs {
+            match spec {
+                LearnerSpec::Mlp {
+                    emb_dim,
+                    hidden,
+                    ema,
+                    ..
+                } => {
+                    let mut widths = vec![words * *emb_dim as f64];
+                    widths.extend(hidden.iter().map(|&h| h as f64));
+                    widths.push(outputs);
+                    let params = vocab * *emb_dim as f64
+                        + widths.windows(2).map(|p| p[0] * p[1] + p[1]).sum::<f64>();
+                    let copies = if *ema > 0.0 { 5.0 } else { 4.0 };
+                    nets += params * copies * 4.0 + batch * widths.iter().sum::<f64>() * 8.0;
+                }
+                LearnerSpec::Gru {
+                    emb_dim,
+                    hidden,
+                    ema,
+                    ..
+                } => {
+                    let (e, h) = (*emb_dim as f64, *hidden as f64);
+                    let params = vocab * e + (e + h + 2.0) * 3.0 * h + (h + 1.0) * outputs;
+                    let copies = if *ema > 0.0 { 5.0 } else { 4.0 };
+                    nets += params * copies * 4.0 + batch * (words * (e + 5.0 * h) + h) * 4.0;
+                }
+                LearnerSpec::Ngram { order } => {
+                    let mut cells = 1.0;
+                    for n in 1..=(*order).min(w.n_words) {
+                        let per = vocab.powi(n as i32).min(MAX_NGRAM_CELLS as f64);
+                        cells += per * (words - n as f64 + 1.0);
+                    }
+                    tables += n_out * cells.min(MAX_NGRAM_CELLS as f64) * per_cell * 8.0;
+                }
+                LearnerSpec::Linear { order, .. } if matches!(z, Targets::Continuous { .. }) => {
+                    // As `BayesLinear::new`: a bias and one-hot n-grams at every position;
+                    // beyond MAX_LINEAR_FEATURES the learner does not run.
+                    let f = 1.0
+                        + (1..=(*order).min(w.n_words))
+                            .map(|n| (words - n as f64 + 1.0) * vocab.powi(n as i32))
+                            .sum::<f64>();
+                    if f <= MAX_LINEAR_FEATURES as f64 {
+                        tables += f * f * 8.0 + f * n_out * 8.0;
+                    }
+                }
+                LearnerSpec::Linear { .. } => {}
+                LearnerSpec::Marginal => {}
+            }
+        }
+        let calib = self.calib_window as f64 * outputs * 4.0 * specs.len() as f64;
+        vec![
+            ("learner networks", nets + calib),
+            ("learner tables", tables),
+            (
+                "w/z rows",
+                rows * (words * 4.0 + z.width() as f64 * 8.0 + 8.0 * (specs.len() + 1) as f64),
+            ),
+        ]
+    }
+
     /// The learners run on the data: `learners`, plus the default sequence learner when W is
     /// padded and no GRU is listed.
     pub fn learner_set(&self) -> Vec<LearnerSpec> {
