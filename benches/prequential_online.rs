@@ -4,13 +4,18 @@
 //!   rows (the same number of steps, with replay sampling and forward calibration);
 //! - `online_update/ngram_code_learn_row`: coding and learning one row with the n-gram table;
 //! - `switching/sum_baseline`: adding the K learners' bits of a row (what choosing no mixture
-//!   costs); `switching/switch_update`: one update of the switching mixture over K = 6.
+//!   costs); `switching/switch_update`: one update of the switching mixture over K = 6;
+//! - `sequence_step/mlp_step` (baseline) and `sequence_step/gru_step`: one Adam step (batch 32)
+//!   on padded variable-length messages (1-6 tokens) of the default MLP (16-dim embeddings,
+//!   256 units) and of the default GRU learner (16-dim embeddings, 64 units, padding mask).
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kcomp::datasets::lookup_table::{LookupParams, generate};
+use kcomp::datasets::variable_length::VarLenParams;
 use kcomp::estimators::prequential::online::{LearnerSpec, OnlineConfig, make_online_learner};
 use kcomp::estimators::prequential::switching::{Mixing, Mixture};
 use kcomp::neural::fast::FastMlp;
+use kcomp::neural::gru::{FastGru, GruSpec};
 
 fn bench(c: &mut Criterion) {
     let data = generate(&LookupParams {
@@ -92,6 +97,45 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             t = (t + 1) % rows.len();
             std::hint::black_box(m.update(&rows[t]))
+        })
+    });
+    g.finish();
+
+    let p = VarLenParams {
+        samples: 512,
+        ..Default::default()
+    };
+    let data = p.generate().unwrap();
+    let (w, z) = (&data.w, &data.z);
+    let model = kcomp::estimators::prequential::ModelConfig {
+        emb_dim: 16,
+        hidden: vec![256],
+        ..Default::default()
+    };
+    let mspec = kcomp::estimators::prequential::code::model_spec(w, z, &model);
+    let mut g = c.benchmark_group("sequence_step");
+    g.sample_size(30);
+    g.measurement_time(std::time::Duration::from_secs(3));
+    let mut mlp = FastMlp::new(&mspec, 0.003, 0);
+    let mut t = 0;
+    g.bench_function("mlp_step", |b| {
+        b.iter(|| {
+            mlp.step(w, z, &sent[t * 32..(t + 1) * 32]);
+            t = (t + 1) % 16;
+        })
+    });
+    let gspec = GruSpec {
+        vocab: w.vocab,
+        emb_dim: 16,
+        hidden: 64,
+        head: mspec.head,
+        pad: Some(p.pad()),
+    };
+    let mut gru = FastGru::new(&gspec, 0.01, 0);
+    g.bench_function("gru_step", |b| {
+        b.iter(|| {
+            gru.step(w, z, &sent[t * 32..(t + 1) * 32]);
+            t = (t + 1) % 16;
         })
     });
     g.finish();

@@ -12,22 +12,30 @@ use kcomp::dataset::Dataset;
 use kcomp::datasets::grammar::{GrammarParams, generate as grammar};
 use kcomp::datasets::language_system::LanguageSystemConfig;
 use kcomp::datasets::lookup_table::{LookupParams, generate as lookup};
+use kcomp::datasets::variable_length::VarLenParams;
+use kcomp::estimators::prequential::language_compositionality;
 use kcomp::estimators::prequential::online::{LearnerSpec, OnlineConfig};
+use kcomp::estimators::prequential::run_config::resolve;
 use kcomp::estimators::prequential::switching::Mixing;
 use kcomp::estimators::prequential::{
     ModelConfig, Ordering, PrequentialConfig, Schedule, Scheme, prequential_code,
 };
 use kcomp::neural::TrainConfig;
+use kcomp::panel::config::FamilySpec;
+use kcomp::panel::family;
 
 #[derive(Parser)]
 struct Args {
-    /// lookup, grammar or language.
+    /// lookup, grammar, language, grid (string-to-grid, 6 positions x 4 letters on a 6 x 6
+    /// grid, random layout, N sampled inputs), varlen (padded variable-length messages whose
+    /// last real token carries Z) or emergent (configs/prequential/emergent.toml as is, N
+    /// ignored; C^L with the protocol's K(Z)).
     #[arg(long, default_value = "lookup")]
     family: String,
     /// Lookup n-gram size (q = 1: K = 10; q = 2: K = 2).
     #[arg(long, default_value_t = 1)]
     q: usize,
-    /// Holistic fraction of a language system.
+    /// Holistic fraction of a language system or a string-to-grid map.
     #[arg(long, default_value_t = 0.0)]
     h: f64,
     #[arg(long, value_delimiter = ',', default_value = "500")]
@@ -37,7 +45,8 @@ struct Args {
     /// reference, online, or online with `+`-joined ablations: nocal (no calibration),
     /// noreplay (only the new block is trained on), ema (EMA 0.99 of the weights), bayes
     /// (Bayesian mixture instead of switching), mlp (the MLPs only), nongram, nolinear
-    /// (without those learners), fast (without the MLPs). E.g. `online+mlp+nocal`.
+    /// (without those learners), fast (without the MLPs and the GRU), noseq (without the GRU
+    /// that padded W adds). E.g. `online+mlp+nocal`.
     #[arg(long, value_delimiter = ',', default_value = "online")]
     schemes: Vec<String>,
     /// Print the header.
@@ -48,8 +57,32 @@ struct Args {
     threads: usize,
 }
 
-fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Dataset)> {
-    match a.family.as_str() {
+/// The data of one cell: setting label, dataset, padding token (variable-length W).
+fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Dataset, Option<u32>)> {
+    if a.family == "varlen" {
+        let p = VarLenParams {
+            samples: n,
+            seed,
+            ..Default::default()
+        };
+        return Ok(("max_len=6".into(), p.generate()?, Some(p.pad())));
+    }
+    if a.family == "grid" {
+        let params: toml::Table = toml::from_str(&format!(
+            "setting = \"r\"\npositions = 6\nletters = 4\nside = 6\ncomplementary = false\nsamples = {n}"
+        ))
+        .expect("valid TOML");
+        let spec = FamilySpec {
+            name: None,
+            kind: "grid".into(),
+            parameter: "holistic_fraction".into(),
+            values: vec![],
+            params,
+        };
+        let d = family::generate(&spec, &toml::Value::Float(a.h), seed)?;
+        return Ok((format!("h={}", a.h), d, None));
+    }
+    let (setting, d) = match a.family.as_str() {
         "lookup" => {
             let vocab = if a.q == 1 { 10 } else { 2 };
             let p = LookupParams {
@@ -83,7 +116,8 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
             "family",
             format!("unknown family {f}"),
         )),
-    }
+    }?;
+    Ok((setting, d, None))
 }
 
 /// The reference protocol with one model (lookup-table settings of
@@ -119,8 +153,11 @@ fn reference(
     }
 }
 
-fn online(variant: &str, seed: u64, threads: usize) -> PrequentialConfig {
-    let mut o = OnlineConfig::default();
+fn online(variant: &str, seed: u64, threads: usize, pad: Option<u32>) -> PrequentialConfig {
+    let mut o = OnlineConfig {
+        pad,
+        ..Default::default()
+    };
     // A variant is `online` followed by `+`-joined ablations.
     for part in variant.split('+').skip(1) {
         match part {
@@ -131,7 +168,11 @@ fn online(variant: &str, seed: u64, threads: usize) -> PrequentialConfig {
                 .learners
                 .retain(|l| !matches!(l, LearnerSpec::Linear { .. })),
             "mlp" => o.learners.retain(|l| matches!(l, LearnerSpec::Mlp { .. })),
-            "fast" => o.learners.retain(|l| !matches!(l, LearnerSpec::Mlp { .. })),
+            "fast" => {
+                o.learners.retain(|l| !matches!(l, LearnerSpec::Mlp { .. }));
+                o.pad = None;
+            }
+            "noseq" => o.pad = None,
             "bayes" => o.mixing = Mixing::Bayes,
             "noreplay" => o.epochs = 0.0,
             "nocal" | "ema" => {
@@ -164,17 +205,103 @@ fn online(variant: &str, seed: u64, threads: usize) -> PrequentialConfig {
     }
 }
 
+/// The exact K(Z|W) restricted to `n_enc` of `n` rows: the per-row terms scale, the rest
+/// (the function's own cost) does not.
+fn exact_encoded(exact: &kcomp::dataset::ExactTerms, n_enc: usize, n: usize) -> f64 {
+    let parts = &exact.parts;
+    let f = n_enc as f64 / n as f64;
+    match (parts.get("k_f"), parts.get("k_z_given_wf")) {
+        (Some(kf), Some(noise)) => kf + noise * f,
+        // String-to-grid: the holistic rows' grids are per row; layout, patterns and the
+        // exception bookkeeping are not (the binomial of the exception inputs is kept whole).
+        _ => match parts.get("exception_grids") {
+            Some(g) if parts.contains_key("layout") => exact.k_z_given_w_bits - g * (1.0 - f),
+            // Deterministic tables (variable-length data): the function costs the same.
+            _ if parts.get("residual") == Some(&0.0) => exact.k_z_given_w_bits,
+            _ => exact.k_z_given_w_bits * f,
+        },
+    }
+}
+
+/// C^L on the emergent protocol (configs/prequential/emergent.toml with the language's h and
+/// seed set) under each scheme: the reference as configured, `online` / `online+fast` with the
+/// protocol's grouped order and analytic K(Z).
+fn emergent(a: &Args, seed: u64) {
+    let path = std::path::Path::new("configs/prequential/emergent.toml");
+    let mut base = match resolve(Some(path), &[], &[]) {
+        Ok(r) => r.config,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
+    let lang = base.language.get_or_insert_with(Default::default);
+    lang.holistic_fraction = a.h;
+    lang.seed = seed;
+    base.prequential.seed = seed;
+    base.prequential.threads = a.threads;
+    let data = base
+        .language
+        .clone()
+        .unwrap_or_default()
+        .dataset()
+        .expect("valid language");
+    let exact = data
+        .exact
+        .clone()
+        .expect("language systems have exact terms");
+    let n = data.n();
+    for scheme in &a.schemes {
+        let mut cfg = base.prequential.clone();
+        if scheme != "reference" {
+            let o = online(scheme, seed, a.threads, None);
+            cfg.scheme = o.scheme;
+            cfg.online = o.online;
+        }
+        let r = match language_compositionality(&data.w, &data.z, &cfg, None) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("{scheme}: {e}");
+                std::process::exit(2);
+            }
+        };
+        let top = r
+            .learners
+            .iter()
+            .max_by(|x, y| x.final_weight.total_cmp(&y.final_weight))
+            .map_or("emergent".to_string(), |l| l.name.clone());
+        let exact_enc = exact_encoded(&exact, r.n_encoded, n);
+        println!(
+            "emergent,h={},{n},{seed},{scheme},{},{:.1},{:.1},{:.1},{:.4},{:.4},{:.1},{:.2},{top},{:.1}",
+            a.h,
+            r.n_encoded,
+            exact.k_z_given_w_bits,
+            exact_enc,
+            r.k_data,
+            r.k_data / exact_enc,
+            r.c_l,
+            r.k_data_given_f,
+            r.wall_seconds,
+            r.k_z,
+        );
+    }
+}
+
 fn main() {
     let a = Args::parse();
     if a.header {
         println!(
             "family,setting,N,seed,scheme,n_encoded,exact_bits,exact_encoded_bits,k_data_bits,\
-             ratio,c_l,k_data_given_f_bits,wall_seconds,best_learner"
+             ratio,c_l,k_data_given_f_bits,wall_seconds,best_learner,k_z_bits"
         );
     }
     for &n in &a.ns {
         for &seed in &a.seeds {
-            let (setting, data) = match dataset(&a, n, seed) {
+            if a.family == "emergent" {
+                emergent(&a, seed);
+                continue;
+            }
+            let (setting, data, pad) = match dataset(&a, n, seed) {
                 Ok(d) => d,
                 Err(e) => {
                     eprintln!("{e}");
@@ -204,7 +331,7 @@ fn main() {
                             ),
                         ]
                     } else {
-                        vec![(scheme.clone(), online(scheme, seed, a.threads))]
+                        vec![(scheme.clone(), online(scheme, seed, a.threads, pad))]
                     };
                 let mut best: Option<(
                     f64,
@@ -247,13 +374,9 @@ fn main() {
                 } else {
                     k_data
                 };
-                let parts = &exact.parts;
-                let exact_enc = match (parts.get("k_f"), parts.get("k_z_given_wf")) {
-                    (Some(kf), Some(noise)) => kf + noise * code.n_encoded as f64 / n as f64,
-                    _ => exact.k_z_given_w_bits * code.n_encoded as f64 / n as f64,
-                };
+                let exact_enc = exact_encoded(&exact, code.n_encoded, n);
                 println!(
-                    "{},{setting},{n},{seed},{scheme},{},{:.1},{:.1},{:.1},{:.4},{:.4},{:.1},{:.2},{name}",
+                    "{},{setting},{n},{seed},{scheme},{},{:.1},{:.1},{:.1},{:.4},{:.4},{:.1},{:.2},{name},{:.1}",
                     a.family,
                     code.n_encoded,
                     exact.k_z_given_w_bits,
@@ -263,6 +386,7 @@ fn main() {
                     data.k_z.bits * code.n_encoded as f64 / n as f64 / k_data,
                     code.k_data_given_f,
                     t0.elapsed().as_secs_f64(),
+                    data.k_z.bits * code.n_encoded as f64 / n as f64,
                 );
             }
         }

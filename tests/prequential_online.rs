@@ -259,3 +259,74 @@ fn the_reference_scheme_is_the_default_and_stays_out_of_serialised_configs() {
     };
     assert!(bad.validate().is_err());
 }
+
+#[test]
+fn user_facing_configs_default_to_online_unless_reference_keys_are_set() {
+    use kcomp::estimators::prequential::run_config::resolve;
+    use kcomp::panel::config::PanelPrequential;
+    let scheme = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        resolve(None, &[], &sets).unwrap().config.prequential.scheme
+    };
+    // Nothing set: online, for `kcomp prequential` and for a panel.
+    assert_eq!(scheme(&[]), Scheme::Online);
+    assert_eq!(scheme(&["prequential.seed=3"]), Scheme::Online);
+    assert_eq!(PanelPrequential::default().config.scheme, Scheme::Online);
+    let p: PanelPrequential = toml::from_str("[config]\nordering = \"random\"\n").unwrap();
+    assert_eq!(p.config.scheme, Scheme::Online);
+    let p: PanelPrequential = toml::from_str("[config.train]\nlr = 0.1\n").unwrap();
+    assert_eq!(p.config.scheme, Scheme::Reference);
+    // A reference-only key (as in every configuration written before the online scheme, and
+    // every saved reference run) keeps the reference protocol; an explicit scheme wins.
+    for s in [
+        "prequential.val_size=10",
+        "prequential.model.hidden=[8]",
+        "prequential.scheme=\"reference\"",
+    ] {
+        assert_eq!(scheme(&[s]), Scheme::Reference, "{s}");
+    }
+    assert_eq!(
+        scheme(&["prequential.scheme=\"online\"", "prequential.val_size=9"]),
+        Scheme::Online
+    );
+    // A padding token (`--pad`) keeps the online scheme and adds the GRU to its learners.
+    let padded = resolve(None, &[], &["prequential.online.pad=8".into()])
+        .unwrap()
+        .config
+        .prequential;
+    assert_eq!(padded.scheme, Scheme::Online);
+    assert_eq!(padded.online.pad, Some(8));
+    let set = padded.online.learner_set();
+    assert_eq!(set.len(), padded.online.learners.len() + 1);
+    assert_eq!(set.last(), Some(&LearnerSpec::default_sequence()));
+    // Saved settings reload as the scheme that made them, and their fingerprints differ.
+    let online = resolve(None, &[], &[]).unwrap().config;
+    assert_eq!(online.prequential.scheme, Scheme::Online);
+    let reference = resolve(None, &[], &["prequential.scheme=\"reference\"".into()])
+        .unwrap()
+        .config;
+    assert_eq!(reference.prequential.scheme, Scheme::Reference);
+    let (fo, fr) = (
+        online.fingerprint().unwrap(),
+        reference.fingerprint().unwrap(),
+    );
+    assert_ne!(fo, fr);
+    assert!(fo.contains("scheme = \"online\""), "{fo}");
+    let dir = tempfile::tempdir().unwrap();
+    for (f, s) in [(&fo, Scheme::Online), (&fr, Scheme::Reference)] {
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, f).unwrap();
+        let back = resolve(Some(&path), &[], &[]).unwrap().config;
+        assert_eq!(back.prequential.scheme, s);
+        assert_eq!(back.fingerprint().unwrap(), *f);
+    }
+    // The shipped named configurations name the reference protocol their figures come from.
+    for f in [
+        "configs/prequential/emergent.toml",
+        "configs/prequential/emergent-holistic.toml",
+    ] {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(f);
+        let c = resolve(Some(&p), &[], &[]).unwrap().config;
+        assert_eq!(c.prequential.scheme, Scheme::Reference, "{f}");
+    }
+}

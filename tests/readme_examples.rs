@@ -89,11 +89,15 @@ const EXAMPLES: &[(&str, Run)] = &[
         Fast(&[]),
     ),
     (
-        "cargo run --release -- prequential --w data/p1/W.npy --z data/p1/Z.npy --val-size 100",
-        Skip(TRAINS),
+        "cargo run --release -- prequential --w data/p1/W.npy --z data/p1/Z.npy",
+        Fast(&["online scheme", "rows encoded        400"]),
     ),
     (
-        "cargo run --release -- prequential --w data/g1/W.npy --z data/g1/Z.npy --precision 0.01 --val-size 60",
+        "cargo run --release -- prequential --w data/g1/W.npy --z data/g1/Z.npy --precision 0.01",
+        Fast(&["online scheme", "rows encoded        300"]),
+    ),
+    (
+        "cargo run --release -- prequential --w data/p1/W.npy --z data/p1/Z.npy --protocol reference --val-size 100",
         Skip(TRAINS),
     ),
     (

@@ -4,7 +4,8 @@
 //! - [`protocols`]: the seven test languages of Korbak et al. 2020;
 //! - [`grammar`]: seed 004's context-free-grammar representations;
 //! - [`validate`]: shared parameter checks;
-//! - [`string_grid`]: seed 001's string-to-grid datasets (Python-`random` compatible).
+//! - [`string_grid`]: seed 001's string-to-grid datasets (Python-`random` compatible);
+//! - [`variable_length`]: padded variable-length messages whose last real token carries Z.
 
 pub mod grammar;
 pub mod language_system;
@@ -12,6 +13,7 @@ pub mod lookup_table;
 pub mod protocols;
 pub mod string_grid;
 pub mod validate;
+pub mod variable_length;
 
 use crate::dataset::exact::ComplexityTerms;
 use crate::dataset::{self, Dataset, KzMethod, KzReference, Provenance};

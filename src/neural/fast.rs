@@ -21,7 +21,7 @@ const EVAL_BATCH: usize = 512;
 /// `c = alpha * a(m x k) * b(k x n) + beta * c` with explicit strides.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn gemm(
+pub(crate) fn gemm(
     m: usize,
     k: usize,
     n: usize,
@@ -223,68 +223,16 @@ impl FastMlp {
     /// Loss (sum of nats over the batch's target values) and, if `grad`, d loss_mean / d out
     /// in `dacts[last]` where loss_mean is the mean over the batch's values.
     fn head_loss(&mut self, z: &Targets, rows: &[usize], grad: bool) -> f64 {
-        let bsz = rows.len();
         let nl = self.widths.len() - 1;
-        let o = self.widths[nl];
-        let out = &self.acts[nl];
-        let dout = &mut self.dacts[nl];
-        let mut total = 0.0f64;
-        match (self.spec.head, z) {
-            (HeadSpec::Categorical { n_attr, n_vals }, Targets::Discrete { values, .. }) => {
-                let norm = 1.0 / (bsz * n_attr) as f32;
-                self.logp.resize(n_vals, 0.0);
-                for (r, &row) in rows.iter().enumerate() {
-                    for a in 0..n_attr {
-                        let base = r * o + a * n_vals;
-                        log_softmax(&out[base..base + n_vals], &mut self.logp);
-                        let t = values[row * n_attr + a] as usize;
-                        total -= self.logp[t];
-                        if grad {
-                            for vv in 0..n_vals {
-                                let pr = self.logp[vv].exp() as f32;
-                                let ind = if vv == t { 1.0 } else { 0.0 };
-                                dout[base + vv] = (pr - ind) * norm;
-                            }
-                        }
-                    }
-                }
-            }
-            (HeadSpec::Gaussian { dim, std }, Targets::Continuous { lam, grid, .. }) => {
-                let norm = 1.0 / (bsz * dim) as f64;
-                for (r, &row) in rows.iter().enumerate() {
-                    for d in 0..dim {
-                        let x = grid[row * dim + d] as f64 * lam;
-                        let mu = out[r * o + d] as f64;
-                        match std {
-                            StdSpec::Fixed { std } => {
-                                total += gaussian_nll_density_nats(x, mu, std);
-                                if grad {
-                                    dout[r * o + d] = ((mu - x) / (std * std) * norm) as f32;
-                                }
-                            }
-                            StdSpec::Learned { min_std } => {
-                                let raw = out[r * o + dim + d] as f64;
-                                let floor = min_std.ln();
-                                let ls = raw.max(floor);
-                                let sigma = ls.exp();
-                                total += gaussian_nll_density_nats(x, mu, sigma);
-                                if grad {
-                                    let u = (x - mu) / sigma;
-                                    dout[r * o + d] = ((mu - x) / (sigma * sigma) * norm) as f32;
-                                    dout[r * o + dim + d] = if raw > floor {
-                                        ((1.0 - u * u) * norm) as f32
-                                    } else {
-                                        0.0
-                                    };
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            _ => panic!("head and targets disagree (validated by the caller)"),
-        }
-        total
+        let dout = grad.then_some(&mut self.dacts[nl][..]);
+        head_loss(
+            &self.spec.head,
+            z,
+            rows,
+            &self.acts[nl],
+            dout,
+            &mut self.logp,
+        )
     }
 
     /// Backward pass from `dacts[last]`; fills `grads`.
@@ -338,22 +286,14 @@ impl FastMlp {
     }
 
     fn adam_step(&mut self) {
-        self.t += 1;
-        let bc1 = 1.0 - ADAM_B1.powi(self.t);
-        let bc2 = 1.0 - ADAM_B2.powi(self.t);
-        let step = self.lr / bc1;
-        let inv_bc2 = 1.0 / bc2;
-        for (((p, &g), m), v) in self
-            .params
-            .iter_mut()
-            .zip(&self.grads)
-            .zip(self.m.iter_mut())
-            .zip(self.v.iter_mut())
-        {
-            *m = ADAM_B1 * *m + (1.0 - ADAM_B1) * g;
-            *v = ADAM_B2 * *v + (1.0 - ADAM_B2) * g * g;
-            *p -= step * *m / ((*v * inv_bc2).sqrt() + ADAM_EPS);
-        }
+        adam_update(
+            &mut self.params,
+            &self.grads,
+            &mut self.m,
+            &mut self.v,
+            &mut self.t,
+            self.lr,
+        );
     }
 
     /// One Adam step on the rows `rows`; returns the batch's mean loss (nats per value).
@@ -442,6 +382,104 @@ impl Learner for FastMlp {
 
     fn set_lr(&mut self, lr: f64) {
         self.lr = lr as f32;
+    }
+}
+
+/// Loss of a head's outputs `out` (rows x n_outputs, row-major): the sum of nats over the
+/// batch's target values; with `dout`, d loss_mean / d out where loss_mean is the mean over the
+/// batch's values. Shared by the fast MLP and the fast GRU. `logp` is a workspace.
+pub(crate) fn head_loss(
+    head: &HeadSpec,
+    z: &Targets,
+    rows: &[usize],
+    out: &[f32],
+    mut dout: Option<&mut [f32]>,
+    logp: &mut Vec<f64>,
+) -> f64 {
+    let bsz = rows.len();
+    let o = head.n_outputs();
+    let mut total = 0.0f64;
+    match (*head, z) {
+        (HeadSpec::Categorical { n_attr, n_vals }, Targets::Discrete { values, .. }) => {
+            let norm = 1.0 / (bsz * n_attr) as f32;
+            logp.resize(n_vals, 0.0);
+            for (r, &row) in rows.iter().enumerate() {
+                for a in 0..n_attr {
+                    let base = r * o + a * n_vals;
+                    log_softmax(&out[base..base + n_vals], logp);
+                    let t = values[row * n_attr + a] as usize;
+                    total -= logp[t];
+                    if let Some(dout) = dout.as_deref_mut() {
+                        for vv in 0..n_vals {
+                            let pr = logp[vv].exp() as f32;
+                            let ind = if vv == t { 1.0 } else { 0.0 };
+                            dout[base + vv] = (pr - ind) * norm;
+                        }
+                    }
+                }
+            }
+        }
+        (HeadSpec::Gaussian { dim, std }, Targets::Continuous { lam, grid, .. }) => {
+            let norm = 1.0 / (bsz * dim) as f64;
+            for (r, &row) in rows.iter().enumerate() {
+                for d in 0..dim {
+                    let x = grid[row * dim + d] as f64 * lam;
+                    let mu = out[r * o + d] as f64;
+                    match std {
+                        StdSpec::Fixed { std } => {
+                            total += gaussian_nll_density_nats(x, mu, std);
+                            if let Some(dout) = dout.as_deref_mut() {
+                                dout[r * o + d] = ((mu - x) / (std * std) * norm) as f32;
+                            }
+                        }
+                        StdSpec::Learned { min_std } => {
+                            let raw = out[r * o + dim + d] as f64;
+                            let floor = min_std.ln();
+                            let ls = raw.max(floor);
+                            let sigma = ls.exp();
+                            total += gaussian_nll_density_nats(x, mu, sigma);
+                            if let Some(dout) = dout.as_deref_mut() {
+                                let u = (x - mu) / sigma;
+                                dout[r * o + d] = ((mu - x) / (sigma * sigma) * norm) as f32;
+                                dout[r * o + dim + d] = if raw > floor {
+                                    ((1.0 - u * u) * norm) as f32
+                                } else {
+                                    0.0
+                                };
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        _ => panic!("head and targets disagree (validated by the caller)"),
+    }
+    total
+}
+
+/// One fused Adam update of `params` with gradients `grads` (`t` counts the steps).
+pub(crate) fn adam_update(
+    params: &mut [f32],
+    grads: &[f32],
+    m: &mut [f32],
+    v: &mut [f32],
+    t: &mut i32,
+    lr: f32,
+) {
+    *t += 1;
+    let bc1 = 1.0 - ADAM_B1.powi(*t);
+    let bc2 = 1.0 - ADAM_B2.powi(*t);
+    let step = lr / bc1;
+    let inv_bc2 = 1.0 / bc2;
+    for (((p, &g), m), v) in params
+        .iter_mut()
+        .zip(grads)
+        .zip(m.iter_mut())
+        .zip(v.iter_mut())
+    {
+        *m = ADAM_B1 * *m + (1.0 - ADAM_B1) * g;
+        *v = ADAM_B2 * *v + (1.0 - ADAM_B2) * g * g;
+        *p -= step * *m / ((*v * inv_bc2).sqrt() + ADAM_EPS);
     }
 }
 

@@ -13,6 +13,7 @@
 #[cfg(feature = "burn")]
 pub mod burn_mlp;
 pub mod fast;
+pub mod gru;
 pub mod likelihood;
 pub mod train;
 

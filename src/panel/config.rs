@@ -72,7 +72,9 @@ impl FamilySpec {
 pub struct PanelPrequential {
     /// Fraction of each dataset's rows held out for early stopping.
     pub val_fraction: f64,
-    /// The engine's configuration (`val_size` and `threads` are set per dataset).
+    /// The engine's configuration (`val_size` and `threads` are set per dataset): the online
+    /// scheme unless `scheme = "reference"` or a reference-only key is set.
+    #[serde(deserialize_with = "crate::estimators::prequential::code::deserialize_user_config")]
     pub config: crate::estimators::prequential::PrequentialConfig,
 }
 
@@ -81,7 +83,7 @@ impl Default for PanelPrequential {
         // Datasets run in parallel; each training stays on one thread.
         let config = crate::estimators::prequential::PrequentialConfig {
             threads: 1,
-            ..Default::default()
+            ..crate::estimators::prequential::code::online_default()
         };
         PanelPrequential {
             val_fraction: 0.1,

@@ -151,6 +151,51 @@ impl Default for PrequentialConfig {
     }
 }
 
+/// Keys of [`PrequentialConfig`] that only the reference protocol reads.
+pub const REFERENCE_KEYS: &[&str] = &[
+    "val_size",
+    "schedule",
+    "model",
+    "train",
+    "warm_start",
+    "backend",
+    "final_stop",
+];
+
+/// The configuration of `kcomp prequential` and of panels when nothing is set: the online
+/// scheme. (`PrequentialConfig::default()` stays `reference` for library callers and for
+/// settings saved before the online scheme existed.)
+pub fn online_default() -> PrequentialConfig {
+    PrequentialConfig {
+        scheme: Scheme::Online,
+        ..Default::default()
+    }
+}
+
+/// The scheme of a user-facing configuration table (`[prequential]` of `kcomp prequential`,
+/// `[prequential.config]` of a panel): `online` unless the table names one or sets a key only
+/// the reference protocol reads ([`REFERENCE_KEYS`]). Such a table (every configuration written
+/// before the online scheme, and every saved reference run, whose serialisation leaves the
+/// scheme out) keeps meaning the reference protocol.
+pub fn settle_scheme(t: &mut toml::Table) {
+    if !t.contains_key("scheme") && !REFERENCE_KEYS.iter().any(|k| t.contains_key(*k)) {
+        t.insert("scheme".into(), "online".into());
+    }
+}
+
+/// Deserialises a panel's `[prequential.config]` with [`settle_scheme`].
+pub fn deserialize_user_config<'de, D>(d: D) -> std::result::Result<PrequentialConfig, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    use serde::de::Error;
+    let mut value = toml::Value::deserialize(d)?;
+    if let Some(t) = value.as_table_mut() {
+        settle_scheme(t);
+    }
+    PrequentialConfig::deserialize(value).map_err(D::Error::custom)
+}
+
 /// One encoded chunk of the prequential curve.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Chunk {
@@ -300,7 +345,19 @@ pub fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<(
     }
     if cfg.scheme == Scheme::Online {
         // Every row is encoded: no validation rows, no chunk schedule.
-        return cfg.online.validate();
+        cfg.online.validate()?;
+        if let Some(p) = cfg.online.pad
+            && p as usize >= w.vocab
+        {
+            return Err(KcompError::param(
+                "online.pad",
+                format!("token {p} is outside the vocabulary of size {}", w.vocab),
+            ));
+        }
+        return crate::datasets::validate::memory(
+            "this prequential run",
+            &cfg.online.memory_terms(w, z),
+        );
     }
     if cfg.val_size >= w.n {
         return Err(KcompError::param(

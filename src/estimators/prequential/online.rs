@@ -28,6 +28,7 @@ use crate::error::{KcompError, Result};
 use crate::neural::HeadSpec;
 use crate::neural::StdSpec;
 use crate::neural::fast::{FastMlp, code_bits_from_outputs};
+use crate::neural::gru::{FastGru, GruSpec};
 use crate::neural::likelihood::grid_gaussian_nll_nats;
 use crate::neural::train::Learner;
 
@@ -76,6 +77,19 @@ pub enum LearnerSpec {
     /// at an unknown position: conjugate cell estimates, Bayesian model averaging over the
     /// positions per output, updated after every row. See [`NgramTable`].
     Ngram { order: usize },
+    /// A GRU over the message (padding mask from [`OnlineConfig::pad`]; see
+    /// [`crate::neural::gru`]) trained online like the MLP: replay, optional EMA, calibration.
+    Gru {
+        emb_dim: usize,
+        hidden: usize,
+        lr: f64,
+        #[serde(default)]
+        lr_decay_rows: usize,
+        #[serde(default)]
+        ema: f64,
+        #[serde(default)]
+        calibrate: bool,
+    },
 }
 
 impl LearnerSpec {
@@ -106,6 +120,34 @@ impl LearnerSpec {
             LearnerSpec::Linear { order, ridge } => format!("linear{order}-ridge{ridge}"),
             LearnerSpec::Marginal => "marginal".into(),
             LearnerSpec::Ngram { order } => format!("ngram{order}"),
+            LearnerSpec::Gru {
+                hidden,
+                lr,
+                ema,
+                calibrate,
+                ..
+            } => {
+                let mut s = format!("gru{hidden}-lr{lr}");
+                if *ema > 0.0 {
+                    s.push_str("-ema");
+                }
+                if *calibrate {
+                    s.push_str("-cal");
+                }
+                s
+            }
+        }
+    }
+
+    /// The sequence learner added to the learner set when W is padded ([`OnlineConfig::pad`]).
+    pub fn default_sequence() -> Self {
+        LearnerSpec::Gru {
+            emb_dim: 16,
+            hidden: 64,
+            lr: 0.01,
+            lr_decay_rows: 200,
+            ema: 0.0,
+            calibrate: true,
         }
     }
 }
@@ -134,6 +176,11 @@ pub struct OnlineConfig {
     pub learners: Vec<LearnerSpec>,
     /// How their codes are combined.
     pub mixing: super::switching::Mixing,
+    /// The padding token of variable-length messages (W padded at the end to the longest
+    /// message). When set, the learner set also holds a GRU over the message with this
+    /// padding mask ([`LearnerSpec::default_sequence`], unless `learners` lists a GRU).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pad: Option<u32>,
 }
 
 impl Default for OnlineConfig {
@@ -175,6 +222,7 @@ impl Default for OnlineConfig {
                 },
             ],
             mixing: super::switching::Mixing::default(),
+            pad: None,
         }
     }
 }
@@ -228,6 +276,24 @@ impl OnlineConfig {
                         ));
                     }
                 }
+                LearnerSpec::Gru {
+                    emb_dim,
+                    hidden,
+                    lr,
+                    ema,
+                    ..
+                } => {
+                    if *emb_dim == 0
+                        || *hidden == 0
+                        || !(lr.is_finite() && *lr > 0.0 && *lr <= 10.0)
+                        || !(0.0..1.0).contains(ema)
+                    {
+                        return Err(KcompError::param(
+                            "online.learners",
+                            "a GRU needs emb_dim >= 1, hidden >= 1, lr in (0, 10], ema in [0, 1)",
+                        ));
+                    }
+                }
                 LearnerSpec::Marginal => {}
                 LearnerSpec::Ngram { order } => {
                     if *order > 3 {
@@ -240,6 +306,95 @@ impl OnlineConfig {
             }
         }
         self.mixing.validate()
+    }
+
+    /// The large allocations of an online run, in bytes (`f64`: absurd sizes cannot
+    /// overflow). Every learner lives until the end of the run: per network its parameters,
+    /// gradients and Adam moments (and EMA), f32, and the activations of an evaluation batch;
+    /// the n-gram tables' cells and the linear learners' F x F inverse, f64; the data and every
+    /// learner's per-row bits.
+    pub fn memory_terms(&self, w: &TokenData, z: &Targets) -> Vec<(&'static str, f64)> {
+        let rows = w.n as f64;
+        let outputs = super::code::model_spec(w, z, &Default::default())
+            .head
+            .n_outputs() as f64;
+        let (n_out, per_cell) = match z {
+            Targets::Continuous { dim, .. } => (*dim as f64, 2.0),
+            Targets::Discrete { n_attr, n_vals, .. } => (*n_attr as f64, *n_vals as f64),
+        };
+        let batch = rows.min(512.0);
+        let (vocab, words) = (w.vocab as f64, w.n_words as f64);
+        let (mut nets, mut tables) = (0.0, 0.0);
+        let specs = self.learner_set();
+        for spec in &specs {
+            match spec {
+                LearnerSpec::Mlp {
+                    emb_dim,
+                    hidden,
+                    ema,
+                    ..
+                } => {
+                    let mut widths = vec![words * *emb_dim as f64];
+                    widths.extend(hidden.iter().map(|&h| h as f64));
+                    widths.push(outputs);
+                    let params = vocab * *emb_dim as f64
+                        + widths.windows(2).map(|p| p[0] * p[1] + p[1]).sum::<f64>();
+                    let copies = if *ema > 0.0 { 5.0 } else { 4.0 };
+                    nets += params * copies * 4.0 + batch * widths.iter().sum::<f64>() * 8.0;
+                }
+                LearnerSpec::Gru {
+                    emb_dim,
+                    hidden,
+                    ema,
+                    ..
+                } => {
+                    let (e, h) = (*emb_dim as f64, *hidden as f64);
+                    let params = vocab * e + (e + h + 2.0) * 3.0 * h + (h + 1.0) * outputs;
+                    let copies = if *ema > 0.0 { 5.0 } else { 4.0 };
+                    nets += params * copies * 4.0 + batch * (words * (e + 5.0 * h) + h) * 4.0;
+                }
+                LearnerSpec::Ngram { order } => {
+                    let mut cells = 1.0;
+                    for n in 1..=(*order).min(w.n_words) {
+                        let per = vocab.powi(n as i32).min(MAX_NGRAM_CELLS as f64);
+                        cells += per * (words - n as f64 + 1.0);
+                    }
+                    tables += n_out * cells.min(MAX_NGRAM_CELLS as f64) * per_cell * 8.0;
+                }
+                LearnerSpec::Linear { order, .. } if matches!(z, Targets::Continuous { .. }) => {
+                    // As `BayesLinear::new`: a bias and one-hot n-grams at every position;
+                    // beyond MAX_LINEAR_FEATURES the learner does not run.
+                    let f = 1.0
+                        + (1..=(*order).min(w.n_words))
+                            .map(|n| (words - n as f64 + 1.0) * vocab.powi(n as i32))
+                            .sum::<f64>();
+                    if f <= MAX_LINEAR_FEATURES as f64 {
+                        tables += f * f * 8.0 + f * n_out * 8.0;
+                    }
+                }
+                LearnerSpec::Linear { .. } => {}
+                LearnerSpec::Marginal => {}
+            }
+        }
+        let calib = self.calib_window as f64 * outputs * 4.0 * specs.len() as f64;
+        vec![
+            ("learner networks", nets + calib),
+            ("learner tables", tables),
+            (
+                "w/z rows",
+                rows * (words * 4.0 + z.width() as f64 * 8.0 + 8.0 * (specs.len() + 1) as f64),
+            ),
+        ]
+    }
+
+    /// The learners run on the data: `learners`, plus the default sequence learner when W is
+    /// padded and no GRU is listed.
+    pub fn learner_set(&self) -> Vec<LearnerSpec> {
+        let mut l = self.learners.clone();
+        if self.pad.is_some() && !l.iter().any(|s| matches!(s, LearnerSpec::Gru { .. })) {
+            l.push(LearnerSpec::default_sequence());
+        }
+        l
     }
 
     /// Update points of the geometric schedule for `n` rows: `first`, then growing blocks.
@@ -323,21 +478,28 @@ pub fn make_online_learner(
                 ..Default::default()
             };
             let mspec = super::code::model_spec(w, z, &model);
-            Some(Box::new(MlpOnline::new(
-                FastMlp::new(&mspec, *lr, seed),
-                spec.name(),
-                OnlineTraining {
-                    lr: *lr,
-                    lr_decay_rows: *lr_decay_rows,
-                    epochs: cfg.epochs,
-                    max_steps: cfg.max_steps,
-                    batch_size: cfg.batch_size,
-                    ema: *ema,
-                    calibrate: *calibrate,
-                    calib_window: cfg.calib_window,
-                },
-                seed,
-            )))
+            let training = OnlineTraining::new(cfg, *lr, *lr_decay_rows, *ema, *calibrate);
+            let net = FastMlp::new(&mspec, *lr, seed);
+            Some(Box::new(MlpOnline::new(net, spec.name(), training, seed)))
+        }
+        LearnerSpec::Gru {
+            emb_dim,
+            hidden,
+            lr,
+            lr_decay_rows,
+            ema,
+            calibrate,
+        } => {
+            let gspec = GruSpec {
+                vocab: w.vocab,
+                emb_dim: *emb_dim,
+                hidden: *hidden,
+                head: super::code::model_spec(w, z, &Default::default()).head,
+                pad: cfg.pad,
+            };
+            let training = OnlineTraining::new(cfg, *lr, *lr_decay_rows, *ema, *calibrate);
+            let net = FastGru::new(&gspec, *lr, seed);
+            Some(Box::new(NetOnline::new(net, spec.name(), training, seed)))
         }
         LearnerSpec::Linear { order, ridge } => {
             BayesLinear::new(w, z, *order, *ridge).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
@@ -349,7 +511,7 @@ pub fn make_online_learner(
     }
 }
 
-/// Training settings of one online MLP.
+/// Training settings of one online network.
 #[derive(Debug, Clone)]
 pub struct OnlineTraining {
     pub lr: f64,
@@ -362,9 +524,76 @@ pub struct OnlineTraining {
     pub calib_window: usize,
 }
 
-/// The fast MLP trained online with replay, optional EMA and forward calibration.
-pub struct MlpOnline {
-    net: FastMlp,
+impl OnlineTraining {
+    /// A learner's own settings with the scheme's replay budget.
+    pub fn new(
+        cfg: &OnlineConfig,
+        lr: f64,
+        lr_decay_rows: usize,
+        ema: f64,
+        calibrate: bool,
+    ) -> Self {
+        OnlineTraining {
+            lr,
+            lr_decay_rows,
+            epochs: cfg.epochs,
+            max_steps: cfg.max_steps,
+            batch_size: cfg.batch_size,
+            ema,
+            calibrate,
+            calib_window: cfg.calib_window,
+        }
+    }
+}
+
+/// A network [`NetOnline`] trains: raw outputs of a head, Adam steps, flat parameters.
+pub trait OnlineNet: Send {
+    fn head(&self) -> HeadSpec;
+    /// Raw outputs (rows x n_outputs) of the current weights.
+    fn outputs(&mut self, w: &TokenData, rows: &[usize]) -> Vec<f32>;
+    /// One Adam step on `rows`.
+    fn step(&mut self, w: &TokenData, z: &Targets, rows: &[usize]);
+    fn set_lr(&mut self, lr: f64);
+    fn params(&self) -> &[f32];
+    fn params_mut(&mut self) -> &mut [f32];
+}
+
+/// Both networks have these methods under the same names (`$set_lr` names the learning-rate
+/// setter: the MLP's is [`Learner`]'s); the trait forwards to them.
+macro_rules! online_net {
+    ($t:ty, $set_lr:path) => {
+        impl OnlineNet for $t {
+            fn head(&self) -> HeadSpec {
+                self.spec().head
+            }
+            fn outputs(&mut self, w: &TokenData, rows: &[usize]) -> Vec<f32> {
+                <$t>::outputs(self, w, rows)
+            }
+            fn step(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) {
+                <$t>::step(self, w, z, rows);
+            }
+            fn set_lr(&mut self, lr: f64) {
+                $set_lr(self, lr);
+            }
+            fn params(&self) -> &[f32] {
+                <$t>::params(self)
+            }
+            fn params_mut(&mut self) -> &mut [f32] {
+                <$t>::params_mut(self)
+            }
+        }
+    };
+}
+
+online_net!(FastMlp, Learner::set_lr);
+online_net!(FastGru, FastGru::set_lr);
+
+/// The fast MLP trained online.
+pub type MlpOnline = NetOnline<FastMlp>;
+
+/// A network trained online with replay, optional EMA and forward calibration.
+pub struct NetOnline<N: OnlineNet> {
+    net: N,
     name: String,
     cfg: OnlineTraining,
     rng: ChaCha8Rng,
@@ -375,10 +604,10 @@ pub struct MlpOnline {
     history: std::collections::VecDeque<(usize, Vec<f32>)>,
 }
 
-impl MlpOnline {
-    pub fn new(net: FastMlp, name: String, cfg: OnlineTraining, seed: u64) -> Self {
+impl<N: OnlineNet> NetOnline<N> {
+    pub fn new(net: N, name: String, cfg: OnlineTraining, seed: u64) -> Self {
         let ema = (cfg.ema > 0.0).then(|| net.params().to_vec());
-        MlpOnline {
+        NetOnline {
             net,
             name,
             cfg,
@@ -403,7 +632,7 @@ impl MlpOnline {
     }
 
     fn history_bits(&self, z: &Targets, log_scale: f64) -> f64 {
-        let head = self.net.spec().head;
+        let head = self.net.head();
         self.history
             .iter()
             .map(|(row, out)| {
@@ -448,7 +677,7 @@ impl MlpOnline {
     }
 }
 
-fn swap_params(net: &mut FastMlp, other: &mut [f32]) {
+fn swap_params<N: OnlineNet>(net: &mut N, other: &mut [f32]) {
     net.params_mut().swap_with_slice(other);
 }
 
@@ -481,7 +710,7 @@ fn scaled(head: &HeadSpec, out: &[f32], log_scale: f64) -> Vec<f32> {
     o
 }
 
-impl OnlineLearner for MlpOnline {
+impl<N: OnlineNet> OnlineLearner for NetOnline<N> {
     fn name(&self) -> String {
         self.name.clone()
     }
@@ -491,7 +720,7 @@ impl OnlineLearner for MlpOnline {
     }
 
     fn code(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> Vec<f64> {
-        let head = self.net.spec().head;
+        let head = self.net.head();
         let out = self.coding_outputs(w, rows);
         let o = head.n_outputs();
         let bits = code_bits_from_outputs(&head, z, rows, &scaled(&head, &out, self.log_scale));
@@ -860,13 +1089,22 @@ pub fn online_code(
             ),
         ));
     }
+    if let Some(p) = oc.pad
+        && p as usize >= w.vocab
+    {
+        return Err(KcompError::param(
+            "online.pad",
+            format!("token {p} is outside the vocabulary of size {}", w.vocab),
+        ));
+    }
+    let specs = oc.learner_set();
     let bounds = oc.boundaries(n);
     if let Some(pb) = progress {
-        pb.set_length(pb.length().unwrap_or(0) + oc.learners.len() as u64);
+        pb.set_length(pb.length().unwrap_or(0) + specs.len() as u64);
     }
     let jobs = || -> Vec<Option<LearnerRun>> {
         use rayon::prelude::*;
-        oc.learners
+        specs
             .par_iter()
             .with_max_len(1)
             .enumerate()

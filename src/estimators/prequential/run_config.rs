@@ -15,7 +15,7 @@ use crate::io::user_data::load_user_data;
 
 use super::code::{progress_bar, validate};
 use super::report::{to_text, write_csv, write_json, write_png};
-use super::{PrequentialConfig, PrequentialResult, language_compositionality};
+use super::{PrequentialConfig, PrequentialResult, Scheme, language_compositionality};
 
 /// User data files.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -47,7 +47,8 @@ pub struct ConfigFile {
     pub language: Option<LanguageSystemConfig>,
     /// User data.
     pub files: Option<FilesConfig>,
-    /// The prequential protocol.
+    /// The prequential protocol ([`resolve`] makes it the online scheme unless `scheme` or a
+    /// reference-only key is set: see [`super::code::settle_scheme`]).
     #[serde(default)]
     pub prequential: PrequentialConfig,
     /// Outputs.
@@ -117,6 +118,19 @@ pub const SHORTCUTS: &[Shortcut] = &[
         "word-order",
         "language.word_order",
         "Word order of a generated language: fixed, permuted or free",
+    ),
+    flag(
+        "protocol",
+        "prequential.scheme",
+        "Coding scheme: online (every row; a switching mixture of learners) or reference (the \
+         published block-wise protocol, bit for bit). Default online, unless reference-only \
+         settings (--val-size, schedule, model, training, --warm-start, --backend) are given",
+    ),
+    flag(
+        "pad",
+        "prequential.online.pad",
+        "Padding token of variable-length messages (W padded at the end): the online scheme \
+         adds a GRU over the message with this padding mask",
     ),
     flag(
         "seed",
@@ -305,6 +319,13 @@ pub fn resolve(
     } else if !table.contains_key("language") {
         table.insert("language".into(), toml::Value::Table(toml::Table::new()));
     }
+    if let Some(p) = table
+        .entry("prequential")
+        .or_insert_with(|| toml::Value::Table(toml::Table::new()))
+        .as_table_mut()
+    {
+        super::code::settle_scheme(p);
+    }
     let val_size_default = !config::has_key(&table, "prequential.val_size");
     let origin = path.map_or("config".to_string(), |p| p.display().to_string());
     Ok(Resolved {
@@ -323,7 +344,8 @@ impl Resolved {
     /// Sets the default `val_size` for `rows` rows when the configuration left it open; returns
     /// a line saying what was chosen.
     pub fn settle_val_size(&mut self, rows: usize) -> Option<String> {
-        if !self.val_size_default {
+        // The online scheme encodes every row: it has no validation set.
+        if !self.val_size_default || self.config.prequential.scheme == Scheme::Online {
             return None;
         }
         let v = default_val_size(rows);
@@ -431,10 +453,13 @@ impl ConfigFile {
                 )
             }
         };
-        let run = format!(
-            "{what}; model seed {}, {} validation rows",
-            p.seed, p.val_size
-        );
+        let run = match p.scheme {
+            Scheme::Reference => format!(
+                "{what}; model seed {}, {} validation rows",
+                p.seed, p.val_size
+            ),
+            Scheme::Online => format!("{what}; model seed {}, online scheme", p.seed),
+        };
         match &self.title {
             Some(t) => format!("{t}: {run}"),
             None => run,
