@@ -23,6 +23,25 @@ use rayon::prelude::*;
 /// Rows of one GEMM block.
 const BLOCK: usize = 64;
 
+/// Up to this many pairs, one thread does all the blocks.
+const PAIRS_ON_ONE_THREAD: usize = 1 << 21;
+
+/// Per-thread scratch: f32 or f64 dot products of a block; one row's Hamming distances and
+/// its pairs' Euclidean distances and centred Hamming distances.
+#[derive(Default)]
+struct Scratch {
+    dots32: Vec<f32>,
+    dots64: Vec<f64>,
+    row: RowScratch,
+}
+
+#[derive(Default)]
+struct RowScratch {
+    hamming: Vec<u16>,
+    dist: Vec<f64>,
+    centred_h: Vec<f64>,
+}
+
 /// Row-major integer rows.
 #[derive(Debug, Clone, Copy)]
 pub struct IntRows<'a> {
@@ -95,21 +114,30 @@ pub fn pearson_hamming_euclidean(w: IntRows, z: IntRows) -> Option<Option<f64>> 
         mean_h,
         centre_r,
     };
-    let per_block: Vec<Vec<RowSums>> = blocks
-        .into_par_iter()
-        .map_init(
-            || (Vec::new(), Vec::new(), Vec::new()),
-            |(dots32, dots64, hamming), rows| {
-                if dots_fit_f32 {
-                    block_dots(&z_f32, z.width, n, rows.clone(), dots32);
-                    sums.block(rows, dots32, hamming)
-                } else {
-                    block_dots(&z_f64, z.width, n, rows.clone(), dots64);
-                    sums.block(rows, dots64, hamming)
-                }
-            },
-        )
-        .collect();
+    let block_sums = |scratch: &mut Scratch, rows: std::ops::Range<usize>| {
+        if dots_fit_f32 {
+            block_dots(&z_f32, z.width, n, rows.clone(), &mut scratch.dots32);
+            sums.block(rows, &scratch.dots32, &mut scratch.row)
+        } else {
+            block_dots(&z_f64, z.width, n, rows.clone(), &mut scratch.dots64);
+            sums.block(rows, &scratch.dots64, &mut scratch.row)
+        }
+    };
+    // A Figure 2 run (half a million pairs, a few ms) runs on its caller's thread: sweeps
+    // already keep every core busy with runs, and waking the pool for it cost more than it
+    // saved. Larger inputs split their blocks over the pool. Same blocks, same order: same bits.
+    let per_block: Vec<Vec<RowSums>> = if n * (n - 1) / 2 <= PAIRS_ON_ONE_THREAD {
+        let mut scratch = Scratch::default();
+        blocks
+            .into_iter()
+            .map(|rows| block_sums(&mut scratch, rows))
+            .collect()
+    } else {
+        blocks
+            .into_par_iter()
+            .map_init(Scratch::default, block_sums)
+            .collect()
+    };
 
     let mut sum_r = Compensated::default();
     let mut sum_hr = Compensated::default();
@@ -246,13 +274,13 @@ impl RowInputs<'_> {
         &self,
         rows: std::ops::Range<usize>,
         dots: &[T],
-        hamming: &mut Vec<u16>,
+        scratch: &mut RowScratch,
     ) -> Vec<RowSums> {
         let cols = self.n - rows.start;
         rows.clone()
             .map(|i| {
                 let local = (i - rows.start) * cols + (i + 1 - rows.start);
-                self.row(i, &dots[local..local + (self.n - 1 - i)], hamming)
+                self.row(i, &dots[local..local + (self.n - 1 - i)], scratch)
             })
             .collect()
     }
@@ -260,7 +288,7 @@ impl RowInputs<'_> {
     /// Row i's sums: [`row_hamming`] then [`row_sums`], compiled for AVX2 when the CPU has it
     /// (wider lanes than SSE2; without explicit `mul_add` nothing is contracted, so both give
     /// the same bits).
-    fn row<T: GemmFloat>(&self, i: usize, dots: &[T], hamming: &mut Vec<u16>) -> RowSums {
+    fn row<T: GemmFloat>(&self, i: usize, dots: &[T], scratch: &mut RowScratch) -> RowSums {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             #[target_feature(enable = "avx2")]
@@ -268,27 +296,44 @@ impl RowInputs<'_> {
                 inputs: &RowInputs,
                 i: usize,
                 dots: &[T],
-                hamming: &mut Vec<u16>,
+                scratch: &mut RowScratch,
             ) -> RowSums {
-                inputs.row_portable(i, dots, hamming)
+                inputs.row_portable(i, dots, scratch)
             }
             // SAFETY: the CPU supports AVX2 (checked just above).
-            return unsafe { avx2(self, i, dots, hamming) };
+            return unsafe { avx2(self, i, dots, scratch) };
         }
-        self.row_portable(i, dots, hamming)
+        self.row_portable(i, dots, scratch)
     }
 
     #[inline(always)]
-    fn row_portable<T: GemmFloat>(&self, i: usize, dots: &[T], hamming: &mut Vec<u16>) -> RowSums {
-        row_hamming(self.w_columns, self.n, i, hamming);
-        row_sums(
+    fn row_portable<T: GemmFloat>(
+        &self,
+        i: usize,
+        dots: &[T],
+        scratch: &mut RowScratch,
+    ) -> RowSums {
+        let RowScratch {
             hamming,
-            dots,
-            &self.norms2[i + 1..],
-            self.norms2[i],
-            self.mean_h,
-            self.centre_r,
-        )
+            dist,
+            centred_h,
+        } = scratch;
+        row_hamming(self.w_columns, self.n, i, hamming);
+        // Element-wise passes first (they vectorise fully), then the sums in four lanes.
+        // s = |z_i|^2 + |z_j|^2 - 2 z_i.z_j is an exact non-negative integer here: no clamp.
+        let norm2_i = self.norms2[i];
+        dist.clear();
+        dist.extend(
+            dots.iter()
+                .zip(&self.norms2[i + 1..])
+                .map(|(&dot, &nj)| (norm2_i + nj - 2.0 * dot.into()).sqrt()),
+        );
+        centred_h.clear();
+        centred_h.extend(hamming.iter().map(|&h| f64::from(h) - self.mean_h));
+        let mut sums = row_sums(dist, centred_h, self.centre_r);
+        sums.h = hamming.iter().map(|&x| u64::from(x)).sum();
+        sums.h2 = hamming.iter().map(|&x| u64::from(x) * u64::from(x)).sum();
+        sums
     }
 }
 
@@ -315,52 +360,35 @@ struct RowSums {
     h2: u64,
 }
 
-/// Sums over the pairs (i, j > i) of row i, in four lanes (a fixed order, so the result is
-/// deterministic and the loop vectorises).
+/// Sums over the pairs (i, j > i) of row i from their distances and centred Hamming
+/// distances, in four lanes (a fixed order: deterministic, and it vectorises).
 #[inline(always)]
-fn row_sums<T: GemmFloat>(
-    hamming: &[u16],
-    dots: &[T],
-    norms2_after: &[f64],
-    norm2_i: f64,
-    mean_h: f64,
-    centre_r: f64,
-) -> RowSums {
+fn row_sums(dist: &[f64], centred_h: &[f64], centre_r: f64) -> RowSums {
     let mut r = [0.0f64; 4];
     let mut hr = [0.0f64; 4];
     let mut rc = [0.0f64; 4];
-    // s = |z_i|^2 + |z_j|^2 - 2 z_i.z_j is an exact non-negative integer here: no clamp.
-    let mut add = |h: [u16; 4], dot: [T; 4], nj: [f64; 4]| {
-        let dist: [f64; 4] =
-            std::array::from_fn(|l| (norm2_i + nj[l] - 2.0 * dot[l].into()).sqrt());
+    let (d4, d_tail) = dist.as_chunks::<4>();
+    let (h4, h_tail) = centred_h.as_chunks::<4>();
+    for (d, h) in d4.iter().zip(h4) {
         for l in 0..4 {
-            r[l] += dist[l];
-            hr[l] += (f64::from(h[l]) - mean_h) * dist[l];
-            rc[l] += (dist[l] - centre_r) * (dist[l] - centre_r);
+            r[l] += d[l];
+            hr[l] += h[l] * d[l];
+            rc[l] += (d[l] - centre_r) * (d[l] - centre_r);
         }
-    };
-    let (h4, h_tail) = hamming.as_chunks::<4>();
-    let (d4, d_tail) = dots.as_chunks::<4>();
-    let (n4, n_tail) = norms2_after.as_chunks::<4>();
-    for ((&h, &d), &nj) in h4.iter().zip(d4).zip(n4) {
-        add(h, d, nj);
     }
     // The last (fewer than four) pairs, lane by lane.
-    for (l, ((&h, &d), &nj)) in h_tail.iter().zip(d_tail).zip(n_tail).enumerate() {
-        let dist = (norm2_i + nj - 2.0 * d.into()).sqrt();
-        r[l] += dist;
-        hr[l] += (f64::from(h) - mean_h) * dist;
-        rc[l] += (dist - centre_r) * (dist - centre_r);
+    for (l, (&d, &h)) in d_tail.iter().zip(h_tail).enumerate() {
+        r[l] += d;
+        hr[l] += h * d;
+        rc[l] += (d - centre_r) * (d - centre_r);
     }
-    let h: u64 = hamming.iter().map(|&x| u64::from(x)).sum();
-    let h2: u64 = hamming.iter().map(|&x| u64::from(x) * u64::from(x)).sum();
     let fold = |a: [f64; 4]| (a[0] + a[1]) + (a[2] + a[3]);
     RowSums {
         r: fold(r),
         centred_h_r: fold(hr),
         r_minus_centre_sq: fold(rc),
-        h,
-        h2,
+        h: 0,
+        h2: 0,
     }
 }
 

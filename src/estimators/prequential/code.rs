@@ -177,10 +177,16 @@ pub fn online_default() -> PrequentialConfig {
 /// the reference protocol reads ([`REFERENCE_KEYS`]). Such a table (every configuration written
 /// before the online scheme, and every saved reference run, whose serialisation leaves the
 /// scheme out) keeps meaning the reference protocol.
-pub fn settle_scheme(t: &mut toml::Table) {
-    if !t.contains_key("scheme") && !REFERENCE_KEYS.iter().any(|k| t.contains_key(*k)) {
+/// Returns the reference-only key that chose the reference protocol, if one did.
+pub fn settle_scheme(t: &mut toml::Table) -> Option<&'static str> {
+    if t.contains_key("scheme") {
+        return None;
+    }
+    let reference_key = REFERENCE_KEYS.iter().copied().find(|k| t.contains_key(*k));
+    if reference_key.is_none() {
         t.insert("scheme".into(), "online".into());
     }
+    reference_key
 }
 
 /// Deserialises a panel's `[prequential.config]` with [`settle_scheme`].
@@ -191,7 +197,7 @@ where
     use serde::de::Error;
     let mut value = toml::Value::deserialize(d)?;
     if let Some(t) = value.as_table_mut() {
-        settle_scheme(t);
+        let _ = settle_scheme(t);
     }
     PrequentialConfig::deserialize(value).map_err(D::Error::custom)
 }

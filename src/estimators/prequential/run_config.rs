@@ -258,6 +258,8 @@ pub struct Resolved {
     pub overridden: Vec<String>,
     /// `prequential.val_size` was left to its default (see [`default_val_size`]).
     pub val_size_default: bool,
+    /// Why the reference protocol was chosen without `scheme` being named, to tell the user.
+    pub scheme_note: Option<String>,
 }
 
 /// Reads `path` (if any) and applies the shortcut flags, then the `--set` assignments.
@@ -319,12 +321,18 @@ pub fn resolve(
     } else if !table.contains_key("language") {
         table.insert("language".into(), toml::Value::Table(toml::Table::new()));
     }
+    let mut scheme_note = None;
     if let Some(p) = table
         .entry("prequential")
         .or_insert_with(|| toml::Value::Table(toml::Table::new()))
         .as_table_mut()
     {
-        super::code::settle_scheme(p);
+        scheme_note = super::code::settle_scheme(p).map(|key| {
+            format!(
+                "scheme = reference: prequential.{key} is set, a key only the reference protocol \
+                 reads (--protocol online for the online scheme)"
+            )
+        });
     }
     let val_size_default = !config::has_key(&table, "prequential.val_size");
     let origin = path.map_or("config".to_string(), |p| p.display().to_string());
@@ -332,6 +340,7 @@ pub fn resolve(
         config: config::from_table(table, &origin)?,
         overridden,
         val_size_default,
+        scheme_note,
     })
 }
 
@@ -381,7 +390,11 @@ impl Resolved {
             }
         }
         let (w, z) = self.config.load_data()?;
-        let note = self.settle_val_size(w.n);
+        let val_note = self.settle_val_size(w.n);
+        let note = match (self.scheme_note.take(), val_note) {
+            (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
+            (a, b) => a.or(b),
+        };
         validate(&w, &z, &self.config.prequential)?;
         if let Some(dir) = &self.config.output.dir {
             check_overwrite(&self.config, dir, force)?;
