@@ -10,7 +10,7 @@ HERE=experiments/prequential-accuracy
 OUT="${OUT:-$HERE/results}"
 SEEDS="${SEEDS:-0}"
 SEEDS3="${SEEDS3:-0,1,2}"
-BLOCKS="${BLOCKS:-lookup ablation grammar language grid varlen emergent}"
+BLOCKS="${BLOCKS:-lookup goalseeds ablation grammar language grid varlen emergent}"
 mkdir -p "$OUT"
 cargo build --release --example prequential_accuracy
 BIN=./target/release/examples/prequential_accuracy
@@ -25,6 +25,10 @@ for B in $BLOCKS; do
     for Q in 1 2; do
       run "lookup_q$Q" --seeds "$SEEDS" --family lookup --q "$Q" --ns 250,500,1000,2000,4000 \
         --schemes online,online+fast,reference
+    done ;;
+  goalseeds) # 1b. The goal's cells (N = 500, 2000) under the online scheme for seeds 1 and 2.
+    for Q in 1 2; do
+      run "lookup_q${Q}_seeds12" --seeds 1,2 --family lookup --q "$Q" --ns 500,2000 --schemes online
     done ;;
   ablation) # 2. What each ingredient buys (the MLP learners alone, then without one ingredient).
     for Q in 1 2; do
