@@ -32,7 +32,7 @@ use serde::{Deserialize, Serialize};
 use statrs::statistics::{Data, OrderStatistics, RankTieBreaker};
 
 use crate::error::{KcompError, Result};
-use crate::estimators::topsim_integer::{IntRows, pearson_hamming_euclidean};
+use crate::estimators::topsim_integer::{GemmFloat, IntRows, pearson_hamming_euclidean};
 
 /// Correlation coefficient.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
@@ -284,26 +284,7 @@ impl GramZ {
         let mut out = vec![0.0; m * n];
         let a = &self.flat[rows.start * k..rows.end * k];
         let b = &self.flat[rows.start * k..];
-        // SAFETY: `a` is m x k row-major (strides k, 1); the transpose of the n x k row-major
-        // `b` is read with strides (1, k); `out` is m x n row-major. All slices are in bounds.
-        unsafe {
-            matrixmultiply::dgemm(
-                m,
-                k,
-                n,
-                1.0,
-                a.as_ptr(),
-                k as isize,
-                1,
-                b.as_ptr(),
-                1,
-                k as isize,
-                0.0,
-                out.as_mut_ptr(),
-                n as isize,
-                1,
-            );
-        }
+        f64::gemm_abt(m, k, n, a, b, &mut out);
         out
     }
 

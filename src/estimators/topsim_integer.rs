@@ -198,7 +198,7 @@ fn dense_columns(w: IntRows) -> Option<(Vec<u16>, u64)> {
 }
 
 /// A float type matrixmultiply multiplies.
-trait GemmFloat: Copy + Default + Into<f64> {
+pub(crate) trait GemmFloat: Copy + Default + Into<f64> {
     /// `c = a b` for row-major `a` (m x k) and the transpose of row-major `b` (n x k).
     fn gemm_abt(m: usize, k: usize, n: usize, a: &[Self], b: &[Self], c: &mut [Self]);
 }
