@@ -115,17 +115,31 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
         .chain(&naive)
         .map(|p: &Point| p.y)
         .fold(0.0, f64::max);
+    // The online scheme codes every row with a mixture of learners: no flag bit, no model
+    // retrained per chunk.
+    let online = !r.learners.is_empty();
+    let (x_label, code_label) = if online {
+        (
+            "rows already encoded (the learners have learned them)",
+            "online scheme: switching mixture of the learners",
+        )
+    } else {
+        (
+            "rows already encoded (training rows of the model)",
+            "prequential: min(model, naive) + 1 flag bit",
+        )
+    };
     let figure = Figure {
         panels: vec![Panel {
             title: title.to_string(),
-            x_label: "rows already encoded (training rows of the model)".into(),
+            x_label: x_label.into(),
             y_label: "code length of the next chunk (bits per row)".into(),
             x_axis: XAxis::Linear { integer: true },
             y_log: false,
             y_range: Some((0.0, 1.08 * y_max + 1e-9)),
             series: vec![
                 Series {
-                    label: "prequential: min(model, naive) + 1 flag bit".into(),
+                    label: code_label.into(),
                     points: prequential,
                     reference: false,
                     color: 0,
