@@ -71,10 +71,7 @@ pub struct FastMlp {
     b_off: Vec<usize>,
     params: Vec<f32>,
     grads: Vec<f32>,
-    m: Vec<f32>,
-    v: Vec<f32>,
-    t: i32,
-    lr: f32,
+    adam: Adam,
     best: Option<Vec<f32>>,
     rng: ChaCha8Rng,
     acts: Vec<Vec<f32>>,
@@ -119,10 +116,7 @@ impl FastMlp {
             b_off,
             params,
             grads: vec![0.0; n],
-            m: vec![0.0; n],
-            v: vec![0.0; n],
-            t: 0,
-            lr: lr as f32,
+            adam: Adam::new(n, lr),
             best: None,
             rng: drop_rng,
             logp: Vec::new(),
@@ -286,14 +280,7 @@ impl FastMlp {
     }
 
     fn adam_step(&mut self) {
-        adam_update(
-            &mut self.params,
-            &self.grads,
-            &mut self.m,
-            &mut self.v,
-            &mut self.t,
-            self.lr,
-        );
+        self.adam.step(&mut self.params, &self.grads);
     }
 
     /// One Adam step on the rows `rows`; returns the batch's mean loss (nats per value).
@@ -374,14 +361,12 @@ impl Learner for FastMlp {
     }
 
     fn reset_optimizer(&mut self) {
-        self.m.iter_mut().for_each(|x| *x = 0.0);
-        self.v.iter_mut().for_each(|x| *x = 0.0);
-        self.t = 0;
+        self.adam.reset();
         self.best = None;
     }
 
     fn set_lr(&mut self, lr: f64) {
-        self.lr = lr as f32;
+        self.adam.lr = lr as f32;
     }
 }
 
@@ -457,29 +442,51 @@ pub(crate) fn head_loss(
     total
 }
 
-/// One fused Adam update of `params` with gradients `grads` (`t` counts the steps).
-pub(crate) fn adam_update(
-    params: &mut [f32],
-    grads: &[f32],
-    m: &mut [f32],
-    v: &mut [f32],
-    t: &mut i32,
-    lr: f32,
-) {
-    *t += 1;
-    let bc1 = 1.0 - ADAM_B1.powi(*t);
-    let bc2 = 1.0 - ADAM_B2.powi(*t);
-    let step = lr / bc1;
-    let inv_bc2 = 1.0 / bc2;
-    for (((p, &g), m), v) in params
-        .iter_mut()
-        .zip(grads)
-        .zip(m.iter_mut())
-        .zip(v.iter_mut())
-    {
-        *m = ADAM_B1 * *m + (1.0 - ADAM_B1) * g;
-        *v = ADAM_B2 * *v + (1.0 - ADAM_B2) * g * g;
-        *p -= step * *m / ((*v * inv_bc2).sqrt() + ADAM_EPS);
+/// Adam's moment estimates, step count and learning rate, shared by the fast MLP and the
+/// fast GRU.
+#[derive(Debug, Clone)]
+pub(crate) struct Adam {
+    m: Vec<f32>,
+    v: Vec<f32>,
+    t: i32,
+    pub(crate) lr: f32,
+}
+
+impl Adam {
+    /// Fresh state for `n` parameters.
+    pub(crate) fn new(n: usize, lr: f64) -> Self {
+        Adam {
+            m: vec![0.0; n],
+            v: vec![0.0; n],
+            t: 0,
+            lr: lr as f32,
+        }
+    }
+
+    /// Forgets the moments and the step count (the learning rate stays).
+    pub(crate) fn reset(&mut self) {
+        self.m.iter_mut().for_each(|x| *x = 0.0);
+        self.v.iter_mut().for_each(|x| *x = 0.0);
+        self.t = 0;
+    }
+
+    /// One fused Adam update of `params` with gradients `grads`.
+    pub(crate) fn step(&mut self, params: &mut [f32], grads: &[f32]) {
+        self.t += 1;
+        let bc1 = 1.0 - ADAM_B1.powi(self.t);
+        let bc2 = 1.0 - ADAM_B2.powi(self.t);
+        let step = self.lr / bc1;
+        let inv_bc2 = 1.0 / bc2;
+        for (((p, &g), m), v) in params
+            .iter_mut()
+            .zip(grads)
+            .zip(self.m.iter_mut())
+            .zip(self.v.iter_mut())
+        {
+            *m = ADAM_B1 * *m + (1.0 - ADAM_B1) * g;
+            *v = ADAM_B2 * *v + (1.0 - ADAM_B2) * g * g;
+            *p -= step * *m / ((*v * inv_bc2).sqrt() + ADAM_EPS);
+        }
     }
 }
 

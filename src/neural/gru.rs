@@ -16,7 +16,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
 use super::HeadSpec;
-use super::fast::{adam_update, gemm, head_loss};
+use super::fast::{Adam, gemm, head_loss};
 use crate::dataset::{Targets, TokenData};
 
 const EVAL_BATCH: usize = 512;
@@ -78,10 +78,7 @@ pub struct FastGru {
     lay: Layout,
     params: Vec<f32>,
     grads: Vec<f32>,
-    m: Vec<f32>,
-    v: Vec<f32>,
-    t: i32,
-    lr: f32,
+    adam: Adam,
     /// Real length of each row of the batch.
     lens: Vec<usize>,
     /// Per time step: inputs (B x E), states before the step (B x H; one more at the end),
@@ -122,10 +119,7 @@ impl FastGru {
             lay,
             params,
             grads: vec![0.0; n],
-            m: vec![0.0; n],
-            v: vec![0.0; n],
-            t: 0,
-            lr: lr as f32,
+            adam: Adam::new(n, lr),
             lens: Vec::new(),
             xs: Vec::new(),
             hs: Vec::new(),
@@ -161,7 +155,7 @@ impl FastGru {
 
     /// Sets the Adam learning rate.
     pub fn set_lr(&mut self, lr: f64) {
-        self.lr = lr as f32;
+        self.adam.lr = lr as f32;
     }
 
     /// Real length of a row: the tokens before the first padding token.
@@ -407,14 +401,7 @@ impl FastGru {
     pub fn step(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> f64 {
         super::flush_denormals();
         let loss = self.loss_and_grad(w, z, rows);
-        adam_update(
-            &mut self.params,
-            &self.grads,
-            &mut self.m,
-            &mut self.v,
-            &mut self.t,
-            self.lr,
-        );
+        self.adam.step(&mut self.params, &self.grads);
         loss
     }
 
