@@ -77,8 +77,8 @@ pub fn pearson_hamming_euclidean(w: IntRows, z: IntRows) -> Option<Option<f64>> 
     }
     let pairs = (n * (n - 1) / 2) as f64;
 
-    let (w_columns, sum_h_all) = dense_columns(w)?;
-    let mean_h = sum_h_all as f64 / pairs;
+    let (w_columns, sum_h) = dense_columns(w)?;
+    let mean_h = sum_h as f64 / pairs;
 
     let norms2: Vec<f64> = (0..n)
         .map(|i| z.row(i).iter().map(|&v| (v * v) as f64).sum())
@@ -142,16 +142,13 @@ pub fn pearson_hamming_euclidean(w: IntRows, z: IntRows) -> Option<Option<f64>> 
     let mut sum_r = Compensated::default();
     let mut sum_hr = Compensated::default();
     let mut sum_rc2 = Compensated::default();
-    let mut sum_h: u64 = 0;
     let mut sum_h2: u64 = 0;
     for row in per_block.iter().flatten() {
         sum_r.add(row.r);
         sum_hr.add(row.centred_h_r);
         sum_rc2.add(row.r_minus_centre_sq);
-        sum_h += row.h;
         sum_h2 += row.h2;
     }
-    debug_assert_eq!(sum_h, sum_h_all);
     // Exact: P sum h^2 - (sum h)^2 over P.
     let sxx =
         (pairs as i128 * i128::from(sum_h2) - i128::from(sum_h) * i128::from(sum_h)) as f64 / pairs;
@@ -331,7 +328,6 @@ impl RowInputs<'_> {
         centred_h.clear();
         centred_h.extend(hamming.iter().map(|&h| f64::from(h) - self.mean_h));
         let mut sums = row_sums(dist, centred_h, self.centre_r);
-        sums.h = hamming.iter().map(|&x| u64::from(x)).sum();
         sums.h2 = hamming.iter().map(|&x| u64::from(x) * u64::from(x)).sum();
         sums
     }
@@ -356,7 +352,6 @@ struct RowSums {
     r: f64,
     centred_h_r: f64,
     r_minus_centre_sq: f64,
-    h: u64,
     h2: u64,
 }
 
@@ -387,7 +382,6 @@ fn row_sums(dist: &[f64], centred_h: &[f64], centre_r: f64) -> RowSums {
         r: fold(r),
         centred_h_r: fold(hr),
         r_minus_centre_sq: fold(rc),
-        h: 0,
         h2: 0,
     }
 }
