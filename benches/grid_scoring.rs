@@ -3,8 +3,8 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kcomp::datasets::string_grid::{GridSpec, Setting};
-use kcomp::estimators::mapping_table::score::{TaskSize, score};
-use kcomp::estimators::mapping_table::{ParserMode, measure};
+use kcomp::programs::mapping_table::score::{TaskSize, score};
+use kcomp::programs::mapping_table::{ParserMode, measure};
 use std::hint::black_box;
 
 fn snippets() -> Vec<String> {

@@ -11,22 +11,20 @@
 //! - [`dataset`]: the one (W, Z) dataset type every generator, loader and estimator shares;
 //! - [`datasets`]: generators (lookup tables, grammars, language systems, Korbak protocols,
 //!   string-to-grid data);
-//! - [`estimators`]: the estimator interface and every estimator (exact terms, prequential
-//!   coding, mapping-table programs, compression, topsim, disentanglement, TRE, ...);
+//! - [`estimators`]: the estimator interface and every estimator of a dataset (exact terms,
+//!   prequential coding, compression, topsim, disentanglement, TRE, ...);
 //! - [`neural`]: the small models prequential coding trains (fast CPU MLP, burn);
 //! - [`sweeps`]: the sweep engine (parallel, deterministic, resumable), Figure 2 sweeps, the
 //!   prequential h-sweep, summaries;
 //! - [`panel`]: `kcomp compare`: dataset families x estimators x seeds, rank agreement;
-//! - [`reports`]: the grid report over LLM answers (tables and figures per model x setting);
+//! - [`programs`]: scoring LLM-written programs by the mapping table they imply (extraction,
+//!   parsers, scores, the sandbox, `grid ask`, grid reports);
 //! - [`plot`]: the one plotting module (PNG + SVG);
-//! - [`sandbox`]: the OS-enforced sandbox that runs LLM-written programs;
 //! - [`io`]: files (.npy, CSV, JSONL user data) and size limits;
 //! - [`rng`]: seeded random streams (ChaCha8, exact NumPy/CPython replays);
 //! - [`error`]: the one error type (one-line messages, exit status 2);
-//! - [`ask`]: `kcomp grid ask`: an OpenAI-compatible chat-completions client (retries, resume);
 //! - [`cli`]: the `kcomp` command line.
 
-pub mod ask;
 pub mod cli;
 pub mod coding;
 pub mod config;
@@ -38,10 +36,9 @@ pub mod io;
 pub mod neural;
 pub mod panel;
 pub mod plot;
+pub mod programs;
 pub mod progress;
-pub mod reports;
 pub mod rng;
-pub mod sandbox;
 pub mod sweeps;
 
 pub use error::{KcompError, Result};

@@ -1,6 +1,6 @@
 //! Reference mode must reproduce the published evaluator's counts on all 60 golden snippets.
 
-use kcomp::estimators::mapping_table::reference::calculate_estimate;
+use kcomp::programs::mapping_table::reference::calculate_estimate;
 use std::path::PathBuf;
 
 #[test]

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use kcomp::estimators::mapping_table::reference::calculate_estimate;
+use kcomp::programs::mapping_table::reference::calculate_estimate;
 
 fn big_answer(target_bytes: usize) -> String {
     let mut code = String::from("import sys\ns = sys.stdin.read().split()\ngrid = {\n");
@@ -41,7 +41,7 @@ fn a_4mb_answer_is_scored_in_seconds() {
         let secs = t.elapsed().as_secs_f64();
         eprintln!("{} bytes: {counts:?} in {secs:.2} s", code.len());
         assert!(counts.m_block > 0 && counts.n_block > 0);
-        if size < kcomp::estimators::mapping_table::MAX_CODE_BYTES {
+        if size < kcomp::programs::mapping_table::MAX_CODE_BYTES {
             assert!(counts.n_dict > 0 && counts.m_dict > 0, "{counts:?}");
         }
         assert!(secs < 10.0, "{} bytes took {secs:.1} s", code.len());

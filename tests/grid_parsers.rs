@@ -1,8 +1,8 @@
 //! No input crashes the parsers: the reference evaluator's crash cases, deep nesting, long
 //! operator chains and random text.
 
-use kcomp::estimators::mapping_table::reference::calculate_estimate;
-use kcomp::estimators::mapping_table::{Counts, ParserMode, measure};
+use kcomp::programs::mapping_table::reference::calculate_estimate;
+use kcomp::programs::mapping_table::{Counts, ParserMode, measure};
 use proptest::prelude::*;
 
 fn both(code: &str) -> (Counts, Counts) {

@@ -6,9 +6,9 @@ mod grid_common;
 
 use grid_common::*;
 use kcomp::datasets::string_grid::{GridSpec, Setting, read_dataset};
-use kcomp::estimators::mapping_table::score::{TaskSize, score};
-use kcomp::estimators::mapping_table::{AnswerStatus, ParserMode, evaluate_answer, measure};
-use kcomp::sandbox::{SandboxConfig, check_program};
+use kcomp::programs::mapping_table::score::{TaskSize, score};
+use kcomp::programs::mapping_table::{AnswerStatus, ParserMode, evaluate_answer, measure};
+use kcomp::programs::sandbox::{SandboxConfig, check_program};
 use rayon::prelude::*;
 
 fn answer(code: &str) -> String {

@@ -1,7 +1,7 @@
 //! Hostile programs: each is contained and gets a per-answer status. Timeouts are short
 //! (1.5 s) to keep CI fast; one test checks the default 5 s configuration on a benign run.
 
-use kcomp::sandbox::{RunStatus, SandboxConfig, check_program, run_python};
+use kcomp::programs::sandbox::{RunStatus, SandboxConfig, check_program, run_python};
 use std::time::Duration;
 
 fn cfg() -> SandboxConfig {
@@ -11,7 +11,7 @@ fn cfg() -> SandboxConfig {
     }
 }
 
-fn run(code: &str) -> kcomp::sandbox::RunOutput {
+fn run(code: &str) -> kcomp::programs::sandbox::RunOutput {
     run_python(code, "A C E G", &cfg()).expect("sandbox starts")
 }
 

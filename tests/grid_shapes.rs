@@ -2,9 +2,9 @@
 //! L_z = d (N + M), error weight N + M and their own letters (issue 11, part 3).
 
 use kcomp::datasets::string_grid::{GridSpec, Record, Setting};
-use kcomp::estimators::mapping_table::score::TaskSize;
-use kcomp::estimators::mapping_table::{ParserMode, evaluate_answer};
-use kcomp::sandbox::SandboxConfig;
+use kcomp::programs::mapping_table::score::TaskSize;
+use kcomp::programs::mapping_table::{ParserMode, evaluate_answer};
+use kcomp::programs::sandbox::SandboxConfig;
 
 /// Setting h: position i drives row i, so each letter has its own row.
 fn ideal(rec: &Record) -> String {

@@ -3,7 +3,7 @@
 //! surviving process) and the status the run got. Every fixture reads its targets as JSON
 //! from stdin and prints `denied <what>` or `ESCAPED <what>` per attempt.
 
-use kcomp::sandbox::{RunOutput, RunStatus, SandboxConfig, run_many, run_python};
+use kcomp::programs::sandbox::{RunOutput, RunStatus, SandboxConfig, run_many, run_python};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -1,17 +1,17 @@
 //! `kcomp grid ...`: the mapping-table metric for LLM-written programs. This file only
 //! dispatches and prints; the options and the logic live in `datasets::string_grid`,
-//! `estimators::mapping_table`, `reports` and `ask`.
+//! `programs::{mapping_table, reports, ask}`.
 
 use clap::{Args, Subcommand};
 
-use crate::ask::args::AskArgs;
-use crate::ask::run_ask;
 use crate::datasets::string_grid::args::{GenerateArgs, PromptArgs};
-use crate::estimators::mapping_table::args::ScoreArgs;
 use crate::io::limits::configure;
-use crate::reports::args::ReportArgs;
-use crate::reports::layout::write_file;
-use crate::reports::run_report;
+use crate::programs::ask::args::AskArgs;
+use crate::programs::ask::run_ask;
+use crate::programs::mapping_table::args::ScoreArgs;
+use crate::programs::reports::args::ReportArgs;
+use crate::programs::reports::layout::write_file;
+use crate::programs::reports::run_report;
 
 /// Arguments of `kcomp grid`.
 #[derive(Debug, Args)]

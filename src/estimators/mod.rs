@@ -10,8 +10,9 @@
 //!   one-pass form on integer data, the Figure 2 setting);
 //! - [`information`], [`context_independence`], [`conflict_count`], [`lz76`]: message entropy
 //!   and I(W; Z), context independence, conflict count and Lempel-Ziv complexity;
-//! - [`tre`]: tree reconstruction error (additive, L1);
-//! - [`mapping_table`]: seed 001's mapping-table metric for LLM-written programs.
+//! - [`tre`]: tree reconstruction error (additive, L1).
+//!
+//! LLM-written programs are scored in `crate::programs`, not here.
 
 pub mod agreement;
 pub mod compression;
@@ -24,7 +25,6 @@ pub mod interface;
 pub mod llm_program;
 pub mod lz76;
 pub mod mapping_mdl;
-pub mod mapping_table;
 pub mod prequential;
 pub mod topsim;
 pub mod topsim_integer;

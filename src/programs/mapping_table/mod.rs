@@ -226,10 +226,11 @@ struct RunOutcome {
 fn run_program(
     code: &str,
     record: &crate::datasets::string_grid::Record,
-    cfg: &crate::sandbox::SandboxConfig,
+    cfg: &crate::programs::sandbox::SandboxConfig,
 ) -> crate::Result<RunOutcome> {
-    use crate::sandbox::RunStatus;
-    let samples = crate::sandbox::check_program(code, &record.input, &record.output, cfg)?;
+    use crate::programs::sandbox::RunStatus;
+    let samples =
+        crate::programs::sandbox::check_program(code, &record.input, &record.output, cfg)?;
     let sandbox_error = samples.iter().find_map(|s| s.error.clone());
     let mut errors = samples.iter().filter(|s| !s.correct).count();
     if sandbox_error.is_some() {
@@ -262,7 +263,7 @@ pub fn evaluate_modes(
     source: AnswerSource,
     record: &crate::datasets::string_grid::Record,
     modes: &[ParserMode],
-    cfg: &crate::sandbox::SandboxConfig,
+    cfg: &crate::programs::sandbox::SandboxConfig,
 ) -> crate::Result<Vec<AnswerEval>> {
     let task = score::TaskSize::of_record(record);
     let mut runs: Vec<(String, RunOutcome)> = Vec::new();
@@ -309,7 +310,7 @@ pub fn evaluate_answer(
     answer: &str,
     record: &crate::datasets::string_grid::Record,
     mode: ParserMode,
-    cfg: &crate::sandbox::SandboxConfig,
+    cfg: &crate::programs::sandbox::SandboxConfig,
 ) -> crate::Result<AnswerEval> {
     let mut v = evaluate_modes(AnswerSource::Answer(answer), record, &[mode], cfg)?;
     Ok(v.remove(0))

@@ -8,7 +8,7 @@ use super::score::Scores;
 use super::{AnswerStatus, ParserMode, evaluate_answer, sample_timeout};
 use crate::datasets::string_grid::load_record;
 use crate::error::{KcompError, Result};
-use crate::sandbox::SandboxConfig;
+use crate::programs::sandbox::SandboxConfig;
 
 /// Largest answer file scored (an LLM answer is a few kB).
 pub const MAX_ANSWER_BYTES: u64 = 16 << 20;

@@ -256,7 +256,7 @@ pub fn answer_path(opts: &AskOptions, i: usize) -> PathBuf {
             // The published shape's datasets go under their setting's name.
             let folder = crate::datasets::string_grid::Setting::ALL
                 .iter()
-                .find(|s| crate::reports::layout::published_name(**s) == stem)
+                .find(|s| crate::programs::reports::layout::published_name(**s) == stem)
                 .map_or(stem.clone(), |s| s.name().to_string());
             let file = if result {
                 format!("{i}.result.txt")
@@ -286,9 +286,9 @@ fn prompt_of(rec: &Record, kind: PromptKind) -> Result<String> {
 fn save(path: &Path, response: &serde_json::Value, answer: &str) -> Result<()> {
     // `3.txt` -> `3.response.json`, `3.result.txt` -> `3.result.response.json`.
     let raw = path.with_extension("response.json");
-    crate::reports::layout::write_file(&raw, &format!("{response:#}\n"))?;
+    crate::programs::reports::layout::write_file(&raw, &format!("{response:#}\n"))?;
     // The answer last: its presence marks the record done for resume.
-    crate::reports::layout::write_file(path, answer)
+    crate::programs::reports::layout::write_file(path, answer)
 }
 
 /// Asks every record's prompt (see the module docs).

@@ -4,7 +4,7 @@
 use super::{Cell, Row, cells, layout, mannwhitney, mean_std, plots};
 use crate::datasets::string_grid::Setting;
 use crate::error::{KcompError, Result};
-use crate::estimators::mapping_table::score::{EVALUATOR_FIELDS, LOW_ERRORS, LOW_TABLE_FACTOR};
+use crate::programs::mapping_table::score::{EVALUATOR_FIELDS, LOW_ERRORS, LOW_TABLE_FACTOR};
 use serde::Serialize;
 use std::path::Path;
 

@@ -13,9 +13,9 @@ pub mod tables;
 use crate::datasets::string_grid::prompt::result_answer_correct;
 use crate::datasets::string_grid::{Record, Setting};
 use crate::error::{KcompError, Result};
-use crate::estimators::mapping_table::score::{Scores, TaskSize};
-use crate::estimators::mapping_table::{AnswerSource, ParserMode, evaluate_modes, unscorable};
-use crate::sandbox::SandboxConfig;
+use crate::programs::mapping_table::score::{Scores, TaskSize};
+use crate::programs::mapping_table::{AnswerSource, ParserMode, evaluate_modes, unscorable};
+use crate::programs::sandbox::SandboxConfig;
 use layout::Job;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -198,7 +198,7 @@ fn score_job(
                     let code = match sources[0] {
                         AnswerSource::Program(p) => p.to_string(),
                         AnswerSource::Answer(a) => {
-                            crate::estimators::mapping_table::extract(a, ParserMode::Reference)
+                            crate::programs::mapping_table::extract(a, ParserMode::Reference)
                         }
                     };
                     let fallback = || unscorable(ParserMode::Reference, &task, "error");
@@ -396,7 +396,7 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportSummary> {
         ..SandboxConfig::default()
     };
     // Refuses before any answer runs if the OS sandbox is missing.
-    crate::sandbox::ensure_available(&cfg)?;
+    crate::programs::sandbox::ensure_available(&cfg)?;
     let start = std::time::Instant::now();
     let rows = score_tree(opts, &cfg)?;
     let seconds = start.elapsed().as_secs_f64();

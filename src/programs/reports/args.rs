@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::{ReportOptions, ReportSummary};
 use crate::error::Result;
-use crate::estimators::mapping_table::{ParserMode, sample_timeout};
+use crate::programs::mapping_table::{ParserMode, sample_timeout};
 
 /// `kcomp grid report`.
 #[derive(Debug, clap::Args)]

@@ -195,7 +195,7 @@ pub const STAT_FIELDS: [&str; 10] = [
 
 /// `stat_{n}.json`: the mean of each field over answers 0..n, summed in record order as
 /// Python's `sum(v) / len(v)`.
-pub fn stat_json(scores: &[&crate::estimators::mapping_table::score::Scores]) -> String {
+pub fn stat_json(scores: &[&crate::programs::mapping_table::score::Scores]) -> String {
     let pairs: Vec<(&str, serde_json::Value)> = STAT_FIELDS
         .iter()
         .map(|f| {

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use super::Cell;
 use crate::datasets::string_grid::Setting;
 use crate::error::Result;
-use crate::estimators::mapping_table::score::{LOW_ERRORS, LOW_TABLE_FACTOR};
 use crate::plot::{self, Figure, LabelledPoint, Panel, Point, Region, Scatter, Series, XAxis};
+use crate::programs::mapping_table::score::{LOW_ERRORS, LOW_TABLE_FACTOR};
 use crate::sweeps::summary::Stat;
 
 /// Samples per grid dataset: E(P) counts wrong outputs among them.
