@@ -95,13 +95,27 @@ pub fn parse_guarded(code: &str) -> Option<ruff_python_parser::Parsed<ruff_pytho
 }
 
 /// Measures the mapping table of a program of the published task (letters A-H, 4 x 4 grid).
+///
+/// Panics if the measuring thread cannot run (see [`try_measure_with`], which the scoring
+/// path uses): a silent empty table would score C = 100.
 pub fn measure(code: &str, mode: ParserMode) -> Counts {
     measure_with(code, mode, space::Alphabet::default())
 }
 
-/// Measures the mapping table of a program with the chosen parser and the task's letters and
-/// cells, on a thread with a large stack (long operator chains make deep trees).
+/// [`measure`] with the task's letters and cells; panics where [`try_measure_with`] fails.
 pub fn measure_with(code: &str, mode: ParserMode, alphabet: space::Alphabet) -> Counts {
+    try_measure_with(code, mode, alphabet).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Measures the mapping table of a program with the chosen parser and the task's letters and
+/// cells, on a thread with a large stack (long operator chains make deep trees). Fails (never
+/// an empty table) when that thread cannot start or panics: the caller reports the answer as
+/// `internal_error`.
+pub fn try_measure_with(
+    code: &str,
+    mode: ParserMode,
+    alphabet: space::Alphabet,
+) -> std::result::Result<Counts, String> {
     let code = code.to_string();
     let run = move || {
         space::with_alphabet(alphabet, || match mode {
@@ -112,9 +126,9 @@ pub fn measure_with(code: &str, mode: ParserMode, alphabet: space::Alphabet) -> 
     std::thread::Builder::new()
         .stack_size(512 << 20)
         .spawn(run)
-        .ok()
-        .and_then(|h| h.join().ok())
-        .unwrap_or_default()
+        .map_err(|e| format!("cannot start the measuring thread: {e}"))?
+        .join()
+        .map_err(|_| "the measuring thread panicked".to_string())
 }
 
 /// Extracts the program from an answer with the chosen mode's rules.
@@ -143,6 +157,9 @@ pub enum AnswerStatus {
     Crashed,
     /// The sandbox failed for at least one sample: every sample counts as wrong.
     SandboxError,
+    /// kcomp itself failed on the way to the score (e.g. the measuring thread could not
+    /// start): scored as the empty program, every sample wrong, and counted as a failure.
+    InternalError,
 }
 
 impl AnswerStatus {
@@ -156,6 +173,7 @@ impl AnswerStatus {
             AnswerStatus::OutputLimit => "output_limit",
             AnswerStatus::Crashed => "crashed",
             AnswerStatus::SandboxError => "sandbox_error",
+            AnswerStatus::InternalError => "internal_error",
         }
     }
 }
@@ -167,7 +185,7 @@ pub struct AnswerEval {
     /// Always present: answers that cannot run score as the published evaluator scores
     /// them (an empty answer is the empty program, every sample wrong, C = 0).
     pub scores: Option<score::Scores>,
-    /// Why the sandbox failed (`SandboxError` only).
+    /// Why the sandbox or kcomp failed (`SandboxError`, `InternalError` only).
     pub detail: Option<String>,
 }
 
@@ -290,7 +308,18 @@ pub fn evaluate_modes(
                 r
             }
         };
-        let counts = measure_with(&code, mode, task.alphabet());
+        let counts = match try_measure_with(&code, mode, task.alphabet()) {
+            Ok(c) => c,
+            Err(e) => {
+                let status = AnswerStatus::InternalError;
+                out.push(AnswerEval {
+                    status,
+                    scores: Some(unscorable(mode, &task, status.name())),
+                    detail: Some(e),
+                });
+                continue;
+            }
+        };
         let mut scores = score::score(&counts, run.errors, mode, &task);
         scores.status = run.status.name().to_string();
         if run.status == AnswerStatus::NoProgram {

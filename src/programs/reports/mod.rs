@@ -67,7 +67,9 @@ impl Outcome {
             "ok" => Outcome::Ok,
             "empty_answer" | "no_program" => Outcome::Empty,
             "timeout" | "output_limit" | "crashed" => Outcome::Failed,
-            s if s.starts_with("sandbox_error") => Outcome::Failed,
+            s if s.starts_with("sandbox_error") || s.starts_with("internal_error") => {
+                Outcome::Failed
+            }
             _ => Outcome::Unscorable,
         }
     }
@@ -191,9 +193,18 @@ fn score_job(
             };
             match evals.map(|mut v| (v.remove(0), v.remove(0))) {
                 Ok((a, b)) => {
-                    let status = match parser {
-                        ParserMode::Reference => a.status_text(),
-                        ParserMode::Robust => b.status_text(),
+                    use crate::programs::mapping_table::AnswerStatus;
+                    // kcomp's own failure on either parser's path is never hidden behind
+                    // the selected parser's `ok`.
+                    let status = if a.status == AnswerStatus::InternalError {
+                        a.status_text()
+                    } else if b.status == AnswerStatus::InternalError {
+                        b.status_text()
+                    } else {
+                        match parser {
+                            ParserMode::Reference => a.status_text(),
+                            ParserMode::Robust => b.status_text(),
+                        }
                     };
                     let code = match sources[0] {
                         AnswerSource::Program(p) => p.to_string(),
