@@ -162,17 +162,62 @@ pub struct RunOutput {
     pub elapsed: Duration,
 }
 
-/// Reads `-c` bootstrap: site-packages on the path, then the program as `__main__`.
-fn bootstrap(import_paths: &[String]) -> String {
+/// Marks the bootstrap's own failures on stderr (with exit status [`BOOTSTRAP_FAILED`]).
+const BOOTSTRAP_MARK: &str = "kcomp-bootstrap:";
+const BOOTSTRAP_FAILED: i32 = 125;
+
+/// The `-c` bootstrap. It first installs `exec_filter` (sandboxed runs: no exec from here
+/// on), puts site-packages on the path, then reads the program from stdin (20 decimal digits
+/// of length, then the bytes; the rest of stdin is the sample's input) and runs it as
+/// `__main__`. The program never exists as a file: `__file__` and `sys.argv[0]` name
+/// `prog.py`, which is not there, and nothing left in the namespace holds the source.
+fn bootstrap(import_paths: &[String], exec_filter: Option<&[u8]>) -> String {
     let paths: Vec<String> = import_paths
         .iter()
         .map(|p| serde_json::to_string(p).unwrap_or_default())
         .collect();
+    let fail = |why: &str| {
+        format!("os.write(2,b'{BOOTSTRAP_MARK} {why}\\n');os._exit({BOOTSTRAP_FAILED})")
+    };
+    let filter = match exec_filter {
+        Some(f) => format!(
+            " import ctypes as C\n\
+             \x20f=bytes.fromhex('{}');b=C.create_string_buffer(f,len(f))\n\
+             \x20class P(C.Structure):_fields_=[('n',C.c_ushort),('f',C.c_void_p)]\n\
+             \x20if C.CDLL(None,use_errno=True).prctl(22,2,C.byref(P(len(f)//8,C.addressof(b))),0,0)!=0:{}\n",
+            f.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+            fail("seccomp")
+        ),
+        None => String::new(),
+    };
     format!(
-        "import sys;sys.path+=[{}];sys.argv[:]=['prog.py'];__file__='prog.py';\
-         exec(compile(open('prog.py','rb').read(),'prog.py','exec'))",
-        paths.join(",")
+        "import sys\n\
+         def _kcomp():\n\
+         \x20import os\n\
+         {filter}\
+         \x20sys.path+=[{}];sys.argv[:]=['prog.py']\n\
+         \x20def r(n):\n\
+         \x20\x20b=bytearray()\n\
+         \x20\x20while len(b)<n:\n\
+         \x20\x20\x20c=os.read(0,n-len(b))\n\
+         \x20\x20\x20if not c:{}\n\
+         \x20\x20\x20b+=c\n\
+         \x20\x20return bytes(b)\n\
+         \x20return compile(r(int(r(20))),'prog.py','exec')\n\
+         __file__='prog.py'\n\
+         exec(globals().pop('_kcomp')())\n",
+        paths.join(","),
+        fail("short program"),
     )
+}
+
+/// What the sample's stdin carries: the program (length-prefixed for the bootstrap), then
+/// its input.
+fn payload(code: &[u8], input: &str) -> Vec<u8> {
+    let mut v = format!("{:020}", code.len()).into_bytes();
+    v.extend_from_slice(code);
+    v.extend_from_slice(input.as_bytes());
+    v
 }
 
 fn limits(cfg: &SandboxConfig) -> Vec<(libc::__rlimit_resource_t, u64, u64)> {
@@ -189,11 +234,17 @@ fn limits(cfg: &SandboxConfig) -> Vec<(libc::__rlimit_resource_t, u64, u64)> {
     ]
 }
 
+/// The host id a root kcomp's samples run as (`nobody`).
+const NOBODY: u32 = 65534;
+
 /// Parts of the sandbox shared by every run: the interpreter's descriptor and the filters.
 struct Shared {
     exe: OwnedFd,
     read_only: Vec<PathBuf>,
+    view: Vec<child::ViewStep>,
     filters: Vec<seccompiler::BpfProgram>,
+    /// The bootstrap, carrying the exec-denial filter.
+    bootstrap: String,
 }
 
 static SHARED: OnceLock<std::result::Result<Shared, String>> = OnceLock::new();
@@ -205,10 +256,14 @@ fn shared(cfg: &SandboxConfig) -> std::result::Result<&'static Shared, String> {
             let exe = std::fs::File::open(&cfg.python)
                 .map_err(|e| format!("cannot open {}: {e}", cfg.python.display()))?;
             let read_only = policy::read_only_paths(&cfg.python, &cfg.prefixes, &cfg.import_paths);
+            let wanted = policy::wanted_paths(&cfg.python, &cfg.prefixes, &cfg.import_paths);
+            let exec_filter = policy::exec_denial_filter()?;
             Ok(Shared {
                 exe: exe.into(),
                 read_only,
+                view: policy::view_steps(&wanted)?,
                 filters: policy::seccomp_filters()?,
+                bootstrap: bootstrap(&cfg.import_paths, Some(&exec_filter)),
             })
         })
         .as_ref()
@@ -274,9 +329,9 @@ fn spawn_error(e: &std::io::Error) -> String {
     }
 }
 
-fn base_command(cfg: &SandboxConfig, home: &str) -> Command {
+fn base_command(cfg: &SandboxConfig, home: &str, boot: &str) -> Command {
     let mut cmd = Command::new(&cfg.python);
-    cmd.args(["-I", "-S", "-c", &bootstrap(&cfg.import_paths)])
+    cmd.args(["-I", "-S", "-c", boot])
         .env_clear()
         .env("PATH", "/usr/bin:/bin")
         .env("LANG", "C.UTF-8")
@@ -300,12 +355,20 @@ fn run_sandboxed(
     let ruleset_fd = ruleset_fd.ok_or("Landlock is not supported by this kernel")?;
     // SAFETY: geteuid/getegid/getpid cannot fail.
     let (uid, gid, pid) = unsafe { (libc::geteuid(), libc::getegid(), libc::getpid()) };
+    // As root, the sample runs as `nobody` on the host: the kernel exempts uid 0 from
+    // RLIMIT_NPROC, and no host capability survives.
+    let drop_to = (uid == 0).then_some((NOBODY, NOBODY));
+    let (uid, gid) = drop_to.unwrap_or((uid, gid));
+    let owner = match drop_to {
+        Some((u, g)) => format!(",uid={u},gid={g}"),
+        None => String::new(),
+    };
     let argv = [
         cfg.python.to_string_lossy().into_owned(),
         "-I".into(),
         "-S".into(),
         "-c".into(),
-        bootstrap(&cfg.import_paths),
+        sh.bootstrap.clone(),
     ];
     let envp = [
         "PATH=/usr/bin:/bin",
@@ -316,16 +379,18 @@ fn run_sandboxed(
     .map(String::from);
     let plan = child::Plan {
         parent: pid,
+        drop_to,
         // One unprivileged id inside (not 0: exec then drops every capability).
         uid_map: format!("1000 {uid} 1\n").into_bytes(),
         gid_map: format!("1000 {gid} 1\n").into_bytes(),
+        root_options: c"size=1m,nr_inodes=4096,mode=755".into(),
         tmpfs_options: std::ffi::CString::new(format!(
-            "size={},nr_inodes={},mode=700",
+            "size={},nr_inodes={},mode=700{owner}",
             cfg.disk_bytes.max(4096),
             cfg.disk_files.max(2)
         ))
         .map_err(|e| e.to_string())?,
-        program: Arc::clone(code),
+        view: &sh.view,
         exe_fd: sh.exe.as_raw_fd(),
         argv: child::CArgs::new(argv).map_err(|e| format!("program arguments: {e}"))?,
         envp: child::CArgs::new(envp).map_err(|e| e.to_string())?,
@@ -334,7 +399,7 @@ fn run_sandboxed(
         filters: &sh.filters,
         limits: limits(cfg),
     };
-    let mut cmd = base_command(cfg, "/tmp");
+    let mut cmd = base_command(cfg, "/tmp", &sh.bootstrap);
     // SAFETY: `confine` only makes raw system calls on the prepared plan.
     unsafe {
         cmd.pre_exec(move || child::confine(&plan));
@@ -343,7 +408,7 @@ fn run_sandboxed(
     let spawned = cmd.spawn();
     drop(ruleset_fd);
     match spawned {
-        Ok(c) => Ok(supervise(c, stdin.as_bytes(), cfg, start)),
+        Ok(c) => Ok(supervise(c, &payload(code, stdin), cfg, start)),
         Err(e) => Ok(sandbox_error(spawn_error(&e))),
     }
 }
@@ -357,11 +422,8 @@ fn run_unsandboxed(code: &[u8], stdin: &str, cfg: &SandboxConfig) -> RunOutput {
         Ok(d) => d,
         Err(e) => return sandbox_error(format!("cannot create a directory: {e}")),
     };
-    if let Err(e) = std::fs::write(dir.path().join("prog.py"), code) {
-        return sandbox_error(format!("cannot write the program: {e}"));
-    }
     let home = dir.path().to_string_lossy().into_owned();
-    let mut cmd = base_command(cfg, &home);
+    let mut cmd = base_command(cfg, &home, &bootstrap(&cfg.import_paths, None));
     cmd.current_dir(dir.path());
     let lim = limits(cfg);
     // SAFETY: getpid cannot fail.
@@ -372,7 +434,7 @@ fn run_unsandboxed(code: &[u8], stdin: &str, cfg: &SandboxConfig) -> RunOutput {
     }
     let start = Instant::now();
     match cmd.spawn() {
-        Ok(c) => supervise(c, stdin.as_bytes(), cfg, start),
+        Ok(c) => supervise(c, &payload(code, stdin), cfg, start),
         Err(e) => sandbox_error(spawn_error(&e)),
     }
 }
@@ -416,9 +478,6 @@ fn supervise(mut child: Child, input: &[u8], cfg: &SandboxConfig, start: Instant
     let mut killed: Option<RunStatus> = None;
     let deadline = start + cfg.timeout;
     let mut buf = vec![0u8; 64 << 10];
-    if input.is_empty() {
-        stdin = None;
-    }
     loop {
         if let Some(w) = stdin.as_mut() {
             match w.write(&input[written..]) {
@@ -516,18 +575,30 @@ fn supervise(mut child: Child, input: &[u8], cfg: &SandboxConfig, start: Instant
     // Reaped above; dropping a `Child` never waits.
     drop(child);
     let elapsed = start.elapsed();
-    let cpu = usage.ru_utime.tv_sec as u64 + usage.ru_stime.tv_sec as u64;
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    let cpu = secs(usage.ru_utime) + secs(usage.ru_stime);
     let (status, exit_code) = if let Some(k) = killed {
+        // kcomp's own wall clock or byte count.
         (k, None)
+    } else if libc::WIFEXITED(status)
+        && libc::WEXITSTATUS(status) == BOOTSTRAP_FAILED
+        && err.starts_with(BOOTSTRAP_MARK.as_bytes())
+    {
+        let why = String::from_utf8_lossy(&err)
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string();
+        return sandbox_error(why);
     } else if libc::WIFEXITED(status) {
         (RunStatus::Exited, Some(libc::WEXITSTATUS(status)))
     } else {
         let sig = libc::WTERMSIG(status);
-        let cpu_limit = cfg.timeout.as_secs() + 1;
-        let st = if sig == libc::SIGXCPU || (sig == libc::SIGKILL && cpu >= cpu_limit) {
+        // The CPU limit's SIGKILL, as kcomp's own accounting (wait4's rusage) confirms; a
+        // signal the program raised itself (SIGXCPU, SIGXFSZ, ...) is a crash.
+        let cpu_limit = (cfg.timeout.as_secs() + 1) as f64;
+        let st = if (sig == libc::SIGKILL || sig == libc::SIGXCPU) && cpu + 0.02 >= cpu_limit {
             RunStatus::Timeout
-        } else if sig == libc::SIGXFSZ {
-            RunStatus::OutputLimit
         } else {
             err.extend_from_slice(format!("\nkilled by signal {sig}\n").as_bytes());
             RunStatus::Crashed

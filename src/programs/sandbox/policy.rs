@@ -24,13 +24,10 @@ pub fn rw_access_bits() -> u64 {
     AccessFs::from_all(LANDLOCK_ABI).bits()
 }
 
-/// Read-only (and execute) hierarchies: the interpreter, its prefixes (standard library,
-/// lib-dynload, site-packages) and the system's shared libraries; nothing else.
-pub fn read_only_paths(
-    python: &Path,
-    prefixes: &[String],
-    import_paths: &[String],
-) -> Vec<PathBuf> {
+/// The paths a sample may read, as configured (before resolving links): the interpreter,
+/// its prefixes (standard library, lib-dynload, site-packages) and the system's shared
+/// libraries; nothing else.
+pub fn wanted_paths(python: &Path, prefixes: &[String], import_paths: &[String]) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = vec![python.to_path_buf()];
     v.extend(prefixes.iter().chain(import_paths).map(PathBuf::from));
     v.extend(
@@ -45,7 +42,16 @@ pub fn read_only_paths(
         ]
         .map(PathBuf::from),
     );
-    let mut out: Vec<PathBuf> = v
+    v
+}
+
+/// Read-only (and execute) hierarchies for Landlock: [`wanted_paths`] resolved.
+pub fn read_only_paths(
+    python: &Path,
+    prefixes: &[String],
+    import_paths: &[String],
+) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = wanted_paths(python, prefixes, import_paths)
         .into_iter()
         .filter_map(|p| std::fs::canonicalize(p).ok())
         .collect();
@@ -145,6 +151,32 @@ fn denied() -> Vec<i64> {
         libc::SYS_adjtimex,
         libc::SYS_sethostname,
         libc::SYS_setdomainname,
+        // No unix socket of any kind (socket() above): socketpair + sendto(path) reached
+        // host datagram sockets.
+        libc::SYS_socketpair,
+        // No System V IPC: shm memory is outside RLIMIT_AS; no POSIX message queues either.
+        libc::SYS_shmget,
+        libc::SYS_shmat,
+        libc::SYS_shmdt,
+        libc::SYS_shmctl,
+        libc::SYS_semget,
+        libc::SYS_semop,
+        libc::SYS_semtimedop,
+        libc::SYS_semctl,
+        libc::SYS_msgget,
+        libc::SYS_msgsnd,
+        libc::SYS_msgrcv,
+        libc::SYS_msgctl,
+        libc::SYS_mq_open,
+        libc::SYS_mq_unlink,
+        libc::SYS_mq_timedsend,
+        libc::SYS_mq_timedreceive,
+        libc::SYS_mq_notify,
+        libc::SYS_mq_getsetattr,
+        // Page migration of (possibly) other processes.
+        libc::SYS_migrate_pages,
+        libc::SYS_move_pages,
+        libc::SYS_process_mrelease,
     ];
     #[cfg(target_arch = "x86_64")]
     v.extend([
@@ -186,7 +218,69 @@ pub fn seccomp_filters() -> Result<Vec<BpfProgram>, String> {
             libc::PR_SET_PDEATHSIG as u64,
         )?)?],
     );
-    // execveat only as our own exec: the interpreter's descriptor, empty path.
+    // Calls naming a process by pid act on the caller only (pid 0): no other process's
+    // limits, priority, affinity, scheduling or I/O priority, even inside the namespace.
+    let ne0 = |arg| -> Result<SeccompRule, String> {
+        rule(cond(arg, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, 0)?)
+    };
+    for nr in [
+        libc::SYS_prlimit64,
+        libc::SYS_sched_setaffinity,
+        libc::SYS_sched_getaffinity,
+        libc::SYS_sched_setscheduler,
+        libc::SYS_sched_getscheduler,
+        libc::SYS_sched_setparam,
+        libc::SYS_sched_getparam,
+        libc::SYS_sched_setattr,
+        libc::SYS_sched_getattr,
+        libc::SYS_sched_rr_get_interval,
+        libc::SYS_get_robust_list,
+    ] {
+        rules.insert(nr, vec![ne0(0)?]);
+    }
+    // (which, who): PRIO_PROCESS of pid 0 only (PRIO_PGRP/PRIO_USER with 0 mean a group).
+    rules.insert(
+        libc::SYS_setpriority,
+        vec![
+            rule(cond(
+                0,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Ne,
+                libc::PRIO_PROCESS as u64,
+            )?)?,
+            ne0(1)?,
+        ],
+    );
+    rules.insert(
+        libc::SYS_getpriority,
+        vec![
+            rule(cond(
+                0,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Ne,
+                libc::PRIO_PROCESS as u64,
+            )?)?,
+            ne0(1)?,
+        ],
+    );
+    const IOPRIO_WHO_PROCESS: u64 = 1;
+    for nr in [libc::SYS_ioprio_set, libc::SYS_ioprio_get] {
+        rules.insert(
+            nr,
+            vec![
+                rule(cond(
+                    0,
+                    SeccompCmpArgLen::Dword,
+                    SeccompCmpOp::Ne,
+                    IOPRIO_WHO_PROCESS,
+                )?)?,
+                ne0(1)?,
+            ],
+        );
+    }
+    // execveat only as our own exec: the interpreter's descriptor, empty path. An absolute
+    // path would ignore the descriptor, so the bootstrap's first act is the filter of
+    // [`exec_denial_filter`], which refuses every later exec.
     rules.insert(
         libc::SYS_execveat,
         vec![
@@ -248,4 +342,127 @@ fn x32_filter() -> BpfProgram {
         s(RET, libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
         s(RET, libc::SECCOMP_RET_ALLOW),
     ]
+}
+
+/// The filter the bootstrap installs (from the interpreter, before it reads the program):
+/// no execve/execveat at all. seccomp cannot tell our one `execveat` from a later one with
+/// an absolute path (the path is a pointer it cannot read), so exec stays allowed only until
+/// the interpreter runs, then no exec is left. Serialised as the kernel's `sock_filter`
+/// array (8 bytes per instruction, native endianness).
+pub fn exec_denial_filter() -> Result<Vec<u8>, String> {
+    let err = |e: seccompiler::BackendError| format!("seccomp: {e}");
+    let arch = TargetArch::try_from(std::env::consts::ARCH).map_err(err)?;
+    let f = SeccompFilter::new(
+        [
+            (libc::SYS_execve, Vec::new()),
+            (libc::SYS_execveat, Vec::new()),
+        ]
+        .into(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        arch,
+    )
+    .map_err(err)?;
+    let prog: BpfProgram = f.try_into().map_err(err)?;
+    let mut out = Vec::with_capacity(prog.len() * 8);
+    for i in &prog {
+        out.extend_from_slice(&i.code.to_ne_bytes());
+        out.push(i.jt);
+        out.push(i.jf);
+        out.extend_from_slice(&i.k.to_ne_bytes());
+    }
+    Ok(out)
+}
+
+/// The new root's contents, as steps under [`super::child::STAGE`]: every path the sample
+/// may read (canonical, nested ones dropped), the host's symbolic links on the way to them
+/// (so /lib64/ld-linux*.so and the like still resolve), /dev/null and the mount point of
+/// the sample's /tmp.
+pub fn view_steps(originals: &[PathBuf]) -> Result<Vec<super::child::ViewStep>, String> {
+    use super::child::{STAGE, ViewStep};
+    use std::collections::BTreeSet;
+    use std::ffi::CString;
+    use std::os::unix::ffi::OsStrExt;
+    let stage = Path::new(std::ffi::OsStr::from_bytes(STAGE.to_bytes()));
+    let c = |p: &Path| {
+        CString::new(p.as_os_str().as_bytes()).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    let under = |p: &Path| stage.join(p.strip_prefix("/").unwrap_or(p));
+    let mut binds: Vec<PathBuf> = Vec::new();
+    let mut links: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for p in originals
+        .iter()
+        .map(PathBuf::as_path)
+        .chain([Path::new("/dev/null")])
+    {
+        if !p.is_absolute() {
+            continue;
+        }
+        // Symbolic links along the way, recreated in the view.
+        let mut a = PathBuf::from("/");
+        for comp in p.components().skip(1) {
+            a.push(comp);
+            if let Ok(t) = std::fs::read_link(&a) {
+                links.push((a.clone(), t));
+                match std::fs::canonicalize(&a) {
+                    Ok(canon) => a = canon,
+                    Err(_) => break,
+                }
+            }
+        }
+        if let Ok(canon) = std::fs::canonicalize(p) {
+            binds.push(canon);
+        }
+    }
+    binds.sort();
+    binds.dedup();
+    let mut kept: Vec<PathBuf> = Vec::new();
+    for b in binds {
+        if !kept.iter().any(|k| b.starts_with(k)) {
+            kept.push(b);
+        }
+    }
+    // A link inside a bound tree is already there.
+    links.retain(|(l, _)| !kept.iter().any(|k| l.starts_with(k)));
+    links.sort();
+    links.dedup();
+    let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
+    let add_parents = |p: &Path, dirs: &mut BTreeSet<PathBuf>| {
+        for anc in p.ancestors().skip(1) {
+            if anc != Path::new("/") {
+                dirs.insert(anc.to_path_buf());
+            }
+        }
+    };
+    for b in &kept {
+        add_parents(b, &mut dirs);
+        if b.is_dir() {
+            dirs.insert(b.clone());
+        }
+    }
+    for (l, _) in &links {
+        add_parents(l, &mut dirs);
+    }
+    dirs.insert(PathBuf::from("/tmp"));
+    let mut steps = Vec::new();
+    // BTreeSet order puts parents before children.
+    for d in &dirs {
+        steps.push(ViewStep::Dir(c(&under(d))?));
+    }
+    for b in &kept {
+        if !b.is_dir() {
+            steps.push(ViewStep::File(c(&under(b))?));
+        }
+        steps.push(ViewStep::Bind {
+            source: c(b)?,
+            target: c(&under(b))?,
+        });
+    }
+    for (l, t) in &links {
+        steps.push(ViewStep::Symlink {
+            target: c(t)?,
+            link: c(&under(l))?,
+        });
+    }
+    Ok(steps)
 }
