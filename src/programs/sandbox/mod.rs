@@ -1,33 +1,40 @@
 //! Running untrusted Python programs (LLM answers) under an OS-enforced boundary.
 //!
 //! Each sample is one `python3 -I -S` process. Before the interpreter starts, the forked child
-//! confines itself ([`child::confine`]):
-//! - its own session and user, mount, network and IPC namespaces: the program runs as an
-//!   unprivileged id with no capabilities, no network interface but a down loopback, and no
-//!   view of other processes' System V IPC;
-//! - every inherited mount private and read-only (Landlock does not cover chmod, chown,
-//!   utime or xattrs on host files; a read-only mount does);
-//! - a private tmpfs on /tmp (size and inode caps = the total bytes and files an answer may
-//!   write) as its working directory, holding `prog.py`; it vanishes with the process, so no
-//!   sibling sample, no host directory and nothing of kcomp's is writable or left behind;
-//! - Landlock (ABI 6): read/execute only on the interpreter, its prefixes and the system's
-//!   shared libraries, read-write only on that tmpfs, no TCP bind/connect, no signals or
-//!   abstract unix sockets outside its own domain; in particular no /proc, no dataset, no
-//!   kcomp binary or output;
+//! confines itself ([`child::confine`]; the whole design with its reasons: docs/sandbox.md):
+//! - its own session and user, mount, network, IPC and PID namespaces: the program runs as
+//!   an unprivileged id with no capabilities, no network interface but a down loopback, no
+//!   view of other processes' System V IPC, and as pid 1 of its own PID namespace (a relay
+//!   process outside it mirrors its end to kcomp's `wait4`), so no host pid, kcomp's
+//!   included, can be named;
+//! - when kcomp runs as root, a drop to `nobody` on the host first, so RLIMIT_NPROC applies
+//!   (the kernel exempts uid 0) and no host capability survives;
+//! - a minimal file-system view: a new read-only root with only the interpreter, its
+//!   prefixes, the shared libraries, /dev/null and a private tmpfs on /tmp (size and inode
+//!   caps = the total bytes and files an answer may write; its working directory), then
+//!   `pivot_root`: host files do not exist for it (no stat, readlink, xattr, inotify);
+//! - Landlock (ABI 6): read/execute only on the same paths, read-write only on that tmpfs,
+//!   no TCP bind/connect, no signals or abstract unix sockets outside its own domain;
 //! - seccomp ([`policy::seccomp_filters`]): no fork/vfork or clone without CLONE_THREAD
-//!   (clone3 -> ENOSYS), no exec except our own `execveat` of the interpreter's descriptor
-//!   (kept above the 64-descriptor limit and closed on exec), no socket(), ptrace,
-//!   process_vm_*, kill/pidfd signals, setsid/setpgid, mount, unshare, keyctl, bpf,
-//!   perf_event_open, personality, io_uring, memfd, clearing the parent-death signal and
-//!   the x32 ABI;
-//! - rlimits: CPU, 1 GiB address space, file size, 64 descriptors, no core dumps;
+//!   (clone3 -> ENOSYS), exec only as our own `execveat` of the interpreter's descriptor
+//!   (kept above the 64-descriptor limit and closed on exec), no socket()/socketpair(),
+//!   SysV IPC, POSIX queues, ptrace, process_vm_*, kill/pidfd signals, setsid/setpgid,
+//!   mount, unshare, keyctl, bpf, perf_event_open, personality, io_uring, memfd, clearing
+//!   the parent-death signal or the x32 ABI; prlimit64, sched_*, setpriority/getpriority
+//!   and ioprio_* only on itself (pid 0);
+//! - rlimits: CPU, 1 GiB address space, file size, 64 descriptors, 64 threads, no core dumps;
 //! - PR_SET_PDEATHSIG = SIGKILL (kcomp dying, Ctrl-C included, kills it), and the parent
 //!   kills it at the wall-clock limit. No fork means nothing else to kill.
 //!
-//! stdin is fed and stdout/stderr read through pipes (stdout capped at `output_bytes`, then
-//! the process is killed); the status comes from `wait4` in the parent, which the program
-//! cannot touch. If Landlock, seccomp or the namespaces are unavailable, [`ensure_available`]
-//! refuses, unless `allow_unsandboxed` (rlimits only, unsafe) is set.
+//! The `-c` [`bootstrap`] first installs [`policy::exec_denial_filter`] (seccomp cannot read
+//! the path of `execveat`, whose absolute path ignores the descriptor: once the interpreter
+//! runs, no exec is left), then reads the program from stdin (length-prefixed, see
+//! [`payload`]; the rest of stdin is the sample's input): the program is never a file it
+//! could read back. stdout/stderr are read through pipes (stdout capped at `output_bytes`,
+//! then the process is killed); the status comes from kcomp's own clock, byte count and
+//! `wait4` rusage, which the program cannot touch. If Landlock, seccomp or the namespaces
+//! are unavailable, [`ensure_available`] refuses, unless `allow_unsandboxed` (rlimits only,
+//! unsafe) is set.
 
 mod child;
 pub mod policy;
