@@ -57,7 +57,11 @@ pub struct CompareArgs {
     /// Grid spacing of continuous Z.
     #[arg(long)]
     pub precision: Option<f64>,
-    /// Comma-separated estimators (default: all that apply).
+    /// Comma-separated estimators (default: all that apply): exact, mapping_mdl, prequential,
+    /// compression (code lengths, bits); topsim, topsim_normalised_edit, topsim_jaccard,
+    /// posdis, bosdis, entropy, mutual_information, context_independence, conflict_count, lz76,
+    /// tre, tre_linear, tre_cosine, llm_program (scores; units and directions in
+    /// docs/estimators.md).
     #[arg(long, value_delimiter = ',')]
     pub estimators: Option<Vec<String>>,
     /// Print one JSON object instead of a table.
