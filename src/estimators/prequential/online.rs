@@ -77,6 +77,10 @@ pub enum LearnerSpec {
     /// at an unknown position: conjugate cell estimates, Bayesian model averaging over the
     /// positions per output, updated after every row. See [`NgramTable`].
     Ngram { order: usize },
+    /// Discrete Z only: whole-message memory backing off to per-attribute rules over
+    /// positions and pairs of positions, bijection-aware, with exceptions. See
+    /// [`super::rules::RuleLearner`].
+    Rules,
     /// A GRU over the message (padding mask from [`OnlineConfig::pad`]; see
     /// [`crate::neural::gru`]) trained online like the MLP: replay, optional EMA, calibration.
     Gru {
@@ -120,6 +124,7 @@ impl LearnerSpec {
             LearnerSpec::Linear { order, ridge } => format!("linear{order}-ridge{ridge}"),
             LearnerSpec::Marginal => "marginal".into(),
             LearnerSpec::Ngram { order } => format!("ngram{order}"),
+            LearnerSpec::Rules => "rules".into(),
             LearnerSpec::Gru {
                 hidden,
                 lr,
@@ -196,6 +201,7 @@ impl Default for OnlineConfig {
             learners: vec![
                 LearnerSpec::Marginal,
                 LearnerSpec::Ngram { order: 2 },
+                LearnerSpec::Rules,
                 LearnerSpec::Linear {
                     order: 1,
                     ridge: 1e-2,
@@ -294,7 +300,7 @@ impl OnlineConfig {
                         ));
                     }
                 }
-                LearnerSpec::Marginal => {}
+                LearnerSpec::Marginal | LearnerSpec::Rules => {}
                 LearnerSpec::Ngram { order } => {
                     if *order > 3 {
                         return Err(KcompError::param(
@@ -373,7 +379,22 @@ impl OnlineConfig {
                     }
                 }
                 LearnerSpec::Linear { .. } => {}
-                LearnerSpec::Marginal => {}
+                LearnerSpec::Rules if matches!(z, Targets::Discrete { .. }) => {
+                    // Worst case as `RuleLearner::new`: every row opens a cell per context.
+                    let l = words;
+                    let ctxs = 1.0
+                        + l
+                        + if l <= 12.0 {
+                            l * (l - 1.0) / 2.0
+                        } else {
+                            l - 1.0
+                        };
+                    let counts = rows * ctxs * n_out * (per_cell + 2.0);
+                    if counts <= super::rules::MAX_RULE_COUNTS as f64 {
+                        tables += counts * 8.0;
+                    }
+                }
+                LearnerSpec::Rules | LearnerSpec::Marginal => {}
             }
         }
         let calib = self.calib_window as f64 * outputs * 4.0 * specs.len() as f64;
@@ -505,6 +526,9 @@ pub fn make_online_learner(
             BayesLinear::new(w, z, *order, *ridge).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
         }
         LearnerSpec::Marginal => Some(Box::new(Marginal::new(z))),
+        LearnerSpec::Rules => {
+            super::rules::RuleLearner::new(w, z).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
+        }
         LearnerSpec::Ngram { order } => {
             NgramTable::new(w, z, *order).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
         }
