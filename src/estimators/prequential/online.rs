@@ -161,8 +161,11 @@ impl LearnerSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct OnlineConfig {
-    /// Rows sent first with the naive code (the learners start after them).
+    /// Rows sent first with the naive code (the learners start after them), continuous Z.
     pub first: usize,
+    /// The same for discrete Z: the rule learner codes the second row better than the
+    /// uniform code does, so one naive row suffices.
+    pub first_discrete: usize,
     /// Geometric block schedule of the neural learners: the block after `t` sent rows has
     /// `max(min_block, growth * t)` rows.
     pub growth: f64,
@@ -192,6 +195,7 @@ impl Default for OnlineConfig {
     fn default() -> Self {
         OnlineConfig {
             first: 4,
+            first_discrete: 1,
             growth: 0.1,
             min_block: 4,
             epochs: 10.0,
@@ -418,9 +422,22 @@ impl OnlineConfig {
         l
     }
 
+    /// Rows sent with the naive code before the learners start, for targets `z`.
+    pub fn first_rows(&self, z: &Targets) -> usize {
+        match z {
+            Targets::Discrete { .. } => self.first_discrete,
+            Targets::Continuous { .. } => self.first,
+        }
+    }
+
     /// Update points of the geometric schedule for `n` rows: `first`, then growing blocks.
     pub fn boundaries(&self, n: usize) -> Vec<usize> {
-        let mut b = vec![self.first.min(n)];
+        self.boundaries_from(self.first, n)
+    }
+
+    /// [`Self::boundaries`] with `first` naive rows.
+    pub fn boundaries_from(&self, first: usize, n: usize) -> Vec<usize> {
+        let mut b = vec![first.min(n)];
         let mut t = b[0];
         while t < n {
             let step = ((t as f64 * self.growth).ceil() as usize).max(self.min_block);
@@ -1102,15 +1119,17 @@ pub fn online_code(
 ) -> Result<PrequentialCode> {
     let oc = &cfg.online;
     oc.validate()?;
-    let order = order_rows(z, cfg.ordering, cfg.seed);
+    let order = order_rows(z, cfg.ordering.for_code_length(), cfg.seed);
     let n = order.len();
-    if oc.first >= n {
+    let first = oc.first_rows(z);
+    if first >= n {
+        let key = match z {
+            Targets::Discrete { .. } => "online.first_discrete",
+            Targets::Continuous { .. } => "online.first",
+        };
         return Err(KcompError::param(
-            "online.first",
-            format!(
-                "{} naive rows leave nothing to learn from out of {n}",
-                oc.first
-            ),
+            key,
+            format!("{first} naive rows leave nothing to learn from out of {n}"),
         ));
     }
     if let Some(p) = oc.pad
@@ -1122,7 +1141,7 @@ pub fn online_code(
         ));
     }
     let specs = oc.learner_set();
-    let bounds = oc.boundaries(n);
+    let bounds = oc.boundaries_from(first, n);
     if let Some(pb) = progress {
         pb.set_length(pb.length().unwrap_or(0) + specs.len() as u64);
     }
