@@ -100,11 +100,12 @@ struct RowEval {
     log2_keep: f64,
     /// log2 P of each memory concentration (seen message).
     mem: Option<[f64; 2]>,
+    /// Posterior that the level below the memory produced the row (1 for a new message).
+    from_base: f64,
     total: f64,
     obj: Option<u32>,
     /// The object was named by another message before.
     taken_by_other: bool,
-    msg_seen: bool,
 }
 
 /// The rule learner (see the module documentation).
@@ -288,7 +289,7 @@ impl RuleLearner {
             );
         }
         let msg = self.msgs.get(toks);
-        let msg_seen = msg.is_some();
+
         let (obj, named_by) = match self.objects.get(zv) {
             Some(&(id, n)) => (Some(id), n),
             None => (None, 0),
@@ -315,6 +316,7 @@ impl RuleLearner {
         let eps = (self.exc.0 + RARE) / (self.exc.1 + 1.0);
         let log2_keep = (1.0 - eps).log2();
         let base = log2_sum_exp2([log2_keep + rule, eps.log2() + exc_log2].into_iter());
+        let mut from_base = 1.0;
         let (mem, total) = match msg {
             Some(m) => {
                 let n_z = obj
@@ -325,6 +327,14 @@ impl RuleLearner {
                         - (m.total + al).log2()
                 });
                 let t = log2_sum_exp2(self.mem_log_w.iter().zip(&p).map(|(w, p)| w + p));
+                // A repeat of what the message said before teaches the rules nothing new.
+                let b = log2_sum_exp2(
+                    self.mem_log_w
+                        .iter()
+                        .zip(MEM_ALPHAS)
+                        .map(|(w, al)| w + al.log2() + base - (m.total + al).log2()),
+                );
+                from_base = (b - t).exp2().clamp(0.0, 1.0);
                 (Some(p), t)
             }
             None => (None, base),
@@ -336,10 +346,10 @@ impl RuleLearner {
             base,
             log2_keep,
             mem,
+            from_base,
             total,
             obj,
             taken_by_other,
-            msg_seen,
         }
     }
 
@@ -351,8 +361,10 @@ impl RuleLearner {
         let na = self.n_attr;
         let toks = w.row(row).to_vec();
         let zv = values[row * na..(row + 1) * na].to_vec();
-        // Posterior weight of "this row follows the rules".
-        let u = (ev.log2_keep + ev.rule - ev.base).exp2().clamp(0.0, 1.0);
+        // Posterior weights of "the level below the memory produced this row" (`r`) and of
+        // "... and it follows the rules" (`u`).
+        let r = ev.from_base;
+        let u = r * (ev.log2_keep + ev.rule - ev.base).exp2().clamp(0.0, 1.0);
         if let Some(p) = ev.mem {
             for (w, p) in self.mem_log_w.iter_mut().zip(p) {
                 *w += p;
@@ -378,11 +390,11 @@ impl RuleLearner {
                 self.learn_cell(ci, ev.cells[ci], &toks, &zv, u);
             }
         }
-        if !ev.msg_seen {
-            self.exc.0 += 1.0 - u;
-            self.exc.1 += 1.0;
-            self.obj_rho.0 += (1.0 - u) * f64::from(u8::from(ev.taken_by_other));
-            self.obj_rho.1 += 1.0 - u;
+        if r > 0.0 {
+            self.exc.0 += r - u;
+            self.exc.1 += r;
+            self.obj_rho.0 += (r - u) * f64::from(u8::from(ev.taken_by_other));
+            self.obj_rho.1 += r - u;
         }
         let next_id = self.objects.len() as u32;
         let obj = ev.obj.unwrap_or(next_id);
