@@ -144,6 +144,29 @@ impl LearnerSpec {
         }
     }
 
+    /// The default spec behind a learner's short name (`--learners`): marginal, ngram0..3,
+    /// rules, linear1, linear2, mlp-linear, mlp256, gru.
+    pub fn from_name(name: &str) -> Option<Self> {
+        let defaults = OnlineConfig::default().learners;
+        let find = |p: fn(&LearnerSpec) -> bool| defaults.iter().find(|s| p(s)).cloned();
+        match name {
+            "marginal" => Some(LearnerSpec::Marginal),
+            "rules" => Some(LearnerSpec::Rules),
+            "gru" => Some(LearnerSpec::default_sequence()),
+            "mlp-linear" => {
+                find(|s| matches!(s, LearnerSpec::Mlp { hidden, .. } if hidden.is_empty()))
+            }
+            "mlp256" => find(|s| matches!(s, LearnerSpec::Mlp { hidden, .. } if hidden == &[256])),
+            "linear1" => find(|s| matches!(s, LearnerSpec::Linear { order: 1, .. })),
+            "linear2" => find(|s| matches!(s, LearnerSpec::Linear { order: 2, .. })),
+            n => n
+                .strip_prefix("ngram")
+                .and_then(|o| o.parse().ok())
+                .filter(|&o| o <= 3)
+                .map(|order| LearnerSpec::Ngram { order }),
+        }
+    }
+
     /// The sequence learner added to the learner set when W is padded ([`OnlineConfig::pad`]).
     pub fn default_sequence() -> Self {
         LearnerSpec::Gru {
@@ -180,7 +203,8 @@ pub struct OnlineConfig {
     pub batch_size: usize,
     /// Rows of recent predictions the calibration is fitted on.
     pub calib_window: usize,
-    /// The learners, run side by side.
+    /// The learners, run side by side (each a table, or a short name: [`LearnerSpec::from_name`]).
+    #[serde(deserialize_with = "learners_by_name_or_spec")]
     pub learners: Vec<LearnerSpec>,
     /// How their codes are combined.
     pub mixing: super::switching::Mixing,
@@ -189,6 +213,27 @@ pub struct OnlineConfig {
     /// padding mask ([`LearnerSpec::default_sequence`], unless `learners` lists a GRU).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pad: Option<u32>,
+}
+
+/// Learner entries: a short name or a full table.
+fn learners_by_name_or_spec<'de, D>(d: D) -> std::result::Result<Vec<LearnerSpec>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    use serde::de::Error;
+    Vec::<toml::Value>::deserialize(d)?
+        .into_iter()
+        .map(|v| match v {
+            toml::Value::String(n) => LearnerSpec::from_name(&n).ok_or_else(|| {
+                D::Error::custom(format!(
+                    "unknown learner `{}` (marginal, ngram0..ngram3, rules, linear1, linear2, \
+                     mlp-linear, mlp256, gru)",
+                    n.escape_debug()
+                ))
+            }),
+            other => other.try_into().map_err(D::Error::custom),
+        })
+        .collect()
 }
 
 impl Default for OnlineConfig {
@@ -1103,6 +1148,10 @@ pub struct LearnerTotal {
     pub bits: f64,
     /// Its mixture weight after the last row.
     pub final_weight: f64,
+    /// Share of the mixture's bits it won (each row's bits split by the learners' posterior
+    /// responsibilities): which learner the code rests on.
+    #[serde(default)]
+    pub share: f64,
 }
 
 /// A learner after its run, with its per-row bits.
@@ -1209,11 +1258,12 @@ pub fn online_code(
     let learners = runs
         .iter()
         .zip(&per)
-        .zip(&mixed.final_weights)
-        .map(|(((l, _), b), &fw)| LearnerTotal {
+        .zip(mixed.final_weights.iter().zip(&mixed.shares))
+        .map(|(((l, _), b), (&fw, &share))| LearnerTotal {
             name: l.name(),
             bits: b.iter().sum(),
             final_weight: fw,
+            share,
         })
         .collect();
     Ok(PrequentialCode {
