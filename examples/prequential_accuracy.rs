@@ -38,6 +38,13 @@ struct Args {
     /// Holistic fraction of a language system or a string-to-grid map.
     #[arg(long, default_value_t = 0.0)]
     h: f64,
+    /// Protocol kind (family `protocol`): trivially-compositional, non-trivially-compositional,
+    /// holistic, random, order-sensitive, negation, context-sensitive.
+    #[arg(long, default_value = "trivially-compositional")]
+    kind: String,
+    /// Colours = shapes of a protocol.
+    #[arg(long, default_value_t = 8)]
+    size: usize,
     #[arg(long, value_delimiter = ',', default_value = "500")]
     ns: Vec<usize>,
     #[arg(long, value_delimiter = ',', default_value = "0")]
@@ -67,20 +74,53 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
         };
         return Ok(("max_len=6".into(), p.generate()?, Some(p.pad())));
     }
-    if a.family == "grid" {
-        let params: toml::Table = toml::from_str(&format!(
-            "setting = \"r\"\npositions = 6\nletters = 4\nside = 6\ncomplementary = false\nsamples = {n}"
-        ))
-        .expect("valid TOML");
+    // Panel family kinds with their parameters as TOML; N sets the rows.
+    let objects = a.size * a.size * if a.kind == "context-sensitive" { 3 } else { 1 };
+    let panel = match a.family.as_str() {
+        "grid" => Some((
+            "grid",
+            format!(
+                "setting = \"r\"\npositions = 6\nletters = 4\nside = 6\ncomplementary = false\nsamples = {n}"
+            ),
+            format!("h={}", a.h),
+        )),
+        "grid5" => Some((
+            "grid",
+            format!(
+                "setting = \"r\"\npositions = 5\nletters = 4\nside = 5\ncomplementary = false\nsamples = {n}"
+            ),
+            format!("h={}", a.h),
+        )),
+        "protocol" => Some((
+            "protocol",
+            format!(
+                "kind = \"{}\"\ncolours = {}\nshapes = {}",
+                a.kind, a.size, a.size
+            ),
+            format!("{}-{}x{}", a.kind, a.size, a.size),
+        )),
+        _ => None,
+    };
+    if let Some((kind, params, label)) = panel {
+        let params: toml::Table = toml::from_str(&params).expect("valid TOML");
         let spec = FamilySpec {
             name: None,
-            kind: "grid".into(),
-            parameter: "holistic_fraction".into(),
+            kind: kind.into(),
+            parameter: if kind == "grid" {
+                "holistic_fraction".into()
+            } else {
+                "repeats".into()
+            },
             values: vec![],
             params,
         };
-        let d = family::generate(&spec, &toml::Value::Float(a.h), seed)?;
-        return Ok((format!("h={}", a.h), d, None));
+        let value = if kind == "grid" {
+            toml::Value::Float(a.h)
+        } else {
+            toml::Value::Integer((n / objects).max(1) as i64)
+        };
+        let d = family::generate(&spec, &value, seed)?;
+        return Ok((label, d, None));
     }
     let (setting, d) = match a.family.as_str() {
         "lookup" => {
@@ -106,6 +146,20 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
         "language" => {
             let c = LanguageSystemConfig {
                 repeats: n / 64,
+                holistic_fraction: a.h,
+                seed,
+                ..Default::default()
+            };
+            Ok((format!("h={}", a.h), c.dataset()?))
+        }
+        // 3 attributes x 5 values, one token per attribute over 5 symbols (125 objects).
+        "language3" => {
+            let c = LanguageSystemConfig {
+                n_attr: 3,
+                n_vals: 5,
+                msg_len: 3,
+                vocab: 5,
+                repeats: (n / 125).max(1),
                 holistic_fraction: a.h,
                 seed,
                 ..Default::default()
@@ -161,6 +215,10 @@ fn online(variant: &str, seed: u64, threads: usize, pad: Option<u32>) -> Prequen
     // A variant is `online` followed by `+`-joined ablations.
     for part in variant.split('+').skip(1) {
         match part {
+            "norules" => o.learners.retain(|l| !matches!(l, LearnerSpec::Rules)),
+            "rules" => o
+                .learners
+                .retain(|l| matches!(l, LearnerSpec::Rules | LearnerSpec::Marginal)),
             "nongram" => o
                 .learners
                 .retain(|l| !matches!(l, LearnerSpec::Ngram { .. })),

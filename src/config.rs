@@ -146,6 +146,8 @@ pub enum Shape {
     Switch,
     /// Comma-separated values as an array (empty text: empty array).
     List,
+    /// Comma-separated names as an array of strings.
+    Names,
     /// Comma-separated values assigned to the named fields of an inline table, with a fixed
     /// `kind` (for tagged enums such as a schedule).
     Tagged {
@@ -193,6 +195,13 @@ impl Shortcut {
             Shape::Text => toml::Value::String(text.to_string()),
             Shape::Switch => toml::Value::Boolean(true),
             Shape::List => toml::Value::Array(items()?),
+            Shape::Names => toml::Value::Array(
+                text.split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(|n| toml::Value::String(n.to_string()))
+                    .collect(),
+            ),
             Shape::Tagged { kind, fields } => {
                 let values = items()?;
                 if values.len() != fields.len() && fields.len() > 1 {

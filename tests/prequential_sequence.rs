@@ -81,11 +81,11 @@ fn the_sequence_learner_wins_where_the_last_real_token_matters() {
     }
     eprintln!("mixture (+ first rows) {:.1} bits", code.k_data);
     let gru = total("gru");
-    for other in ["marginal", "ngram", "mlp-linear", "mlp256"] {
+    for other in ["marginal", "ngram", "rules", "mlp-linear", "mlp256"] {
         assert!(gru < total(other), "gru {gru} vs {other} {}", total(other));
     }
-    // The linear learners need continuous Z: the set is marginal, ngram2, 2 MLPs, GRU.
-    assert_eq!(code.learners.len(), 5);
+    // The linear learners need continuous Z: the set is marginal, ngram2, rules, 2 MLPs, GRU.
+    assert_eq!(code.learners.len(), 6);
     let best = code
         .learners
         .iter()
@@ -104,7 +104,7 @@ fn the_sequence_learner_wins_where_the_last_real_token_matters() {
     assert!((chunks - code.k_data).abs() < 1e-6 * code.k_data);
     // Without the padding token the fixed-length learner set runs, unchanged.
     let plain = online_code(&d.w, &d.z, &cfg(None), None).unwrap();
-    assert_eq!(plain.learners.len(), 4);
+    assert_eq!(plain.learners.len(), 5);
     assert!(plain.learners.iter().all(|l| !l.name.starts_with("gru")));
     eprintln!("without the GRU: {:.1} bits", plain.k_data);
     assert!(code.k_data < plain.k_data);

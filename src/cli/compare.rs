@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::panel::run_panel_file;
-use crate::panel::single::{compare_single, single_dataset};
+use crate::panel::single::{PrequentialOverrides, compare_single, single_dataset};
 
 /// Compare estimators of K(Z|W) and compositionality on the same datasets.
 ///
@@ -64,6 +64,13 @@ pub struct CompareArgs {
     /// docs/estimators.md).
     #[arg(long, value_delimiter = ',')]
     pub estimators: Option<Vec<String>>,
+    /// Prequential coding scheme on --w/--z or --grid: online (default) or reference.
+    #[arg(long, value_enum, conflicts_with = "config")]
+    pub protocol: Option<crate::estimators::prequential::Scheme>,
+    /// Learners of the online prequential scheme, comma-separated: marginal, ngram0..ngram3,
+    /// rules, linear1, linear2, mlp-linear, mlp256, gru.
+    #[arg(long, value_delimiter = ',', conflicts_with = "config")]
+    pub learners: Option<Vec<String>>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -90,7 +97,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         args.precision,
     )?;
     let quiet = args.quiet || args.json;
-    let cmp = compare_single(&data, args.estimators, args.llm_report, quiet)?;
+    let preq = PrequentialOverrides {
+        scheme: args.protocol,
+        learners: args.learners,
+    };
+    let cmp = compare_single(&data, args.estimators, args.llm_report, &preq, quiet)?;
     match args.json {
         true => println!("{}", serde_json::to_string_pretty(&cmp)?),
         false => print!("{cmp}"),

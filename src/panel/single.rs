@@ -125,6 +125,44 @@ pub fn single_dataset(
     user_dataset(w, z, files)
 }
 
+/// The prequential settings `kcomp compare --w --z` takes from flags.
+#[derive(Debug, Clone, Default)]
+pub struct PrequentialOverrides {
+    /// The coding scheme (`--protocol`).
+    pub scheme: Option<crate::estimators::prequential::Scheme>,
+    /// The online scheme's learners by short name (`--learners`).
+    pub learners: Option<Vec<String>>,
+}
+
+impl PrequentialOverrides {
+    /// Applies the flags; an unknown learner name is an error naming it.
+    pub fn apply(&self, cfg: &mut crate::estimators::prequential::PrequentialConfig) -> Result<()> {
+        use crate::estimators::prequential::online::LearnerSpec;
+        if let Some(s) = self.scheme {
+            cfg.scheme = s;
+        }
+        if let Some(names) = &self.learners {
+            cfg.online.learners = names
+                .iter()
+                .map(|n| {
+                    LearnerSpec::from_name(n.trim()).ok_or_else(|| {
+                        crate::error::KcompError::param(
+                            "learners",
+                            format!(
+                                "unknown learner `{}` (marginal, ngram0..ngram3, rules, linear1, \
+                                 linear2, mlp-linear, mlp256, gru)",
+                                n.escape_debug()
+                            ),
+                        )
+                    })
+                })
+                .collect::<Result<_>>()?;
+            cfg.online.validate()?;
+        }
+        Ok(())
+    }
+}
+
 /// The `--json` answer of a single-dataset comparison.
 #[derive(Debug, Serialize)]
 pub struct SingleComparison {
@@ -157,9 +195,11 @@ pub fn compare_single(
     data: &Dataset,
     estimators: Option<Vec<String>>,
     llm_report: Option<PathBuf>,
+    prequential: &PrequentialOverrides,
     quiet: bool,
 ) -> Result<SingleComparison> {
-    let config = single_config(estimators, llm_report);
+    let mut config = single_config(estimators, llm_report);
+    prequential.apply(&mut config.prequential.config)?;
     let bar = progress_bar(config.estimators.len() as u64, "estimators");
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -193,6 +233,26 @@ impl fmt::Display for SingleComparison {
                 num(e.score, 4),
                 e.seconds,
                 e.status
+            )?;
+        }
+        // Which learner the online prequential code rests on (names are kcomp's own).
+        for e in &self.estimates {
+            let Some(serde_json::Value::Array(ls)) = e.native.get("learners") else {
+                continue;
+            };
+            let parts: Vec<String> = ls
+                .iter()
+                .filter_map(|l| {
+                    let name = l.get("name")?.as_str()?;
+                    let share = l.get("share")?.as_f64()?;
+                    Some(format!("{name} {:.1} %", 100.0 * share))
+                })
+                .collect();
+            writeln!(
+                f,
+                "{}: share of the mixture's bits won by each learner: {}",
+                e.estimator,
+                parts.join(", ")
             )?;
         }
         Ok(())

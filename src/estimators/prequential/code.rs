@@ -585,7 +585,11 @@ pub fn language_compositionality(
                 naive_bits(z, &idx)
             }
             Targets::Continuous { .. } => {
-                let order = order_rows(z, cfg.ordering, cfg.seed);
+                let ordering = match cfg.scheme {
+                    Scheme::Online => cfg.ordering.for_code_length(),
+                    Scheme::Reference => cfg.ordering,
+                };
+                let order = order_rows(z, ordering, cfg.seed);
                 naive_bits(z, &order[..code.n_encoded])
             }
         },
@@ -605,6 +609,15 @@ pub fn language_compositionality(
              so K(f) is not meaningful here",
             code.k_data_given_f, code.k_data
         ));
+    }
+    if cfg.scheme == Scheme::Reference && cfg.ordering == Ordering::Grouped {
+        warnings.push(
+            "rows grouped by Z (the published protocol's order): the order tells the decoder \
+             which rows share an object, information about Z this code length does not charge \
+             when W is not injective (synonyms, holistic exceptions); the online scheme uses a \
+             seeded permutation"
+                .into(),
+        );
     }
     Ok(PrequentialResult {
         warnings,

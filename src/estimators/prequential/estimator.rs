@@ -60,7 +60,7 @@ impl Estimator for PrequentialEstimator {
         let cfg = self.config_for(data.n());
         super::code::validate(&data.w, &data.z, &cfg).map_err(|e| e.to_string())?;
         if cfg.scheme == Scheme::Online {
-            return if cfg.online.first < data.n() {
+            return if cfg.online.first_rows(&data.z) < data.n() {
                 Ok(())
             } else {
                 Err(format!(

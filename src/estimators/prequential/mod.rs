@@ -8,6 +8,8 @@
 //! - [`code`]: the engine (parallel, deterministic chunk trainings; warm start);
 //! - [`online`]: the online scheme (continued training with replay, EMA, forward calibration)
 //!   and its learners;
+//! - [`rules`]: the discrete rule learner (message memory, per-attribute rules over
+//!   positions and pairs, bijection-aware cells, exceptions);
 //! - [`switching`]: Bayesian mixture and switching over learners (model choice in the code);
 //! - [`report`]: JSON, CSV and PNG outputs;
 //! - [`run_config`]: a run's TOML configuration, flag overrides, data, fingerprint and outputs;
@@ -18,6 +20,7 @@ pub mod estimator;
 pub mod naive;
 pub mod online;
 pub mod report;
+pub mod rules;
 pub mod run_config;
 pub mod schedule;
 pub mod switching;

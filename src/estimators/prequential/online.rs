@@ -77,6 +77,10 @@ pub enum LearnerSpec {
     /// at an unknown position: conjugate cell estimates, Bayesian model averaging over the
     /// positions per output, updated after every row. See [`NgramTable`].
     Ngram { order: usize },
+    /// Discrete Z only: whole-message memory backing off to per-attribute rules over
+    /// positions and pairs of positions, bijection-aware, with exceptions. See
+    /// [`super::rules::RuleLearner`].
+    Rules,
     /// A GRU over the message (padding mask from [`OnlineConfig::pad`]; see
     /// [`crate::neural::gru`]) trained online like the MLP: replay, optional EMA, calibration.
     Gru {
@@ -120,6 +124,7 @@ impl LearnerSpec {
             LearnerSpec::Linear { order, ridge } => format!("linear{order}-ridge{ridge}"),
             LearnerSpec::Marginal => "marginal".into(),
             LearnerSpec::Ngram { order } => format!("ngram{order}"),
+            LearnerSpec::Rules => "rules".into(),
             LearnerSpec::Gru {
                 hidden,
                 lr,
@@ -136,6 +141,29 @@ impl LearnerSpec {
                 }
                 s
             }
+        }
+    }
+
+    /// The default spec behind a learner's short name (`--learners`): marginal, ngram0..3,
+    /// rules, linear1, linear2, mlp-linear, mlp256, gru.
+    pub fn from_name(name: &str) -> Option<Self> {
+        let defaults = OnlineConfig::default().learners;
+        let find = |p: fn(&LearnerSpec) -> bool| defaults.iter().find(|s| p(s)).cloned();
+        match name {
+            "marginal" => Some(LearnerSpec::Marginal),
+            "rules" => Some(LearnerSpec::Rules),
+            "gru" => Some(LearnerSpec::default_sequence()),
+            "mlp-linear" => {
+                find(|s| matches!(s, LearnerSpec::Mlp { hidden, .. } if hidden.is_empty()))
+            }
+            "mlp256" => find(|s| matches!(s, LearnerSpec::Mlp { hidden, .. } if hidden == &[256])),
+            "linear1" => find(|s| matches!(s, LearnerSpec::Linear { order: 1, .. })),
+            "linear2" => find(|s| matches!(s, LearnerSpec::Linear { order: 2, .. })),
+            n => n
+                .strip_prefix("ngram")
+                .and_then(|o| o.parse().ok())
+                .filter(|&o| o <= 3)
+                .map(|order| LearnerSpec::Ngram { order }),
         }
     }
 
@@ -156,8 +184,11 @@ impl LearnerSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct OnlineConfig {
-    /// Rows sent first with the naive code (the learners start after them).
+    /// Rows sent first with the naive code (the learners start after them), continuous Z.
     pub first: usize,
+    /// The same for discrete Z: the rule learner codes the second row better than the
+    /// uniform code does, so one naive row suffices.
+    pub first_discrete: usize,
     /// Geometric block schedule of the neural learners: the block after `t` sent rows has
     /// `max(min_block, growth * t)` rows.
     pub growth: f64,
@@ -172,7 +203,8 @@ pub struct OnlineConfig {
     pub batch_size: usize,
     /// Rows of recent predictions the calibration is fitted on.
     pub calib_window: usize,
-    /// The learners, run side by side.
+    /// The learners, run side by side (each a table, or a short name: [`LearnerSpec::from_name`]).
+    #[serde(deserialize_with = "learners_by_name_or_spec")]
     pub learners: Vec<LearnerSpec>,
     /// How their codes are combined.
     pub mixing: super::switching::Mixing,
@@ -183,10 +215,32 @@ pub struct OnlineConfig {
     pub pad: Option<u32>,
 }
 
+/// Learner entries: a short name or a full table.
+fn learners_by_name_or_spec<'de, D>(d: D) -> std::result::Result<Vec<LearnerSpec>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    use serde::de::Error;
+    Vec::<toml::Value>::deserialize(d)?
+        .into_iter()
+        .map(|v| match v {
+            toml::Value::String(n) => LearnerSpec::from_name(&n).ok_or_else(|| {
+                D::Error::custom(format!(
+                    "unknown learner `{}` (marginal, ngram0..ngram3, rules, linear1, linear2, \
+                     mlp-linear, mlp256, gru)",
+                    n.escape_debug()
+                ))
+            }),
+            other => other.try_into().map_err(D::Error::custom),
+        })
+        .collect()
+}
+
 impl Default for OnlineConfig {
     fn default() -> Self {
         OnlineConfig {
             first: 4,
+            first_discrete: 1,
             growth: 0.1,
             min_block: 4,
             epochs: 10.0,
@@ -196,6 +250,7 @@ impl Default for OnlineConfig {
             learners: vec![
                 LearnerSpec::Marginal,
                 LearnerSpec::Ngram { order: 2 },
+                LearnerSpec::Rules,
                 LearnerSpec::Linear {
                     order: 1,
                     ridge: 1e-2,
@@ -294,7 +349,7 @@ impl OnlineConfig {
                         ));
                     }
                 }
-                LearnerSpec::Marginal => {}
+                LearnerSpec::Marginal | LearnerSpec::Rules => {}
                 LearnerSpec::Ngram { order } => {
                     if *order > 3 {
                         return Err(KcompError::param(
@@ -373,7 +428,22 @@ impl OnlineConfig {
                     }
                 }
                 LearnerSpec::Linear { .. } => {}
-                LearnerSpec::Marginal => {}
+                LearnerSpec::Rules if matches!(z, Targets::Discrete { .. }) => {
+                    // Worst case as `RuleLearner::new`: every row opens a cell per context.
+                    let l = words;
+                    let ctxs = 1.0
+                        + l
+                        + if l <= 12.0 {
+                            l * (l - 1.0) / 2.0
+                        } else {
+                            l - 1.0
+                        };
+                    let counts = rows * ctxs * n_out * (per_cell + 2.0);
+                    if counts <= super::rules::MAX_RULE_COUNTS as f64 {
+                        tables += counts * 8.0;
+                    }
+                }
+                LearnerSpec::Rules | LearnerSpec::Marginal => {}
             }
         }
         let calib = self.calib_window as f64 * outputs * 4.0 * specs.len() as f64;
@@ -397,9 +467,22 @@ impl OnlineConfig {
         l
     }
 
+    /// Rows sent with the naive code before the learners start, for targets `z`.
+    pub fn first_rows(&self, z: &Targets) -> usize {
+        match z {
+            Targets::Discrete { .. } => self.first_discrete,
+            Targets::Continuous { .. } => self.first,
+        }
+    }
+
     /// Update points of the geometric schedule for `n` rows: `first`, then growing blocks.
     pub fn boundaries(&self, n: usize) -> Vec<usize> {
-        let mut b = vec![self.first.min(n)];
+        self.boundaries_from(self.first, n)
+    }
+
+    /// [`Self::boundaries`] with `first` naive rows.
+    pub fn boundaries_from(&self, first: usize, n: usize) -> Vec<usize> {
+        let mut b = vec![first.min(n)];
         let mut t = b[0];
         while t < n {
             let step = ((t as f64 * self.growth).ceil() as usize).max(self.min_block);
@@ -505,6 +588,9 @@ pub fn make_online_learner(
             BayesLinear::new(w, z, *order, *ridge).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
         }
         LearnerSpec::Marginal => Some(Box::new(Marginal::new(z))),
+        LearnerSpec::Rules => {
+            super::rules::RuleLearner::new(w, z).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
+        }
         LearnerSpec::Ngram { order } => {
             NgramTable::new(w, z, *order).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
         }
@@ -1062,6 +1148,10 @@ pub struct LearnerTotal {
     pub bits: f64,
     /// Its mixture weight after the last row.
     pub final_weight: f64,
+    /// Share of the mixture's bits it won (each row's bits split by the learners' posterior
+    /// responsibilities): which learner the code rests on.
+    #[serde(default)]
+    pub share: f64,
 }
 
 /// A learner after its run, with its per-row bits.
@@ -1078,15 +1168,17 @@ pub fn online_code(
 ) -> Result<PrequentialCode> {
     let oc = &cfg.online;
     oc.validate()?;
-    let order = order_rows(z, cfg.ordering, cfg.seed);
+    let order = order_rows(z, cfg.ordering.for_code_length(), cfg.seed);
     let n = order.len();
-    if oc.first >= n {
+    let first = oc.first_rows(z);
+    if first >= n {
+        let key = match z {
+            Targets::Discrete { .. } => "online.first_discrete",
+            Targets::Continuous { .. } => "online.first",
+        };
         return Err(KcompError::param(
-            "online.first",
-            format!(
-                "{} naive rows leave nothing to learn from out of {n}",
-                oc.first
-            ),
+            key,
+            format!("{first} naive rows leave nothing to learn from out of {n}"),
         ));
     }
     if let Some(p) = oc.pad
@@ -1098,7 +1190,7 @@ pub fn online_code(
         ));
     }
     let specs = oc.learner_set();
-    let bounds = oc.boundaries(n);
+    let bounds = oc.boundaries_from(first, n);
     if let Some(pb) = progress {
         pb.set_length(pb.length().unwrap_or(0) + specs.len() as u64);
     }
@@ -1166,11 +1258,12 @@ pub fn online_code(
     let learners = runs
         .iter()
         .zip(&per)
-        .zip(&mixed.final_weights)
-        .map(|(((l, _), b), &fw)| LearnerTotal {
+        .zip(mixed.final_weights.iter().zip(&mixed.shares))
+        .map(|(((l, _), b), (&fw, &share))| LearnerTotal {
             name: l.name(),
             bits: b.iter().sum(),
             final_weight: fw,
+            share,
         })
         .collect();
     Ok(PrequentialCode {

@@ -126,6 +126,14 @@ pub const SHORTCUTS: &[Shortcut] = &[
          published block-wise protocol, bit for bit). Default online, unless reference-only \
          settings (--val-size, schedule, model, training, --warm-start, --backend) are given",
     ),
+    shaped(
+        "learners",
+        "prequential.online.learners",
+        "Learners of the online scheme, comma-separated: marginal, ngram0..ngram3, rules, \
+         linear1, linear2, mlp-linear, mlp256, gru (default: marginal, ngram2, rules, linear1, \
+         linear2, mlp-linear, mlp256)",
+        Shape::Names,
+    ),
     flag(
         "pad",
         "prequential.online.pad",

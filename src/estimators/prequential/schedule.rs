@@ -23,6 +23,20 @@ pub enum Ordering {
     Grouped,
 }
 
+impl Ordering {
+    /// The ordering behind a code length kcomp reports as such: grouping by Z would tell the
+    /// decoder which rows share an object (uncharged information about Z whenever W is not
+    /// injective: synonyms, holistic exceptions), so `grouped` becomes the seeded permutation.
+    /// Only the reference scheme (the published protocol) keeps Z-grouping, flagged in its
+    /// output.
+    pub fn for_code_length(self) -> Ordering {
+        match self {
+            Ordering::Grouped => Ordering::Random,
+            o => o,
+        }
+    }
+}
+
 /// Where the chunk boundaries fall (numbers of encoded rows after which a model is trained).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]

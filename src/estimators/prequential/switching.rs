@@ -62,6 +62,9 @@ pub struct Mixed {
     pub bits: Vec<f64>,
     /// Weights of the learners after the last row (sum 1).
     pub final_weights: Vec<f64>,
+    /// Share of the mixture's bits each learner won: every row's bits split by the learners'
+    /// posterior responsibilities for that row (sum 1 when any bits were spent).
+    pub shares: Vec<f64>,
 }
 
 /// State of the mixture: log2 weights of K learners.
@@ -94,6 +97,12 @@ impl Mixture {
     /// Codes one row whose learners' code lengths are `bits` (one per learner); returns the
     /// mixture's bits and updates the weights.
     pub fn update(&mut self, bits: &[f64]) -> f64 {
+        self.update_with(bits, |_, _| {})
+    }
+
+    /// [`Self::update`], calling `resp(k, posterior_k)` with each learner's responsibility for
+    /// the row.
+    pub fn update_with(&mut self, bits: &[f64], mut resp: impl FnMut(usize, f64)) -> f64 {
         debug_assert_eq!(bits.len(), self.log_w.len());
         let joint: Vec<f64> = self.log_w.iter().zip(bits).map(|(w, b)| w - b).collect();
         let total = log2_sum_exp2(joint.iter().copied());
@@ -103,8 +112,9 @@ impl Mixture {
         }
         let a = self.mixing.alpha(self.t);
         let k = self.log_w.len() as f64;
-        for (w, j) in self.log_w.iter_mut().zip(&joint) {
+        for (i, (w, j)) in self.log_w.iter_mut().zip(&joint).enumerate() {
             let post = j - total;
+            resp(i, post.exp2());
             *w = if a > 0.0 {
                 ((1.0 - a) * post.exp2() + a / k).log2()
             } else {
@@ -127,17 +137,29 @@ pub fn mix(per_learner: &[Vec<f64>], mixing: Mixing) -> Mixed {
     let n = per_learner.first().map_or(0, |v| v.len());
     let mut m = Mixture::new(k, mixing);
     let mut row = vec![0.0; k];
-    let bits = (0..n)
+    let mut won = vec![0.0; k];
+    let mut post = vec![0.0; k];
+    let bits: Vec<f64> = (0..n)
         .map(|t| {
             for (r, l) in row.iter_mut().zip(per_learner) {
                 *r = l[t];
             }
-            m.update(&row)
+            let b = m.update_with(&row, |i, p| post[i] = p);
+            if b.is_finite() {
+                won.iter_mut().zip(&post).for_each(|(w, p)| *w += p * b);
+            }
+            b
         })
+        .collect();
+    let total: f64 = won.iter().sum();
+    let shares = won
+        .iter()
+        .map(|w| if total > 0.0 { w / total } else { 0.0 })
         .collect();
     Mixed {
         bits,
         final_weights: m.weights(),
+        shares,
     }
 }
 

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Issue 21: the online scheme's prequential K(Z|W) over the exact K(Z|W) on the discrete
+# families (language systems over h in two shapes, the seven protocols at 5x5 and 8x8,
+# string-to-grid over h), N = 500, 1000, 2000, 5000, seeds 0, 1, 2.
+# Usage (repository root): bash experiments/prequential-accuracy/run_discrete.sh
+#   SCHEMES=online NS=500,1000 bash ...   # the full learner set (MLPs too) on a subset
+# Writes results/discrete_<block>.csv (stderr with every learner's own total: *.log).
+set -euo pipefail
+HERE=experiments/prequential-accuracy
+OUT="${OUT:-$HERE/results}"
+SEEDS="${SEEDS:-0,1,2}"
+NS="${NS:-500,1000,2000,5000}"
+SCHEMES="${SCHEMES:-online+fast}"
+BLOCKS="${BLOCKS:-language language3 protocol5 protocol8 grid5}"
+mkdir -p "$OUT"
+cargo build --release --example prequential_accuracy
+BIN=./target/release/examples/prequential_accuracy
+tag=$(echo "$SCHEMES" | tr ',+' '__')
+for B in $BLOCKS; do
+  f="$OUT/discrete_${B}_${tag}.csv"
+  : > "$f"; : > "${f%.csv}.log"
+  hdr=--header
+  case $B in
+  language|language3|grid5)
+    for H in 0 0.25 0.5 0.75 1; do
+      $BIN $hdr --family "$B" --h "$H" --ns "$NS" --seeds "$SEEDS" --schemes "$SCHEMES" \
+        >> "$f" 2>> "${f%.csv}.log"
+      hdr=
+    done ;;
+  protocol5|protocol8)
+    for K in trivially-compositional non-trivially-compositional holistic random \
+             order-sensitive negation context-sensitive; do
+      $BIN $hdr --family protocol --size "${B#protocol}" --kind "$K" --ns "$NS" \
+        --seeds "$SEEDS" --schemes "$SCHEMES" >> "$f" 2>> "${f%.csv}.log"
+      hdr=
+    done ;;
+  esac
+  cat "$f"
+done

@@ -1,0 +1,492 @@
+//! A discrete rule learner for the online scheme (issue 21): W -> Z read as a lexicon with
+//! exceptions, learned without knowing which message positions say what.
+//!
+//! A row's code is a hierarchy of predictors, each a Bayesian or Dirichlet mixture, so the
+//! learner pays only for what the data show:
+//!
+//! - **whole-message memory** (a Dirichlet-process cell per distinct message, two
+//!   concentrations mixed): a message already sent predicts the objects it named before, and
+//!   backs off to the level below for anything new;
+//! - **rule or exception** for a new message: the per-attribute rules below with probability
+//!   `1 - eps`, an arbitrary object with probability `eps` (both estimated online, the object
+//!   drawn uniformly among the objects no other message names yet: a holistic map of n objects
+//!   costs about log2 O!/(O - n)!);
+//! - **per-attribute rules**: for each attribute a Bayesian mixture over context sets (no
+//!   context, each message position, each pair of positions) and two Dirichlet strengths; a
+//!   context's cells hold value counts. A cell seen for the first time draws its value
+//!   *bijection-aware*: values another cell of the same context already took are less likely
+//!   (their share is learned), so a lexicon of V words per attribute costs about log2 V! bits.
+//!   For pairs two such constraints are tried: values taken anywhere in the context (a lexicon
+//!   of two-token words), and values taken in the same row or column of the pair table (a
+//!   Latin square: each position is injective given the other, as in Korbak et al.'s
+//!   non-trivially compositional protocol).
+//!
+//! Rows an exception explains teach the rules with their posterior weight only, so holistic
+//! exceptions do not blur the lexicon. Every update is a function of rows already coded; `code`
+//! changes nothing. Hash maps are only looked up, never iterated, so the result does not depend
+//! on their order.
+
+use std::collections::HashMap;
+
+use super::online::OnlineLearner;
+use super::switching::log2_sum_exp2;
+use crate::dataset::{Targets, TokenData};
+
+/// Dirichlet strengths of the cell estimators (near-deterministic cells, noisy cells).
+const ALPHAS: [f64; 2] = [1.0 / 32.0, 1.0];
+/// Concentrations of the whole-message memory.
+const MEM_ALPHAS: [f64; 2] = [1.0 / 16.0, 2.0];
+/// Prior pseudo-count of the rare event in the learned shares (exceptions among new messages,
+/// taken values among new cells): Beta(1/8, 7/8), so that a stream without them pays about
+/// (1/8) log2 n bits for the share instead of KT's (1/2) log2 n.
+const RARE: f64 = 0.125;
+/// Largest message length for which every pair of positions is a context (else adjacent pairs).
+const ALL_PAIRS_MAX_LEN: usize = 12;
+/// Largest number of (cell, attribute, value) counts the learner may hold (f64 each).
+pub const MAX_RULE_COUNTS: usize = 1 << 26;
+
+/// How a new cell's value is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Variant {
+    /// Uniform over the values.
+    Plain,
+    /// Values no other cell of the context took are likelier.
+    Global,
+    /// Values not taken in the same row (first position) and column (second position).
+    Latin,
+}
+
+/// One hypothesis of an attribute's mixture.
+#[derive(Debug, Clone, Copy)]
+struct Hyp {
+    ctx: usize,
+    variant: Variant,
+    alpha: f64,
+    log2_prior: f64,
+}
+
+/// A context set: the positions whose tokens index its cells, and its cells.
+struct Ctx {
+    pos: Vec<usize>,
+    cells: HashMap<u64, usize>,
+    /// Per (cell, attribute, value) weighted counts.
+    counts: Vec<f64>,
+    /// Per (cell, attribute) totals and assigned value (`u32::MAX`: none).
+    totals: Vec<f64>,
+    assigned: Vec<u32>,
+    /// Per (attribute, value): cells whose assigned value it is.
+    global: Vec<u32>,
+    /// The same per first-position token (rows) and second-position token (columns).
+    rows: HashMap<u32, Vec<u32>>,
+    cols: HashMap<u32, Vec<u32>>,
+    /// Per (variant: 0 global, 1 latin; attribute): weighted (taken events, new-cell events).
+    rho: Vec<(f64, f64)>,
+}
+
+/// A distinct message: the objects it named and how often.
+#[derive(Default)]
+struct MsgCell {
+    objects: Vec<(u32, f64)>,
+    total: f64,
+}
+
+/// What one row costs under the current state, with the parts the update needs.
+struct RowEval {
+    cells: Vec<Option<usize>>,
+    /// log2 p of the row's value per (attribute, hypothesis).
+    hyp: Vec<f64>,
+    rule: f64,
+    base: f64,
+    log2_keep: f64,
+    /// log2 P of each memory concentration (seen message).
+    mem: Option<[f64; 2]>,
+    /// Posterior that the level below the memory produced the row (1 for a new message).
+    from_base: f64,
+    total: f64,
+    obj: Option<u32>,
+    /// The object was named by another message before.
+    taken_by_other: bool,
+}
+
+/// The rule learner (see the module documentation).
+pub struct RuleLearner {
+    n_attr: usize,
+    n_vals: usize,
+    vocab: u64,
+    ctxs: Vec<Ctx>,
+    hyps: Vec<Hyp>,
+    /// log2 weights per (attribute, hypothesis).
+    log_w: Vec<f64>,
+    msgs: HashMap<Vec<u32>, MsgCell>,
+    /// Interned objects: id and the number of distinct messages that named it.
+    objects: HashMap<Vec<u32>, (u32, u32)>,
+    /// (exception weight, new messages).
+    exc: (f64, f64),
+    /// (weight of exceptions naming an object already named, weight of exceptions).
+    obj_rho: (f64, f64),
+    log2_objects: f64,
+    mem_log_w: [f64; 2],
+}
+
+impl RuleLearner {
+    /// `None` for continuous Z or when the worst-case tables exceed [`MAX_RULE_COUNTS`].
+    pub fn new(w: &TokenData, z: &Targets) -> Option<Self> {
+        let Targets::Discrete { n_attr, n_vals, .. } = z else {
+            return None;
+        };
+        let (a, v, l) = (*n_attr, *n_vals, w.n_words);
+        let mut ctx_pos: Vec<Vec<usize>> = vec![vec![]];
+        ctx_pos.extend((0..l).map(|p| vec![p]));
+        for p in 0..l {
+            for q in p + 1..l {
+                if l <= ALL_PAIRS_MAX_LEN || q == p + 1 {
+                    ctx_pos.push(vec![p, q]);
+                }
+            }
+        }
+        // Worst case: every row opens a new cell in every context.
+        let worst = (w.n as f64) * ctx_pos.len() as f64 * a as f64 * v as f64;
+        if worst > MAX_RULE_COUNTS as f64 {
+            return None;
+        }
+        let n_single = l as f64;
+        let n_pair = (ctx_pos.len() - 1 - l) as f64;
+        // Prior: half to single positions, a quarter each to "no context" and to pairs (a
+        // half without pairs), split evenly within.
+        let (p_empty, p_single, p_pair) = if n_pair > 0.0 {
+            (0.25, 0.5, 0.25)
+        } else {
+            (0.5, 0.5, 0.0)
+        };
+        let mut hyps = Vec::new();
+        for (c, pos) in ctx_pos.iter().enumerate() {
+            let (variants, mass): (&[Variant], f64) = match pos.len() {
+                0 => (&[Variant::Plain], p_empty),
+                1 => (&[Variant::Global], p_single / n_single),
+                _ => (&[Variant::Global, Variant::Latin], p_pair / (n_pair * 2.0)),
+            };
+            for &variant in variants {
+                for &alpha in &ALPHAS {
+                    let p = mass / ALPHAS.len() as f64;
+                    hyps.push(Hyp {
+                        ctx: c,
+                        variant,
+                        alpha,
+                        log2_prior: p.log2(),
+                    });
+                }
+            }
+        }
+        let log_w = (0..a)
+            .flat_map(|_| hyps.iter().map(|h| h.log2_prior))
+            .collect();
+        let ctxs = ctx_pos
+            .into_iter()
+            .map(|pos| Ctx {
+                pos,
+                cells: HashMap::new(),
+                counts: Vec::new(),
+                totals: Vec::new(),
+                assigned: Vec::new(),
+                global: vec![0; a * v],
+                rows: HashMap::new(),
+                cols: HashMap::new(),
+                rho: vec![(0.0, 0.0); 2 * a],
+            })
+            .collect();
+        Some(RuleLearner {
+            n_attr: a,
+            n_vals: v,
+            vocab: w.vocab as u64,
+            ctxs,
+            hyps,
+            log_w,
+            msgs: HashMap::new(),
+            objects: HashMap::new(),
+            exc: (0.0, 0.0),
+            obj_rho: (0.0, 0.0),
+            log2_objects: a as f64 * (v as f64).log2(),
+            mem_log_w: [-1.0, -1.0],
+        })
+    }
+
+    fn key(&self, pos: &[usize], toks: &[u32]) -> u64 {
+        pos.iter()
+            .fold(0u64, |k, &p| k.wrapping_mul(self.vocab) + toks[p] as u64)
+    }
+
+    /// Probability that a new cell of `ctx` takes value `v` for attribute `a`.
+    fn base_q(&self, h: &Hyp, a: usize, toks: &[u32], v: usize) -> f64 {
+        let nv = self.n_vals;
+        let uniform = 1.0 / nv as f64;
+        let c = &self.ctxs[h.ctx];
+        let (taken_v, n_untaken, rho) = match h.variant {
+            Variant::Plain => return uniform,
+            Variant::Global => {
+                let g = &c.global[a * nv..(a + 1) * nv];
+                let u = g.iter().filter(|&&x| x == 0).count();
+                (g[v] > 0, u, c.rho[a])
+            }
+            Variant::Latin => {
+                let row = c.rows.get(&toks[c.pos[0]]);
+                let col = c.cols.get(&toks[c.pos[1]]);
+                let taken = |x: usize| {
+                    row.is_some_and(|r| r[a * nv + x] > 0) || col.is_some_and(|r| r[a * nv + x] > 0)
+                };
+                let u = (0..nv).filter(|&x| !taken(x)).count();
+                (taken(v), u, c.rho[self.n_attr + a])
+            }
+        };
+        if n_untaken == 0 {
+            return uniform;
+        }
+        let r = (rho.0 + RARE) / (rho.1 + 1.0);
+        let fresh = if taken_v {
+            0.0
+        } else {
+            (1.0 - r) / n_untaken as f64
+        };
+        fresh + r * uniform
+    }
+
+    fn eval(&self, w: &TokenData, z: &Targets, row: usize) -> RowEval {
+        let Targets::Discrete { values, .. } = z else {
+            unreachable!("the rule learner is built for discrete Z only")
+        };
+        let (na, nv) = (self.n_attr, self.n_vals);
+        let toks = w.row(row);
+        let zv = &values[row * na..(row + 1) * na];
+        let cells: Vec<Option<usize>> = self
+            .ctxs
+            .iter()
+            .map(|c| c.cells.get(&self.key(&c.pos, toks)).copied())
+            .collect();
+        let nh = self.hyps.len();
+        let mut hyp = vec![0.0; na * nh];
+        let mut rule = 0.0;
+        for a in 0..na {
+            let v = zv[a] as usize;
+            for (k, h) in self.hyps.iter().enumerate() {
+                let (cnt, tot) = match cells[h.ctx] {
+                    Some(ci) => {
+                        let c = &self.ctxs[h.ctx];
+                        (c.counts[(ci * na + a) * nv + v], c.totals[ci * na + a])
+                    }
+                    None => (0.0, 0.0),
+                };
+                let q = if tot < 0.5 {
+                    self.base_q(h, a, toks, v)
+                } else {
+                    1.0 / nv as f64
+                };
+                hyp[a * nh + k] = ((cnt + h.alpha * q) / (tot + h.alpha)).log2();
+            }
+            let lw = &self.log_w[a * nh..(a + 1) * nh];
+            rule += log2_sum_exp2(
+                lw.iter()
+                    .zip(&hyp[a * nh..(a + 1) * nh])
+                    .map(|(w, p)| w + p),
+            );
+        }
+        let msg = self.msgs.get(toks);
+
+        let (obj, named_by) = match self.objects.get(zv) {
+            Some(&(id, n)) => (Some(id), n),
+            None => (None, 0),
+        };
+        let in_own = msg.is_some_and(|m| obj.is_some_and(|o| m.objects.iter().any(|x| x.0 == o)));
+        let taken_by_other = named_by > u32::from(in_own);
+        // Exception: an object drawn uniformly among those no other message names, or (with
+        // the learned share `r`) among all objects.
+        let exc_log2 = {
+            let r = (self.obj_rho.0 + RARE) / (self.obj_rho.1 + 1.0);
+            let t = self.objects.len() as f64 - f64::from(u8::from(in_own));
+            let lo = self.log2_objects;
+            let untaken = if lo > 50.0 {
+                -lo
+            } else {
+                -(lo.exp2() - t).max(1.0).log2()
+            };
+            if taken_by_other {
+                r.log2() - lo
+            } else {
+                log2_sum_exp2([(1.0 - r).log2() + untaken, r.log2() - lo].into_iter())
+            }
+        };
+        let eps = (self.exc.0 + RARE) / (self.exc.1 + 1.0);
+        let log2_keep = (1.0 - eps).log2();
+        let base = log2_sum_exp2([log2_keep + rule, eps.log2() + exc_log2].into_iter());
+        let mut from_base = 1.0;
+        let (mem, total) = match msg {
+            Some(m) => {
+                let n_z = obj
+                    .and_then(|o| m.objects.iter().find(|x| x.0 == o))
+                    .map_or(0.0, |x| x.1);
+                let p = MEM_ALPHAS.map(|al| {
+                    log2_sum_exp2([n_z.log2(), al.log2() + base].into_iter())
+                        - (m.total + al).log2()
+                });
+                let t = log2_sum_exp2(self.mem_log_w.iter().zip(&p).map(|(w, p)| w + p));
+                // A repeat of what the message said before teaches the rules nothing new.
+                let b = log2_sum_exp2(
+                    self.mem_log_w
+                        .iter()
+                        .zip(MEM_ALPHAS)
+                        .map(|(w, al)| w + al.log2() + base - (m.total + al).log2()),
+                );
+                from_base = (b - t).exp2().clamp(0.0, 1.0);
+                (Some(p), t)
+            }
+            None => (None, base),
+        };
+        RowEval {
+            cells,
+            hyp,
+            rule,
+            base,
+            log2_keep,
+            mem,
+            from_base,
+            total,
+            obj,
+            taken_by_other,
+        }
+    }
+
+    fn learn_row(&mut self, w: &TokenData, z: &Targets, row: usize) {
+        let Targets::Discrete { values, .. } = z else {
+            return;
+        };
+        let ev = self.eval(w, z, row);
+        let na = self.n_attr;
+        let toks = w.row(row).to_vec();
+        let zv = values[row * na..(row + 1) * na].to_vec();
+        // Posterior weights of "the level below the memory produced this row" (`r`) and of
+        // "... and it follows the rules" (`u`).
+        let r = ev.from_base;
+        let u = r * (ev.log2_keep + ev.rule - ev.base).exp2().clamp(0.0, 1.0);
+        if let Some(p) = ev.mem {
+            for (w, p) in self.mem_log_w.iter_mut().zip(p) {
+                *w += p;
+            }
+            let t = log2_sum_exp2(self.mem_log_w.iter().copied());
+            if t.is_finite() {
+                self.mem_log_w.iter_mut().for_each(|w| *w -= t);
+            }
+        }
+        let nh = self.hyps.len();
+        for a in 0..na {
+            let lw = &mut self.log_w[a * nh..(a + 1) * nh];
+            for (w, p) in lw.iter_mut().zip(&ev.hyp[a * nh..(a + 1) * nh]) {
+                *w += u * p;
+            }
+            let t = log2_sum_exp2(lw.iter().copied());
+            if t.is_finite() {
+                lw.iter_mut().for_each(|w| *w -= t);
+            }
+        }
+        if u > 0.0 {
+            for ci in 0..self.ctxs.len() {
+                self.learn_cell(ci, ev.cells[ci], &toks, &zv, u);
+            }
+        }
+        if r > 0.0 {
+            self.exc.0 += r - u;
+            self.exc.1 += r;
+            self.obj_rho.0 += (r - u) * f64::from(u8::from(ev.taken_by_other));
+            self.obj_rho.1 += r - u;
+        }
+        let next_id = self.objects.len() as u32;
+        let obj = ev.obj.unwrap_or(next_id);
+        let m = self.msgs.entry(toks).or_default();
+        m.total += 1.0;
+        match m.objects.iter_mut().find(|x| x.0 == obj) {
+            Some(x) => x.1 += 1.0,
+            None => {
+                m.objects.push((obj, 1.0));
+                self.objects.entry(zv).or_insert((obj, 0)).1 += 1;
+            }
+        }
+    }
+
+    fn learn_cell(&mut self, ci: usize, cell: Option<usize>, toks: &[u32], zv: &[u32], u: f64) {
+        let (na, nv) = (self.n_attr, self.n_vals);
+        let key = self.key(&self.ctxs[ci].pos, toks);
+        let c = &mut self.ctxs[ci];
+        let cell = cell.unwrap_or_else(|| {
+            let id = c.totals.len() / na;
+            c.cells.insert(key, id);
+            c.counts.resize(c.counts.len() + na * nv, 0.0);
+            c.totals.resize(c.totals.len() + na, 0.0);
+            c.assigned.resize(c.assigned.len() + na, u32::MAX);
+            id
+        });
+        let (rt, ct) = match c.pos.len() {
+            2 => (Some(toks[c.pos[0]]), Some(toks[c.pos[1]])),
+            _ => (None, None),
+        };
+        for a in 0..na {
+            let v = zv[a] as usize;
+            let ia = cell * na + a;
+            if c.totals[ia] < 0.5 && !c.pos.is_empty() {
+                // A new cell: was its value taken (bijection-aware base, learned share)?
+                let g = c.global[a * nv + v] > 0;
+                c.rho[a].0 += u * f64::from(u8::from(g));
+                c.rho[a].1 += u;
+                if let (Some(r), Some(k)) = (rt, ct) {
+                    let hit = |m: &HashMap<u32, Vec<u32>>, t: u32| {
+                        m.get(&t).is_some_and(|x| x[a * nv + v] > 0)
+                    };
+                    let l = hit(&c.rows, r) || hit(&c.cols, k);
+                    c.rho[na + a].0 += u * f64::from(u8::from(l));
+                    c.rho[na + a].1 += u;
+                }
+            }
+            c.counts[ia * nv + v] += u;
+            c.totals[ia] += u;
+            let old = c.assigned[ia];
+            let best = if old == u32::MAX {
+                (c.counts[ia * nv + v] >= 0.5).then_some(v as u32)
+            } else if old as usize != v && c.counts[ia * nv + v] > c.counts[ia * nv + old as usize]
+            {
+                Some(v as u32)
+            } else {
+                None
+            };
+            if let Some(new) = best {
+                let shift = |m: &mut [u32]| {
+                    if old != u32::MAX {
+                        m[a * nv + old as usize] -= 1;
+                    }
+                    m[a * nv + new as usize] += 1;
+                };
+                shift(&mut c.global);
+                if let (Some(r), Some(k)) = (rt, ct) {
+                    shift(c.rows.entry(r).or_insert_with(|| vec![0; na * nv]));
+                    shift(c.cols.entry(k).or_insert_with(|| vec![0; na * nv]));
+                }
+                c.assigned[ia] = new;
+            }
+        }
+    }
+}
+
+impl OnlineLearner for RuleLearner {
+    fn name(&self) -> String {
+        "rules".into()
+    }
+
+    fn block_rows(&self) -> Option<usize> {
+        Some(1)
+    }
+
+    fn code(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> Vec<f64> {
+        rows.iter().map(|&r| -self.eval(w, z, r).total).collect()
+    }
+
+    fn learn(&mut self, w: &TokenData, z: &Targets, sent: &[usize], n_new: usize) {
+        for &r in &sent[sent.len() - n_new..] {
+            self.learn_row(w, z, r);
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! The rule learner (issue 21): a valid sequential code (each row coded before it is learned,
+//! earlier codes blind to later rows), the closed form of a bijective lexicon (about log2 V!
+//! bits per attribute), results independent of the thread count, and the prequential K(Z|W)
+//! of language systems and protocols against their exact K(Z|W).
+
+use std::collections::HashSet;
+
+use kcomp::dataset::{Dataset, Targets, TokenData};
+use kcomp::datasets::language_system::LanguageSystemConfig;
+use kcomp::datasets::protocols::{ProtocolKind, ProtocolParams};
+use kcomp::estimators::prequential::online::{
+    LearnerSpec, OnlineConfig, OnlineLearner, make_online_learner, online_code, run_learner,
+};
+use kcomp::estimators::prequential::schedule::order_rows;
+use kcomp::estimators::prequential::{
+    Ordering, PrequentialConfig, Scheme, language_compositionality,
+};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn language3(h: f64, seed: u64) -> Dataset {
+    LanguageSystemConfig {
+        n_attr: 3,
+        n_vals: 5,
+        msg_len: 3,
+        vocab: 5,
+        repeats: 10,
+        holistic_fraction: h,
+        seed,
+        ..Default::default()
+    }
+    .dataset()
+    .unwrap()
+}
+
+fn protocol(kind: ProtocolKind, seed: u64) -> Dataset {
+    ProtocolParams {
+        kind,
+        colours: 8,
+        shapes: 8,
+        repeats: 20,
+        seed,
+    }
+    .dataset()
+    .unwrap()
+}
+
+/// The cheap learner set: Z without W, the n-gram tables and the rule learner.
+fn fast(seed: u64) -> PrequentialConfig {
+    PrequentialConfig {
+        seed,
+        scheme: Scheme::Online,
+        online: OnlineConfig {
+            learners: vec![
+                LearnerSpec::Marginal,
+                LearnerSpec::Ngram { order: 2 },
+                LearnerSpec::Rules,
+            ],
+            ..Default::default()
+        },
+        ..Default::default()
+    }
+}
+
+fn rules_bits(w: &TokenData, z: &Targets, first: usize, seed: u64) -> Vec<f64> {
+    let cfg = OnlineConfig::default();
+    let order = order_rows(z, Ordering::Random, seed);
+    let mut l = make_online_learner(&LearnerSpec::Rules, &cfg, w, z, 0).unwrap();
+    run_learner(
+        l.as_mut(),
+        w,
+        z,
+        &order,
+        &cfg.boundaries_from(first, order.len()),
+    )
+}
+
+/// Fails if a row is coded after the learner was shown it, or learned before it was sent.
+struct Spy {
+    inner: Box<dyn OnlineLearner>,
+    seen: HashSet<usize>,
+    coded: Vec<usize>,
+    first: usize,
+}
+
+impl OnlineLearner for Spy {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn block_rows(&self) -> Option<usize> {
+        self.inner.block_rows()
+    }
+    fn code(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> Vec<f64> {
+        for r in rows {
+            assert!(!self.seen.contains(r), "row {r} coded after it was learned");
+        }
+        self.coded.extend_from_slice(rows);
+        self.inner.code(w, z, rows)
+    }
+    fn learn(&mut self, w: &TokenData, z: &Targets, sent: &[usize], n_new: usize) {
+        assert_eq!(
+            &sent[self.first..],
+            &self.coded[..],
+            "learn sees rows never sent"
+        );
+        self.seen.extend(&sent[sent.len() - n_new..]);
+        self.inner.learn(w, z, sent, n_new);
+    }
+}
+
+#[test]
+fn the_rule_learner_codes_every_row_before_learning_it() {
+    for data in [
+        language3(0.5, 1),
+        protocol(ProtocolKind::NonTriviallyCompositional, 0),
+    ] {
+        let cfg = OnlineConfig::default();
+        let order = order_rows(&data.z, Ordering::Random, 3);
+        for first in [0, 1, 5] {
+            let inner =
+                make_online_learner(&LearnerSpec::Rules, &cfg, &data.w, &data.z, 0).unwrap();
+            let mut spy = Spy {
+                inner,
+                seen: HashSet::new(),
+                coded: Vec::new(),
+                first,
+            };
+            let bounds = cfg.boundaries_from(first, order.len());
+            let bits = run_learner(&mut spy, &data.w, &data.z, &order, &bounds);
+            assert_eq!(spy.coded, order[first..].to_vec());
+            assert!(bits.iter().all(|b| b.is_finite() && *b >= 0.0));
+        }
+    }
+}
+
+#[test]
+fn changing_a_later_row_changes_no_earlier_code() {
+    let data = language3(0.25, 2);
+    let order = order_rows(&data.z, Ordering::Random, 7);
+    let j = 300;
+    let mut z2 = data.z.clone();
+    if let Targets::Discrete {
+        n_attr,
+        n_vals,
+        values,
+    } = &mut z2
+    {
+        let v = &mut values[order[j] * *n_attr];
+        *v = (*v + 1) % *n_vals as u32;
+    }
+    let cfg = OnlineConfig::default();
+    let run = |z: &Targets| {
+        let mut l = make_online_learner(&LearnerSpec::Rules, &cfg, &data.w, z, 0).unwrap();
+        run_learner(
+            l.as_mut(),
+            &data.w,
+            z,
+            &order,
+            &cfg.boundaries_from(1, order.len()),
+        )
+    };
+    let (a, b) = (run(&data.z), run(&z2));
+    assert_eq!(a[..j - 1], b[..j - 1]);
+    assert_ne!(a[j - 1], b[j - 1]);
+}
+
+fn log2_factorial(n: usize) -> f64 {
+    (2..=n).map(|i| (i as f64).log2()).sum()
+}
+
+/// A bijective lexicon: each of `n_attr` positions carries one attribute through its own random
+/// bijection of `v` words onto `v` values; every message uttered `reps` times, random order.
+fn bijective(n_attr: usize, v: usize, reps: usize, seed: u64) -> (TokenData, Targets) {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let perms: Vec<Vec<u32>> = (0..n_attr)
+        .map(|_| {
+            let mut p: Vec<u32> = (0..v as u32).collect();
+            for i in (1..v).rev() {
+                p.swap(i, rng.random_range(0..=i));
+            }
+            p
+        })
+        .collect();
+    let (mut w, mut z) = (Vec::new(), Vec::new());
+    let mut n = 0;
+    for _ in 0..reps * v {
+        for p in &perms {
+            let t = rng.random_range(0..v as u32);
+            w.push(t);
+            z.push(p[t as usize]);
+        }
+        n += 1;
+    }
+    (
+        TokenData::new(n, n_attr, v, w).unwrap(),
+        Targets::discrete(n_attr, v, z).unwrap(),
+    )
+}
+
+#[test]
+fn a_bijective_lexicon_costs_about_log2_v_factorial_per_attribute() {
+    // One attribute, V = 16 words: log2 16! = 44.25 bits. The whole stream, first row
+    // included, is coded by the rule learner; it pays for the lexicon, for finding which
+    // position speaks (the mixture's prior) and a little for its learned shares.
+    for (n_attr, v) in [(1, 16), (1, 8), (3, 8)] {
+        for seed in 0..3 {
+            let (w, z) = bijective(n_attr, v, 20, seed);
+            let total: f64 = rules_bits(&w, &z, 0, seed).iter().sum();
+            let lexicon = n_attr as f64 * log2_factorial(v);
+            assert!(
+                total >= lexicon - 4.0 && total <= lexicon + 6.0 * n_attr as f64,
+                "A = {n_attr}, V = {v}, seed {seed}: {total:.1} bits vs log2 V! x A = {lexicon:.1}"
+            );
+        }
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let data = language3(0.5, 0);
+    let run = |threads| {
+        let cfg = PrequentialConfig { threads, ..fast(3) };
+        online_code(&data.w, &data.z, &cfg, None).unwrap()
+    };
+    let (a, b) = (run(1), run(2));
+    assert_eq!(a.k_data, b.k_data);
+    assert_eq!(a.learners, b.learners);
+}
+
+#[test]
+fn z_grouped_order_is_not_used_for_a_code_length() {
+    // The online scheme codes `grouped` as the seeded permutation ...
+    let data = language3(0.25, 0);
+    let run = |ordering| {
+        let cfg = PrequentialConfig {
+            ordering,
+            ..fast(1)
+        };
+        online_code(&data.w, &data.z, &cfg, None).unwrap().k_data
+    };
+    assert_eq!(run(Ordering::Grouped), run(Ordering::Random));
+    // ... and the reference protocol keeps it, with a warning in its output.
+    let cfg = PrequentialConfig {
+        ordering: Ordering::Grouped,
+        val_size: 100,
+        ..Default::default()
+    };
+    let small = LanguageSystemConfig {
+        repeats: 6,
+        ..Default::default()
+    }
+    .dataset()
+    .unwrap();
+    let r = language_compositionality(&small.w, &small.z, &cfg, None).unwrap();
+    assert!(r.warnings.iter().any(|w| w.contains("grouped by Z")));
+}
+
+/// prequential / exact K(Z|W) and C on language systems of 3 attributes x 5 values: within
+/// the issue's bounds (3 below 100 exact bits, 2 above) and C strictly decreasing in h from
+/// 0 to 0.75. (From 0.75 to 1 it is not yet on every seed: with three quarters of the objects
+/// holistic the rules are learned too late to pay; see experiments/prequential-accuracy.)
+#[test]
+fn language_systems_within_bounds_and_c_decreasing_in_h() {
+    for seed in 0..3 {
+        let mut last_c = f64::INFINITY;
+        for h in [0.0, 0.25, 0.5, 0.75, 1.0] {
+            let data = language3(h, seed);
+            let exact = data.exact.as_ref().unwrap().k_z_given_w_bits;
+            let r = language_compositionality(&data.w, &data.z, &fast(seed), None).unwrap();
+            let ratio = r.k_data / exact;
+            let bound = if exact >= 100.0 { 2.0 } else { 3.0 };
+            assert!(ratio <= bound, "h = {h}, seed {seed}: ratio {ratio:.2}");
+            if h < 1.0 {
+                assert!(
+                    r.c_l < last_c,
+                    "h = {h}, seed {seed}: C {} >= {last_c}",
+                    r.c_l
+                );
+            }
+            last_c = r.c_l;
+        }
+    }
+}
+
+/// Korbak et al.'s protocols at 8 x 8: the compositional ones within 3x of their exact
+/// K(Z|W), and the non-trivially compositional one clearly shorter than the holistic one.
+#[test]
+fn protocols_compositional_within_bounds_and_ntc_shorter_than_holistic() {
+    let k = |kind, seed| {
+        let d = protocol(kind, seed);
+        let code = online_code(&d.w, &d.z, &fast(seed), None).unwrap();
+        (code.k_data, d.exact.unwrap().k_z_given_w_bits)
+    };
+    for seed in 0..2 {
+        for kind in [
+            ProtocolKind::TriviallyCompositional,
+            ProtocolKind::OrderSensitive,
+            ProtocolKind::Negation,
+        ] {
+            let (bits, exact) = k(kind, seed);
+            assert!(
+                bits <= 3.0 * exact,
+                "{kind:?} seed {seed}: {bits:.1} vs {exact:.1}"
+            );
+        }
+        let (ntc, _) = k(ProtocolKind::NonTriviallyCompositional, seed);
+        let (hol, _) = k(ProtocolKind::Holistic, seed);
+        assert!(
+            ntc < 0.85 * hol,
+            "seed {seed}: {ntc:.1} vs holistic {hol:.1}"
+        );
+    }
+}
