@@ -211,6 +211,11 @@ impl HSweep {
         })
     }
 
+    /// The part of the plan this sweep runs, if any.
+    pub fn sharding(&self) -> Option<&Sharding> {
+        self.sharding.as_ref()
+    }
+
     /// Runs the sweep (a progress bar if `progress`) and writes its tables and figure.
     pub fn run(&self, progress: bool) -> Result<HSweepOutput> {
         let pb = progress_bar(progress);
