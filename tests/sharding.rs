@@ -167,7 +167,11 @@ fn a_panel_in_shards_merges_to_the_local_tables_up_to_seconds() {
         text.contains("8 datasets x 5 estimators (8 read back"),
         "{text}"
     );
-    same_files(&local, &sharded, &["agreement.csv"]);
+    same_files(
+        &local,
+        &sharded,
+        &["agreement.csv", "agreement.png", "lookup-q_estimators.png"],
+    );
     assert_eq!(
         csv_without(&local.join("runs.csv"), &["seconds"]),
         csv_without(&sharded.join("runs.csv"), &["seconds"])
@@ -291,4 +295,44 @@ fn slurm_dry_run_writes_quoted_scripts_and_status_maps_missing_jobs_to_tasks() {
     ]);
     assert!(!success && stderr.contains("--merge"), "{stderr}");
     assert!(!dir.path().join("x").exists());
+}
+
+#[test]
+fn a_prequential_h_sweep_in_shards_merges_to_the_local_tables_up_to_wall_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let (local, sharded) = (dir.path().join("local"), dir.path().join("sharded"));
+    let config = data("h-sweep.toml");
+    let sweep = |out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "prequential",
+            "--config",
+            &config,
+            "--sweep-h",
+            "0,1",
+            "--seeds",
+            "2",
+            "--out",
+            s(out),
+            "--quiet",
+        ];
+        args.extend_from_slice(extra);
+        ok(&args)
+    };
+    sweep(&local, &[]);
+    let text = sweep(&sharded, &["--plan"]);
+    assert!(text.contains("4 jobs, 0 saved, 4 missing (0-3)"), "{text}");
+    for i in 0..2 {
+        let text = sweep(&sharded, &["--shard", &format!("{i}/2")]);
+        assert!(
+            text.contains(&format!("shard {i}/2: 2 of 4 jobs (2 computed")),
+            "{text}"
+        );
+    }
+    let md = sweep(&sharded, &["--merge"]);
+    assert!(md.contains("| 0 | 2 |") && md.contains("| 1 | 2 |"), "{md}");
+    same_files(&local, &sharded, &["table.csv", "table.md", "c_l_vs_h.png"]);
+    assert_eq!(
+        csv_without(&local.join("runs.csv"), &["wall_seconds"]),
+        csv_without(&sharded.join("runs.csv"), &["wall_seconds"])
+    );
 }
