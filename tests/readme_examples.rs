@@ -44,6 +44,14 @@ const EXAMPLES: &[(&str, Run)] = &[
         Fast(&["summary.csv"]),
     ),
     (
+        "kcomp slurm submit --tasks 10 --parallel 2 --time 0:10:00 --dry-run -- sweep configs/paper/lookup-length.toml --out runs/len",
+        Fast(&[
+            "#SBATCH --array=0-9%2",
+            "--shard \"${SLURM_ARRAY_TASK_ID}/10\"",
+            "not submitted",
+        ]),
+    ),
+    (
         "kcomp compare configs/compare/default.toml --out results/compare",
         Skip("66 datasets x 7 estimators: about a minute"),
     ),
