@@ -61,6 +61,14 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
                 "kcomp prequential --w messages.csv --z meanings.csv --out results/my-language",
                 Fast(&["rows encoded        250", "C^L(Z)"]),
             ),
+            (
+                "kcomp slurm submit --tasks 10 --parallel 2 --time 0:10:00 --dry-run -- sweep configs/paper/lookup-length.toml --out runs/len",
+                Fast(&[
+                    "#SBATCH --array=0-9%2",
+                    "--shard \"${SLURM_ARRAY_TASK_ID}/10\"",
+                    "not submitted",
+                ]),
+            ),
         ],
     ),
     (
@@ -155,6 +163,30 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
             (
                 "kcomp prequential --w data/p1/W.npy --z data/p1/Z.npy --protocol reference --val-size 100",
                 Skip(TRAINS),
+            ),
+        ],
+    ),
+    (
+        "docs/slurm.md",
+        &[
+            (
+                "kcomp sweep configs/paper/lookup-length.toml --out runs/len --plan",
+                Fast(&["70"]),
+            ),
+            (
+                "kcomp sweep configs/paper/lookup-length.toml --out runs/len --merge",
+                Skip(
+                    "merges the shards of the loop above it, which is shell syntax; tests/sharding.rs merges shards",
+                ),
+            ),
+            (
+                "kcomp slurm submit [OPTIONS] -- <the sweep's kcomp arguments>",
+                Skip("the command's synopsis"),
+            ),
+            ("kcomp slurm status DIR", Skip("the command's synopsis")),
+            (
+                "kcomp slurm resubmit DIR [--dry-run]",
+                Skip("the command's synopsis"),
             ),
         ],
     ),

@@ -6,6 +6,7 @@ use clap::Args;
 
 use crate::panel::run_panel_file;
 use crate::panel::single::{PrequentialOverrides, compare_single, single_dataset};
+use crate::sweeps::engine::ShardArgs;
 
 /// Compare estimators of K(Z|W) and compositionality on the same datasets.
 ///
@@ -77,6 +78,9 @@ pub struct CompareArgs {
     /// Hide the progress bar.
     #[arg(long)]
     pub quiet: bool,
+    /// A panel's plan in parts (datasets are the jobs).
+    #[command(flatten)]
+    pub shard: ShardArgs,
 }
 
 /// Runs `kcomp compare`.
@@ -84,11 +88,22 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let threads = args.threads.unwrap_or(0);
     if let Some(path) = &args.config {
         let out = args.out.as_deref();
+        let sharding = args.shard.sharding()?;
         print!(
             "{}",
-            run_panel_file(path, out, threads, args.resume, args.quiet)?
+            run_panel_file(
+                path,
+                out,
+                threads,
+                args.resume,
+                args.quiet,
+                sharding.as_ref()
+            )?
         );
         return Ok(());
+    }
+    if args.shard.sharding()?.is_some() {
+        anyhow::bail!("--shard, --job, --merge and --plan need a panel config (CONFIG.toml)");
     }
     let grid = args.grid.as_deref();
     let data = single_dataset(

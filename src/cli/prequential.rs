@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::estimators::prequential::report::to_json;
 use crate::estimators::prequential::run_config::{PrequentialFlags, Resolved, resolve};
 use crate::io::limits::{configure, parse_max_memory};
+use crate::sweeps::engine::ShardArgs;
 use crate::sweeps::holistic::HSweep;
 
 /// Prequential code length of Z given W and C^L(Z), from a TOML config (a generated language
@@ -57,6 +58,9 @@ pub struct PrequentialArgs {
     /// are refused before anything is allocated.
     #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
+    /// A --sweep-h sweep's plan in parts (runs are the jobs).
+    #[command(flatten)]
+    pub shard: ShardArgs,
 }
 
 /// Resolves the configuration the arguments describe.
@@ -68,14 +72,32 @@ pub fn resolve_args(args: &PrequentialArgs) -> Result<Resolved> {
 pub fn run(args: PrequentialArgs) -> Result<()> {
     configure(None, args.max_memory)?;
     let resolved = resolve_args(&args)?;
+    let sharding = args.shard.sharding()?;
     if let Some(list) = &args.sweep_h {
-        let out =
-            HSweep::new(resolved, list, args.seeds, args.resume, args.force)?.run(!args.quiet)?;
+        let out = HSweep::new(
+            resolved,
+            list,
+            args.seeds,
+            args.resume,
+            args.force,
+            sharding,
+        )?
+        .run(!args.quiet)?;
+        if out.json.is_null() {
+            print!("{}", out.markdown);
+            return Ok(());
+        }
         match args.json {
             true => println!("{}", out.json),
             false => print!("{}", out.markdown),
         }
         return Ok(());
+    }
+    if sharding.is_some() {
+        return Err(crate::error::KcompError::param(
+            "shard",
+            "--shard, --job, --merge and --plan apply to a --sweep-h sweep",
+        ));
     }
     let run = resolved.single_run(args.force, args.seeds, args.resume)?;
     if let Some(line) = &run.note {

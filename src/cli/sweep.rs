@@ -6,6 +6,7 @@ use clap::Args;
 
 use crate::io::limits::{configure, parse_max_memory};
 use crate::rng::stream::RngKind;
+use crate::sweeps::engine::ShardArgs;
 use crate::sweeps::paper::{reproduce, sweep_files};
 
 /// Run a grid of parameter values x seeds from a TOML file.
@@ -36,6 +37,8 @@ pub struct SweepArgs {
     /// Memory limit, e.g. 4G (default: half the physical memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
+    #[command(flatten)]
+    pub shard: ShardArgs,
 }
 
 /// Reproduce seed 004's synthetic sweeps (Figure 2: lookup tables and grammars).
@@ -65,14 +68,23 @@ pub struct ReproduceArgs {
     /// Memory limit, e.g. 4G (default: half the physical memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
+    #[command(flatten)]
+    pub shard: ShardArgs,
 }
 
 /// Runs `kcomp sweep`.
 pub fn run_sweep_command(args: SweepArgs) -> anyhow::Result<()> {
     configure(args.threads, args.max_memory)?;
+    let sharding = args.shard.sharding()?;
     print!(
         "{}",
-        sweep_files(&args.configs, &args.out, args.resume, args.quiet)?
+        sweep_files(
+            &args.configs,
+            &args.out,
+            args.resume,
+            args.quiet,
+            sharding.as_ref()
+        )?
     );
     Ok(())
 }
@@ -80,9 +92,16 @@ pub fn run_sweep_command(args: SweepArgs) -> anyhow::Result<()> {
 /// Runs `kcomp reproduce`.
 pub fn run_reproduce(args: ReproduceArgs) -> anyhow::Result<()> {
     configure(args.threads, args.max_memory)?;
+    let sharding = args.shard.sharding()?;
     print!(
         "{}",
-        reproduce(args.rng, &args.out, args.resume, args.quiet)?
+        reproduce(
+            args.rng,
+            &args.out,
+            args.resume,
+            args.quiet,
+            sharding.as_ref()
+        )?
     );
     Ok(())
 }

@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{KcompError, Result};
 use crate::estimators::interface::Progress;
+use crate::sweeps::engine::{Sharding, finish_part};
 use crate::sweeps::summary::progress_bar;
 
 /// Runs a panel and writes its tables and figures into `out`; returns the result and the
@@ -37,6 +38,14 @@ pub fn run_and_report(
     progress: &Progress,
 ) -> Result<(PanelResult, Vec<PathBuf>)> {
     let result = run_panel(config, Some(out), threads, resume, progress)?;
+    report(config, result, out)
+}
+
+fn report(
+    config: &PanelConfig,
+    result: PanelResult,
+    out: &Path,
+) -> Result<(PanelResult, Vec<PathBuf>)> {
     let mut written = tables::write_tables(&result, out)?;
     let summary = tables::summarise(&result);
     let agreement = tables::agreement(&result, config.bootstrap_resamples, config.bootstrap_seed);
@@ -45,6 +54,14 @@ pub fn run_and_report(
 }
 
 /// What `kcomp compare CONFIG.toml --out DIR` did.
+pub enum PanelOutcome {
+    /// The tables and figures were written.
+    Report(PanelReport),
+    /// A part of the plan ran or was listed (`--shard`, `--job`, `--plan`): what it did.
+    Part(String),
+}
+
+/// What `kcomp compare CONFIG.toml --out DIR` wrote.
 pub struct PanelReport {
     pub datasets: usize,
     pub estimators: usize,
@@ -54,14 +71,15 @@ pub struct PanelReport {
 }
 
 /// Runs the panel of the config file `path` into `out` (required) with a progress bar unless
-/// `quiet`.
+/// `quiet`; with `sharding`, only a part of the plan, or the merge of the saved parts.
 pub fn run_panel_file(
     path: &Path,
     out: Option<&Path>,
     threads: usize,
     resume: bool,
     quiet: bool,
-) -> Result<PanelReport> {
+    sharding: Option<&Sharding>,
+) -> Result<PanelOutcome> {
     let out = out.ok_or_else(|| {
         KcompError::Other("a panel needs --out DIR for its tables and figures".into())
     })?;
@@ -70,14 +88,28 @@ pub fn run_panel_file(
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let (result, written) = run_and_report(&config, out, threads, resume, &bar)?;
+    let result = run::run_panel_part(&config, Some(out), threads, resume, &bar, sharding)?;
     bar.finish_and_clear();
-    Ok(PanelReport {
+    let Some(result) = result else {
+        let sharding = sharding.ok_or_else(|| KcompError::Other("a panel has results".into()))?;
+        return Ok(PanelOutcome::Part(finish_part(sharding)?));
+    };
+    let (result, written) = report(&config, result, out)?;
+    Ok(PanelOutcome::Report(PanelReport {
         datasets: result.plan.len(),
         estimators: config.estimators.len(),
         resumed: result.resumed,
         written,
-    })
+    }))
+}
+
+impl fmt::Display for PanelOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            PanelOutcome::Report(r) => r.fmt(f),
+            PanelOutcome::Part(text) => f.write_str(text),
+        }
+    }
 }
 
 impl fmt::Display for PanelReport {

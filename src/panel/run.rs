@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{KcompError, Result};
 use crate::estimators::interface::{EstimateStatus, Estimator, Progress, run_estimator};
-use crate::sweeps::engine::{EngineOptions, JsonStore, Store, run_jobs, safe_file_name};
+use crate::sweeps::engine::{EngineOptions, JsonStore, Sharding, Store, run_jobs, safe_file_name};
 
 use super::config::PanelConfig;
 use super::{family, registry};
@@ -196,7 +196,24 @@ pub fn run_panel(
     resume: bool,
     progress: &Progress,
 ) -> Result<PanelResult> {
+    run_panel_part(config, out, threads, resume, progress, None)?
+        .ok_or_else(|| KcompError::Other("a panel without sharding has results".into()))
+}
+
+/// [`run_panel`] on a part of the plan (`None` unless every row is there: no sharding, or a
+/// merge); the part needs `out`.
+pub fn run_panel_part(
+    config: &PanelConfig,
+    out: Option<&Path>,
+    threads: usize,
+    resume: bool,
+    progress: &Progress,
+    sharding: Option<&Sharding>,
+) -> Result<Option<PanelResult>> {
     config.validate()?;
+    if let (Some(s), Some(dir)) = (sharding, out) {
+        s.set_out(dir);
+    }
     let plan = plan(config)?;
     progress.set_length(plan.len() as u64);
     let estimators = config
@@ -212,17 +229,21 @@ pub fn run_panel(
         threads,
         resume,
         progress,
+        sharding,
     };
-    let finished = run_jobs(
+    let Some(finished) = run_jobs(
         &plan,
         store.as_ref().map(|s| s as &dyn Store<_, _>),
         &options,
         |planned| run_dataset(config, &estimators, planned),
-    )?;
-    Ok(PanelResult {
+    )?
+    else {
+        return Ok(None);
+    };
+    Ok(Some(PanelResult {
         config: config.clone(),
         plan,
         rows: finished.results.into_iter().flatten().collect(),
         resumed: finished.resumed,
-    })
+    }))
 }

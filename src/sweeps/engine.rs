@@ -3,6 +3,11 @@
 //! result saved as it finishes and, with `resume`, read back instead of recomputed when the
 //! saved settings match. The compare panel, `kcomp sweep`/`reproduce` and the prequential
 //! h-sweep all run through it.
+//!
+//! With a [`Sharding`], an invocation runs one part of the plan instead (a shard or one job, as
+//! a Slurm array task does), lists it ([`Part::Plan`]) or merges the saved results of every job
+//! ([`Part::Merge`]) into the usual tables; the job indices run over every plan one invocation
+//! gives the engine (a sweep of several configs is one plan).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -20,6 +25,8 @@ pub trait Store<J, R>: Sync {
     fn load(&self, job: &J) -> Option<R>;
     /// Saves the result of `job`.
     fn save(&self, job: &J, result: &R) -> Result<()>;
+    /// Where the result of `job` is saved (the job plan lists it).
+    fn location(&self, job: &J) -> PathBuf;
 }
 
 /// A JSON file per job holding `{settings, rows}`; a file is reused only when its settings
@@ -57,7 +64,11 @@ where
         };
         let text = serde_json::to_string_pretty(&saved)
             .map_err(|e| KcompError::Other(format!("{}: {e}", path.display())))?;
-        write_file(&path, text.as_bytes())
+        write_file_atomic(&path, text.as_bytes())
+    }
+
+    fn location(&self, job: &J) -> PathBuf {
+        (self.path)(job)
     }
 }
 
@@ -69,6 +80,26 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     std::fs::write(path, bytes).map_err(|e| KcompError::io(path, e))
 }
 
+/// Writes a file through a temporary file in the same folder and a rename, so that a reader
+/// (a merge, another task on a shared file system) never sees it half written and a task
+/// killed while writing leaves no truncated result behind.
+pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let parent = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| KcompError::io(parent, e))?;
+    let mut file =
+        tempfile::NamedTempFile::new_in(parent).map_err(|e| KcompError::io(parent, e))?;
+    file.write_all(bytes).map_err(|e| KcompError::io(path, e))?;
+    // A temporary file is private (0600); a saved result is as readable as any other output.
+    let mode = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o644);
+    file.as_file()
+        .set_permissions(mode)
+        .map_err(|e| KcompError::io(path, e))?;
+    file.persist(path)
+        .map_err(|e| KcompError::io(path, e.error))?;
+    Ok(())
+}
+
 /// How to run the jobs.
 pub struct EngineOptions<'a> {
     /// Worker threads (0 = all cores; never more than the jobs).
@@ -77,6 +108,219 @@ pub struct EngineOptions<'a> {
     pub resume: bool,
     /// Advanced once per finished job.
     pub progress: &'a Progress,
+    /// Run only a part of the plan, list it or merge it (`None`: run every job).
+    pub sharding: Option<&'a Sharding>,
+}
+
+/// Which part of the plan an invocation handles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// Jobs `j` with `j % count == index`: each computed (or read back when already saved:
+    /// a rerun continues) and saved; nothing summarised.
+    Shard { index: usize, count: usize },
+    /// Job `index` only, as a shard.
+    Job(usize),
+    /// Nothing computed: every result read back; one missing is an error naming it.
+    Merge,
+    /// Nothing computed: which jobs have a saved result, and where.
+    Plan,
+}
+
+impl Part {
+    fn selects(self, job: usize) -> bool {
+        match self {
+            Part::Shard { index, count } => job % count == index,
+            Part::Job(index) => job == index,
+            Part::Merge | Part::Plan => true,
+        }
+    }
+}
+
+/// One job of the plan as [`Part::Plan`] lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedJob {
+    /// Index in the whole plan.
+    pub job: usize,
+    /// Where its result is saved.
+    pub location: PathBuf,
+    /// Whether a result with the job's settings is saved there.
+    pub saved: bool,
+}
+
+/// What a sharded invocation did, over every plan it gave the engine.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    /// Jobs in the whole plan.
+    pub jobs: usize,
+    /// Jobs of this part computed and saved.
+    pub computed: usize,
+    /// Jobs of this part read back (already saved).
+    pub read_back: usize,
+    /// The plan ([`Part::Plan`] only).
+    pub plan: Vec<PlannedJob>,
+    /// The run folder the command writes to (set by the sweep kinds).
+    pub out: Option<PathBuf>,
+}
+
+/// A part of the plan to run, with what was done so far.
+#[derive(Debug)]
+pub struct Sharding {
+    pub part: Part,
+    tally: Mutex<Tally>,
+}
+
+impl Sharding {
+    /// Checks the part (`count >= 1`, `index < count`).
+    pub fn new(part: Part) -> Result<Sharding> {
+        if let Part::Shard { index, count } = part
+            && (count == 0 || index >= count)
+        {
+            return Err(KcompError::param(
+                "shard",
+                format!("{index}/{count}: need I/N with 0 <= I < N"),
+            ));
+        }
+        Ok(Sharding {
+            part,
+            tally: Mutex::new(Tally::default()),
+        })
+    }
+
+    /// Whether the tables are written (a merge), rather than only results saved or listed.
+    pub fn summarises(&self) -> bool {
+        self.part == Part::Merge
+    }
+
+    /// Records the run folder.
+    pub fn set_out(&self, out: &Path) {
+        self.lock().out.get_or_insert_with(|| out.to_path_buf());
+    }
+
+    /// What was done; errors when `--job` is beyond the plan.
+    pub fn finish(&self) -> Result<Tally> {
+        let tally = self.lock().clone();
+        if let Part::Job(index) = self.part
+            && index >= tally.jobs
+        {
+            return Err(KcompError::param(
+                "job",
+                format!(
+                    "{index}: the plan has {} jobs (0..{})",
+                    tally.jobs, tally.jobs
+                ),
+            ));
+        }
+        Ok(tally)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Tally> {
+        self.tally.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Reserves `len` job indices; returns the first.
+    fn begin(&self, len: usize) -> usize {
+        let mut tally = self.lock();
+        tally.jobs += len;
+        tally.jobs - len
+    }
+}
+
+impl Tally {
+    /// One line: what a shard did, or the plan's state.
+    pub fn describe(&self, part: Part) -> String {
+        let out = self
+            .out
+            .as_deref()
+            .map(|o| format!(" under {}", o.display()))
+            .unwrap_or_default();
+        match part {
+            Part::Shard { index, count } => format!(
+                "shard {index}/{count}: {} of {} jobs ({} computed, {} read back), saved{out}\n",
+                self.computed + self.read_back,
+                self.jobs,
+                self.computed,
+                self.read_back
+            ),
+            Part::Job(index) => format!(
+                "job {index} of {}: {}, saved{out}\n",
+                self.jobs,
+                if self.computed > 0 {
+                    "computed"
+                } else {
+                    "read back"
+                }
+            ),
+            Part::Plan => {
+                let missing = self.missing();
+                format!(
+                    "{} jobs, {} saved, {} missing{}{out}\n",
+                    self.jobs,
+                    self.jobs - missing.len(),
+                    missing.len(),
+                    if missing.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" ({})", index_list(&missing))
+                    }
+                )
+            }
+            Part::Merge => format!("merged {} saved jobs{out}\n", self.jobs),
+        }
+    }
+
+    /// Jobs of the plan without a saved result.
+    pub fn missing(&self) -> Vec<usize> {
+        self.plan
+            .iter()
+            .filter(|p| !p.saved)
+            .map(|p| p.job)
+            .collect()
+    }
+}
+
+/// What a part of the plan that writes no tables did, as the command prints it; with
+/// [`Part::Plan`], also writes `plan.csv` (job, saved, file) into the run folder.
+pub fn finish_part(sharding: &Sharding) -> Result<String> {
+    let tally = sharding.finish()?;
+    if sharding.part == Part::Plan
+        && let Some(out) = &tally.out
+    {
+        std::fs::create_dir_all(out).map_err(|e| KcompError::io(out, e))?;
+        #[derive(Serialize)]
+        struct Row<'a> {
+            job: usize,
+            saved: bool,
+            file: std::borrow::Cow<'a, str>,
+        }
+        crate::io::table::write_csv(
+            &out.join("plan.csv"),
+            tally.plan.iter().map(|p| Row {
+                job: p.job,
+                saved: p.saved,
+                file: p.location.to_string_lossy(),
+            }),
+        )?;
+    }
+    Ok(tally.describe(sharding.part))
+}
+
+/// `0-3,7,9-10`: indices (sorted) as ranges, the form of Slurm's `--array`.
+pub fn index_list(indices: &[usize]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < indices.len() {
+        let mut j = i;
+        while j + 1 < indices.len() && indices[j + 1] == indices[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}-{}", indices[i], indices[j])
+        } else {
+            indices[i].to_string()
+        });
+        i = j + 1;
+    }
+    parts.join(",")
 }
 
 /// The results in job order, and how many were read back.
@@ -116,11 +360,103 @@ pub fn safe_file_name(text: &str) -> String {
         .collect()
 }
 
-/// Runs every job. The first error (in job order) is returned after all workers stop.
+/// Runs every job (`None` when `options.sharding` runs a part of the plan or lists it:
+/// nothing to summarise). The first error (in job order) is returned after all workers stop.
 pub fn run_jobs<J, R, F>(
     jobs: &[J],
     store: Option<&dyn Store<J, R>>,
     options: &EngineOptions,
+    compute: F,
+) -> Result<Option<Finished<R>>>
+where
+    J: Sync,
+    R: Send,
+    F: Fn(&J) -> Result<R> + Sync,
+{
+    let Some(sharding) = options.sharding else {
+        return run_all(jobs, store, options, options.resume, compute).map(Some);
+    };
+    let offset = sharding.begin(jobs.len());
+    let store = store.ok_or_else(|| {
+        KcompError::Other("a sharded run needs an output folder for its results".into())
+    })?;
+    match sharding.part {
+        Part::Merge => {
+            let mut results = Vec::with_capacity(jobs.len());
+            let mut missing = Vec::new();
+            for (i, job) in jobs.iter().enumerate() {
+                match store.load(job) {
+                    Some(r) => results.push(r),
+                    None => missing.push(i),
+                }
+                options.progress.inc(1);
+            }
+            if let Some(&first) = missing.first() {
+                let global: Vec<usize> = missing.iter().map(|i| offset + i).collect();
+                return Err(KcompError::Other(format!(
+                    "merge: {} of the plan's jobs have no saved result with their settings \
+                     (jobs {}; the first belongs in {}): run them first (--job I, --shard I/N \
+                     or `kcomp slurm resubmit`)",
+                    missing.len(),
+                    index_list(&global),
+                    store.location(&jobs[first]).display()
+                )));
+            }
+            let resumed = results.len();
+            Ok(Some(Finished { results, resumed }))
+        }
+        Part::Plan => {
+            let listed: Vec<PlannedJob> = jobs
+                .iter()
+                .enumerate()
+                .map(|(i, job)| PlannedJob {
+                    job: offset + i,
+                    location: store.location(job),
+                    saved: store.load(job).is_some(),
+                })
+                .collect();
+            sharding.lock().plan.extend(listed);
+            Ok(None)
+        }
+        part @ (Part::Shard { .. } | Part::Job(_)) => {
+            let selected: Vec<&J> = jobs
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| part.selects(offset + i))
+                .map(|(_, job)| job)
+                .collect();
+            // Always resume: a task rerun (a resubmission) skips the jobs it already saved.
+            let finished = run_all(&selected, Some(&ByRef(store)), options, true, |job| {
+                compute(job)
+            })?;
+            let mut tally = sharding.lock();
+            tally.read_back += finished.resumed;
+            tally.computed += finished.results.len() - finished.resumed;
+            Ok(None)
+        }
+    }
+}
+
+/// A store of `J` as a store of `&J` (a shard runs references to the selected jobs).
+struct ByRef<'a, J, R>(&'a dyn Store<J, R>);
+
+impl<J, R> Store<&J, R> for ByRef<'_, J, R> {
+    fn load(&self, job: &&J) -> Option<R> {
+        self.0.load(job)
+    }
+    fn save(&self, job: &&J, result: &R) -> Result<()> {
+        self.0.save(job, result)
+    }
+    fn location(&self, job: &&J) -> PathBuf {
+        self.0.location(job)
+    }
+}
+
+fn run_all<J, R, F>(
+    jobs: &[J],
+    store: Option<&dyn Store<J, R>>,
+    options: &EngineOptions,
+    resume: bool,
     compute: F,
 ) -> Result<Finished<R>>
 where
@@ -130,9 +466,7 @@ where
 {
     let workers = check_threads(options.threads)?.min(jobs.len()).max(1);
     let run_one = |job: &J| -> Result<(R, bool)> {
-        if options.resume
-            && let Some(result) = store.and_then(|s| s.load(job))
-        {
+        if resume && let Some(result) = store.and_then(|s| s.load(job)) {
             options.progress.inc(1);
             return Ok((result, true));
         }
@@ -176,6 +510,60 @@ where
     Ok(Finished { results, resumed })
 }
 
+/// The options every sweep kind takes to run a part of its plan (a Slurm array task runs
+/// `--shard $SLURM_ARRAY_TASK_ID/N`) and to merge the parts.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ShardArgs {
+    /// Run only shard I of N (jobs j with j mod N = I), saving each result where --resume
+    /// reads it; jobs already saved are read back. No tables: --merge writes them.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard, help_heading = "Sharding")]
+    pub shard: Option<(usize, usize)>,
+    /// Run only job I of the plan (as a shard; see --plan for the jobs).
+    #[arg(
+        long,
+        value_name = "I",
+        conflicts_with = "shard",
+        help_heading = "Sharding"
+    )]
+    pub job: Option<usize>,
+    /// Write the tables and figures from the saved results of every job (none is
+    /// computed; a missing job is an error naming it).
+    #[arg(long, conflicts_with_all = ["shard", "job"], help_heading = "Sharding")]
+    pub merge: bool,
+    /// Write the job plan (plan.csv in the output folder: job, saved, file) and print how
+    /// many jobs there are and which have no saved result; nothing is computed.
+    #[arg(long, conflicts_with_all = ["shard", "job", "merge"], help_heading = "Sharding")]
+    pub plan: bool,
+}
+
+impl ShardArgs {
+    /// The part these options ask for (`None`: the whole plan, as usual).
+    pub fn sharding(&self) -> Result<Option<Sharding>> {
+        let part = match (self.shard, self.job, self.merge, self.plan) {
+            (Some((index, count)), ..) => Part::Shard { index, count },
+            (_, Some(index), ..) => Part::Job(index),
+            (_, _, true, _) => Part::Merge,
+            (_, _, _, true) => Part::Plan,
+            _ => return Ok(None),
+        };
+        Sharding::new(part).map(Some)
+    }
+}
+
+/// `I/N` with `0 <= I < N`.
+pub fn parse_shard(text: &str) -> std::result::Result<(usize, usize), String> {
+    let bad = || format!("`{text}`: expected I/N with 0 <= I < N, e.g. 3/8");
+    let (i, n) = text.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,8 +587,11 @@ mod tests {
                 threads,
                 resume: false,
                 progress: &hidden,
+                sharding: None,
             };
-            let done = run_jobs(&jobs, Some(&store), &opts, compute).unwrap();
+            let done = run_jobs(&jobs, Some(&store), &opts, compute)
+                .unwrap()
+                .unwrap();
             assert_eq!(done.results[7], vec![49]);
             assert_eq!(done.resumed, 0);
         }
@@ -209,15 +600,20 @@ mod tests {
             threads: 2,
             resume: true,
             progress: &hidden,
+            sharding: None,
         };
-        let done = run_jobs(&jobs, Some(&store), &opts, compute).unwrap();
+        let done = run_jobs(&jobs, Some(&store), &opts, compute)
+            .unwrap()
+            .unwrap();
         assert_eq!((done.resumed, salt.load(Ordering::Relaxed)), (20, 40));
         // Other settings: recomputed.
         let changed = JsonStore {
             path: |j: &u64| dir.path().join(format!("{j}.json")),
             settings: |j: &u64| serde_json::json!({ "job": j, "v": 2 }),
         };
-        let done = run_jobs(&jobs, Some(&changed), &opts, compute).unwrap();
+        let done = run_jobs(&jobs, Some(&changed), &opts, compute)
+            .unwrap()
+            .unwrap();
         assert_eq!((done.resumed, salt.load(Ordering::Relaxed)), (0, 60));
     }
 
@@ -229,6 +625,7 @@ mod tests {
             threads: 2,
             resume: false,
             progress: &hidden,
+            sharding: None,
         };
         let err = run_jobs::<u64, u64, _>(&jobs, None, &opts, |j| {
             if *j >= 4 {
@@ -239,5 +636,74 @@ mod tests {
         })
         .unwrap_err();
         assert!(err.to_string().contains('4'), "{err}");
+    }
+
+    #[test]
+    fn shards_and_merge_give_the_local_results_and_list_the_missing_jobs() {
+        let dir = tempfile::tempdir().unwrap();
+        // Two plans, as a sweep of two configs gives them: job indices run over both.
+        let plans: [Vec<u64>; 2] = [(0..7).collect(), (100..105).collect()];
+        let store = JsonStore {
+            path: |j: &u64| dir.path().join(format!("{j}.json")),
+            settings: |j: &u64| serde_json::json!({ "job": j }),
+        };
+        let hidden = Progress::hidden();
+        let run = |part: Part| -> (Tally, Vec<Option<Finished<u64>>>) {
+            let sharding = Sharding::new(part).unwrap();
+            let opts = EngineOptions {
+                threads: 2,
+                resume: false,
+                progress: &hidden,
+                sharding: Some(&sharding),
+            };
+            let out = plans
+                .iter()
+                .map(|p| run_jobs(p, Some(&store), &opts, |j| Ok(j * 3)).unwrap())
+                .collect();
+            (sharding.finish().unwrap(), out)
+        };
+        let (tally, out) = run(Part::Shard { index: 1, count: 3 });
+        assert!(out.iter().all(Option::is_none));
+        // Jobs 1, 4, 7, 10 of the 12.
+        assert_eq!((tally.jobs, tally.computed, tally.read_back), (12, 4, 0));
+        assert!(dir.path().join("100.json").exists() && dir.path().join("103.json").exists());
+        let (tally, _) = run(Part::Plan);
+        assert_eq!(tally.missing(), vec![0, 2, 3, 5, 6, 8, 9, 11]);
+        assert_eq!(index_list(&tally.missing()), "0,2-3,5-6,8-9,11");
+        let sharding = Sharding::new(Part::Merge).unwrap();
+        let opts = EngineOptions {
+            threads: 1,
+            resume: false,
+            progress: &hidden,
+            sharding: Some(&sharding),
+        };
+        let err = run_jobs(&plans[0], Some(&store), &opts, |j| Ok(*j))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("jobs 0,2-3,5-6") && err.contains("0.json"),
+            "{err}"
+        );
+        // The other shards, one rerun (read back), then one job alone.
+        run(Part::Shard { index: 0, count: 3 });
+        let (tally, _) = run(Part::Shard { index: 0, count: 3 });
+        assert_eq!((tally.computed, tally.read_back), (0, 4));
+        run(Part::Shard { index: 2, count: 3 });
+        let (tally, _) = run(Part::Job(11));
+        assert_eq!((tally.computed, tally.read_back), (0, 1));
+        let (_, merged) = run(Part::Merge);
+        let merged: Vec<Vec<u64>> = merged.into_iter().map(|f| f.unwrap().results).collect();
+        assert_eq!(merged[0], vec![0, 3, 6, 9, 12, 15, 18]);
+        assert_eq!(merged[1], vec![300, 303, 306, 309, 312]);
+        assert!(Sharding::new(Part::Shard { index: 3, count: 3 }).is_err());
+        let beyond = Sharding::new(Part::Job(12)).unwrap();
+        let opts = EngineOptions {
+            sharding: Some(&beyond),
+            ..opts
+        };
+        for p in &plans {
+            run_jobs(p, Some(&store), &opts, |j| Ok(*j)).unwrap();
+        }
+        assert!(beyond.finish().unwrap_err().to_string().contains("12 jobs"));
     }
 }

@@ -19,7 +19,7 @@ use crate::estimators::prequential::run_config::{
 use crate::estimators::prequential::{PrequentialResult, language_compositionality};
 use crate::io::table::{decimal, write_csv};
 
-use super::engine::{EngineOptions, Store, run_jobs};
+use super::engine::{EngineOptions, Sharding, Store, finish_part, run_jobs};
 use super::summary::Stat;
 
 /// Most seeds per holistic fraction.
@@ -115,16 +115,22 @@ impl Store<HRun, PrequentialResult> for FolderStore {
     fn save(&self, run: &HRun, result: &PrequentialResult) -> Result<()> {
         write_outputs(result, &run.config, &run.dir)
     }
+
+    fn location(&self, run: &HRun) -> PathBuf {
+        run.dir.clone()
+    }
 }
 
 /// Runs the sweep (one run at a time: each run trains its chunks in parallel) and writes the
-/// tables and the figure into `out`; returns the runs with their results.
+/// tables and the figure into `out`; returns the runs with their results (`None` when
+/// `sharding` runs or lists only a part of the plan).
 pub fn run_sweep(
     runs: &[HRun],
     out: &Path,
     resume: bool,
     progress: &Progress,
-) -> Result<Vec<PrequentialResult>> {
+    sharding: Option<&Sharding>,
+) -> Result<Option<Vec<PrequentialResult>>> {
     std::fs::create_dir_all(out).map_err(|e| KcompError::io(out, e))?;
     // The bar counts chunk trainings (each run adds its own); the engine's count stays hidden.
     let hidden = Progress::hidden();
@@ -132,12 +138,16 @@ pub fn run_sweep(
         threads: 1,
         resume,
         progress: &hidden,
+        sharding,
     };
+    if let Some(s) = sharding {
+        s.set_out(out);
+    }
     let finished = run_jobs(runs, Some(&FolderStore), &options, |run| {
         let (w, z) = run.config.load_data()?;
         language_compositionality(&w, &z, &run.config.prequential, Some(progress))
     })?;
-    Ok(finished.results)
+    Ok(finished.map(|f| f.results))
 }
 
 /// A sweep as `kcomp prequential --sweep-h H1,H2,... [--seeds N] [--resume] [--force]`
@@ -147,9 +157,11 @@ pub struct HSweep {
     runs: Vec<HRun>,
     dir: PathBuf,
     resume: bool,
+    sharding: Option<Sharding>,
 }
 
-/// What a finished sweep prints: its Markdown table, or one JSON object per run.
+/// What a finished sweep prints: its Markdown table, or one JSON object per run; for a part
+/// of the plan (`--shard`, `--job`, `--plan`), what it did (`markdown`, and `json` null).
 pub struct HSweepOutput {
     pub markdown: String,
     pub json: serde_json::Value,
@@ -158,12 +170,14 @@ pub struct HSweepOutput {
 impl HSweep {
     /// Parses the list, checks it against the configuration (5 seeds by default) and plans the
     /// runs; without `resume`, a run folder holding other settings is refused unless `force`.
+    /// With `sharding`, only a part of the plan runs (always resuming) or is merged.
     pub fn new(
         mut resolved: Resolved,
         list: &str,
         seeds: Option<u64>,
         resume: bool,
         force: bool,
+        sharding: Option<Sharding>,
     ) -> Result<HSweep> {
         let hs = list
             .split(',')
@@ -183,7 +197,7 @@ impl HSweep {
         let language = resolved.config.language.clone().unwrap_or_default();
         resolved.settle_val_size(language.validate()?.saturating_mul(language.repeats));
         let runs = plan(&resolved.config, &hs, seeds, &dir);
-        if !resume {
+        if !resume && sharding.is_none() {
             for run in &runs {
                 check_overwrite(&run.config, &run.dir, force)?;
             }
@@ -193,14 +207,35 @@ impl HSweep {
             runs,
             dir,
             resume,
+            sharding,
         })
+    }
+
+    /// The part of the plan this sweep runs, if any.
+    pub fn sharding(&self) -> Option<&Sharding> {
+        self.sharding.as_ref()
     }
 
     /// Runs the sweep (a progress bar if `progress`) and writes its tables and figure.
     pub fn run(&self, progress: bool) -> Result<HSweepOutput> {
         let pb = progress_bar(progress);
-        let results = run_sweep(&self.runs, &self.dir, self.resume, &pb)?;
+        let sharding = self.sharding.as_ref();
+        let results = run_sweep(&self.runs, &self.dir, self.resume, &pb, sharding)?;
         pb.finish_and_clear();
+        let results = match (results, sharding) {
+            (Some(results), _) => results,
+            (None, Some(part)) => {
+                return Ok(HSweepOutput {
+                    markdown: finish_part(part)?,
+                    json: serde_json::Value::Null,
+                });
+            }
+            (None, None) => {
+                return Err(KcompError::Other(
+                    "a sweep without sharding has results".into(),
+                ));
+            }
+        };
         let markdown = write_tables(&self.dir, &self.hs, &self.runs, &results)?;
         let json = self
             .runs

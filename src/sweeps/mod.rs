@@ -9,7 +9,8 @@
 //! - [`paper`]: seed 004's Figure 2 sweeps and the comparison with the published means;
 //! - [`published`]: the published values (Figure 2 means, emergent-language C^L);
 //! - [`holistic`]: the prequential sweep over the holistic fraction h;
-//! - [`synth`]: one synthetic run as `kcomp synth` makes it, its table and JSON.
+//! - [`synth`]: one synthetic run as `kcomp synth` makes it, its table and JSON;
+//! - [`slurm`]: a sweep as a Slurm job array and a merge job.
 
 pub mod config;
 pub mod engine;
@@ -18,5 +19,6 @@ pub mod paper;
 pub mod plot;
 pub mod published;
 pub mod run;
+pub mod slurm;
 pub mod summary;
 pub mod synth;

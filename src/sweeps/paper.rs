@@ -10,6 +10,7 @@ use crate::error::{KcompError, Result};
 use crate::rng::stream::RngKind;
 
 use super::config::SweepConfig;
+use super::engine::Sharding;
 use super::plot::plot_sweep;
 use super::published::{published_mean, quoted_in_notes};
 use super::run::SynthSpec;
@@ -49,7 +50,9 @@ pub const PAPER_CONFIGS: [(&str, &str); 7] = [
 
 /// Runs the configs with one progress bar and writes tables and plots for each.
 /// With `nested`, each config writes to `out/<name>/`; every run is saved under `runs/` there
-/// when `save`, and read back when `resume` and its settings match.
+/// when `save`, and read back when `resume` and its settings match. With `sharding`, only a
+/// part of the plan (every config's jobs, in config order) runs or is listed, and nothing is
+/// returned; a merge returns every result.
 pub fn run_all(
     configs: &[SweepConfig],
     out: &Path,
@@ -57,7 +60,11 @@ pub fn run_all(
     save: bool,
     resume: bool,
     quiet: bool,
+    sharding: Option<&Sharding>,
 ) -> Result<Vec<(SweepResult, PathBuf)>> {
+    if let Some(s) = sharding {
+        s.set_out(out);
+    }
     let total: usize = configs
         .iter()
         .map(|c| c.plan().map(|p| p.len()))
@@ -75,11 +82,14 @@ pub fn run_all(
         };
         let options = SweepOptions {
             threads: 0,
-            save_dir: (save || resume).then_some(dir.as_path()),
+            save_dir: (save || resume || sharding.is_some()).then_some(dir.as_path()),
             resume,
             progress: bar.as_ref(),
+            sharding,
         };
-        let result = run_sweep_with(config, &options)?;
+        let Some(result) = run_sweep_with(config, &options)? else {
+            continue;
+        };
         write_tables(&result, &dir)?;
         plot_sweep(&result, &dir)?;
         results.push((result, dir));
@@ -91,14 +101,32 @@ pub fn run_all(
 }
 
 /// `kcomp sweep`: runs the config files (each into `out/<name>/` when there are several,
-/// every run saved for `resume`); returns the lines the command prints.
-pub fn sweep_files(paths: &[PathBuf], out: &Path, resume: bool, quiet: bool) -> Result<String> {
+/// every run saved for `resume`); returns the lines the command prints. With `sharding`, a
+/// part of the plan (see [`run_all`]).
+pub fn sweep_files(
+    paths: &[PathBuf],
+    out: &Path,
+    resume: bool,
+    quiet: bool,
+    sharding: Option<&Sharding>,
+) -> Result<String> {
     let configs = paths
         .iter()
         .map(|p| SweepConfig::from_file(p))
         .collect::<Result<Vec<_>>>()?;
     let start = Instant::now();
-    let results = run_all(&configs, out, configs.len() > 1, true, resume, quiet)?;
+    let results = run_all(
+        &configs,
+        out,
+        configs.len() > 1,
+        true,
+        resume,
+        quiet,
+        sharding,
+    )?;
+    if let Some(s) = sharding.filter(|s| !s.summarises()) {
+        return super::engine::finish_part(s);
+    }
     let mut text = String::new();
     for (result, dir) in &results {
         let topsim = if result.config.topsim {
@@ -118,11 +146,21 @@ pub fn sweep_files(paths: &[PathBuf], out: &Path, resume: bool, quiet: bool) -> 
 }
 
 /// `kcomp reproduce`: the built-in sweeps into `out/<sweep>/` and the comparison with the
-/// published means; returns the lines the command prints.
-pub fn reproduce(rng: RngKind, out: &Path, resume: bool, quiet: bool) -> Result<String> {
+/// published means; returns the lines the command prints. With `sharding`, a part of the
+/// plan (see [`run_all`]).
+pub fn reproduce(
+    rng: RngKind,
+    out: &Path,
+    resume: bool,
+    quiet: bool,
+    sharding: Option<&Sharding>,
+) -> Result<String> {
     let configs = paper_configs(rng)?;
     let start = Instant::now();
-    let results = run_all(&configs, out, true, false, resume, quiet)?;
+    let results = run_all(&configs, out, true, false, resume, quiet, sharding)?;
+    if let Some(s) = sharding.filter(|s| !s.summarises()) {
+        return super::engine::finish_part(s);
+    }
     let elapsed = start.elapsed().as_secs_f64();
     let runs: usize = results.iter().map(|(r, _)| r.runs.len()).sum();
     let (csv_path, md_path, worst) = write_comparison(&results, out, rng)?;

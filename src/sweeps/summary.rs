@@ -9,7 +9,7 @@ use crate::error::{KcompError, Result};
 use crate::io::table::{decimal, decimal_opt, write_csv};
 
 use super::config::{PlannedRun, SweepConfig};
-use super::engine::{EngineOptions, JsonStore, Store, run_jobs, safe_file_name};
+use super::engine::{EngineOptions, JsonStore, Sharding, Store, run_jobs, safe_file_name};
 use super::run::{RunRecord, run};
 
 /// One finished run of a sweep.
@@ -98,6 +98,8 @@ pub struct SweepOptions<'a> {
     /// Read back saved runs whose settings match instead of recomputing them.
     pub resume: bool,
     pub progress: Option<&'a ProgressBar>,
+    /// Run a part of the plan, list it or merge it (needs `save_dir`).
+    pub sharding: Option<&'a Sharding>,
 }
 
 /// Runs every (value, seed) of a sweep in parallel (see [`run_sweep_with`]).
@@ -108,12 +110,14 @@ pub fn run_sweep(config: &SweepConfig, progress: Option<&ProgressBar>) -> Result
             progress,
             ..Default::default()
         },
-    )
+    )?
+    .ok_or_else(|| KcompError::Other("a sweep without sharding has results".into()))
 }
 
 /// Runs every (value, seed) of a sweep on the sweep engine. Each run owns its seeded streams
 /// and results are gathered in plan order, so the numbers do not depend on the thread count.
-pub fn run_sweep_with(config: &SweepConfig, options: &SweepOptions) -> Result<SweepResult> {
+/// `None` when `options.sharding` runs only a part of the plan (or lists it).
+pub fn run_sweep_with(config: &SweepConfig, options: &SweepOptions) -> Result<Option<SweepResult>> {
     let plan = config.plan()?;
     let topsim = config.topsim.then_some(&config.topsim_config);
     let hidden = ProgressBar::hidden();
@@ -134,8 +138,9 @@ pub fn run_sweep_with(config: &SweepConfig, options: &SweepOptions) -> Result<Sw
         threads: options.threads,
         resume: options.resume,
         progress: options.progress.unwrap_or(&hidden),
+        sharding: options.sharding,
     };
-    let records = run_jobs(
+    let Some(finished) = run_jobs(
         &plan,
         store.as_ref().map(|s| s as &dyn Store<_, _>),
         &engine,
@@ -150,17 +155,20 @@ pub fn run_sweep_with(config: &SweepConfig, options: &SweepOptions) -> Result<Sw
                 })
         },
     )?
-    .results;
+    else {
+        return Ok(None);
+    };
+    let records = finished.results;
     let mut runs = Vec::with_capacity(plan.len());
     for (planned, record) in plan.into_iter().zip(records) {
         runs.push(SweepRun { planned, record });
     }
     let summary = summarise(&runs);
-    Ok(SweepResult {
+    Ok(Some(SweepResult {
         config: config.clone(),
         runs,
         summary,
-    })
+    }))
 }
 
 fn summarise(runs: &[SweepRun]) -> Vec<ValueSummary> {
