@@ -23,7 +23,7 @@ Generated = Tuple[np.ndarray, np.ndarray, Dict[str, Any]]
 
 def lookup(**params: Any) -> Generated:
     """A lookup-table representation (``kcomp synth lookup``): the flags of that command with
-    ``_`` for ``-`` (e.g. ``n=1000, seed=0``). ``terms``: the record of ``--json`` (K(Z),
+    ``_`` for ``-`` (e.g. ``samples=1000, seed=0``). ``terms``: the record of ``--json`` (K(Z),
     K(Z|W), K(p_w), K(W|p_w), C(Z) in both conventions, topsim) plus ``params``."""
     w, z, text = _kcomp.synth("lookup", _flag_args(params))
     return w, z, json.loads(text)
