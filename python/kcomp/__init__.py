@@ -210,6 +210,7 @@ def compare(
     estimators: Optional[Sequence[str]] = None,
     precision: Optional[float] = None,
     llm_report: Optional[Union[str, os.PathLike]] = None,
+    topsim: Optional[Mapping[str, Any]] = None,
 ) -> Comparison:
     """Every estimator (or ``estimators``) of K(Z|W) and compositionality on one dataset, as
     ``kcomp compare --w W --z Z --json``.
@@ -217,15 +218,23 @@ def compare(
     W: integer tokens, shape (N,) or (N, M), any integer dtype (values in 0..2^31).
     Z: integer attributes (N,) or (N, D) in 0..=1000000, or floats with ``precision`` (the
     grid spacing of continuous Z). Lengths in bits. Raises :class:`KcompError` on bad input.
+    ``topsim``: the ``[topsim]`` settings of a panel config (``correlation`` pearson/spearman,
+    ``w_distance`` hamming/one-hot-cityblock/edit/normalised-edit/jaccard, ``z_distance``
+    euclidean/cosine/hamming, ``max_pairs``, ``seed``); default: the CLI's.
     """
     names = None if estimators is None else [str(e) for e in estimators]
     report = None if llm_report is None else os.fspath(llm_report)
-    text = _kcomp.compare(_array(W, "W"), _array(Z, "Z"), precision, names, report)
+    settings = None if topsim is None else json.dumps(dict(topsim))
+    text = _kcomp.compare(_array(W, "W"), _array(Z, "Z"), precision, names, report, settings)
     return _comparison(text)
 
 
-def _score(name: str, W: Any, Z: Any, precision: Optional[float] = None) -> float:
-    e = compare(W, Z, estimators=[name], precision=precision).estimates[0]
+def _score(
+    name: str, W: Any, Z: Any, precision: Optional[float] = None, **topsim: Any
+) -> float:
+    e = compare(
+        W, Z, estimators=[name], precision=precision, topsim=topsim or None
+    ).estimates[0]
     if not e.ok or e.score is None:
         # Fail closed: a score that could not be computed is an error, never a default.
         raise KcompError(f"{name}: no score ({_status_text(e.status)})")
@@ -233,15 +242,17 @@ def _score(name: str, W: Any, Z: Any, precision: Optional[float] = None) -> floa
 
 
 def _make_score(name: str, doc: str):
-    def f(W: Any, Z: Any, precision: Optional[float] = None) -> float:
-        return _score(name, W, Z, precision)
+    def f(W: Any, Z: Any, precision: Optional[float] = None, **topsim: Any) -> float:
+        return _score(name, W, Z, precision, **topsim)
 
     f.__name__ = name
     f.__qualname__ = name
     f.__doc__ = doc + (
         "\n\nW: integer tokens (N, M); Z: integer attributes (N, D), or floats with "
         "``precision``. The same number as ``kcomp compare --estimators "
-        f"{name} --json``. Raises KcompError when the score does not apply."
+        f"{name} --json``; keyword arguments set ``[topsim]`` (e.g. ``correlation="
+        "'spearman', w_distance='hamming', z_distance='hamming'``, EGG's convention). Raises "
+        "KcompError when the score does not apply."
     )
     return f
 

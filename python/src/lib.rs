@@ -123,9 +123,10 @@ fn user_data(
     Ok((tokens, targets))
 }
 
-/// `kcomp compare --w W --z Z [--precision P] [--estimators ...] --json`.
+/// `kcomp compare --w W --z Z [--precision P] [--estimators ...] --json`; `topsim_json`
+/// (a `[topsim]` table as JSON) replaces the default topological-similarity settings.
 #[pyfunction]
-#[pyo3(signature = (w, z, precision=None, estimators=None, llm_report=None))]
+#[pyo3(signature = (w, z, precision=None, estimators=None, llm_report=None, topsim_json=None))]
 fn compare(
     py: Python<'_>,
     w: &Bound<'_, PyAny>,
@@ -133,11 +134,21 @@ fn compare(
     precision: Option<f64>,
     estimators: Option<Vec<String>>,
     llm_report: Option<PathBuf>,
+    topsim_json: Option<String>,
 ) -> PyResult<String> {
+    use kcomp::panel::single::{compare_one, single_config, user_dataset};
     let (w, z) = user_data(w, z, precision)?;
+    let mut config = single_config(estimators, llm_report);
+    if let Some(text) = topsim_json {
+        config.topsim = serde_json::from_str(&text)
+            .map_err(|e| to_py(format!("invalid parameter `topsim`: {e}")))?;
+    }
     py.detach(|| {
-        let data = kcomp::panel::single::user_dataset(w, z, vec!["W".into(), "Z".into()])?;
-        kcomp::panel::single::compare_single(&data, estimators, llm_report, true)
+        let data = user_dataset(w, z, vec!["W".into(), "Z".into()])?;
+        let bar =
+            kcomp::sweeps::summary::progress_bar(config.estimators.len() as u64, "estimators");
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        compare_one(&data, &config.estimators, &config, &bar)
     })
     .map_err(to_py)
     .and_then(|c| json(&c))
