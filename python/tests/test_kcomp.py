@@ -231,3 +231,40 @@ def test_panel_from_a_dict_equals_the_panel_from_toml(tmp_path):
     assert strip(rows_a) == strip(rows_b)
     with pytest.raises(ValueError):
         kcomp.panel({"name": "x", "no_such_key": 1}, tmp_path / "c")
+
+
+def test_posdis_golden_value_of_eggs_doctest():
+    # The attributes of EGG's posdis doctest (torch.manual_seed(0), two torch.randint(0, 10,
+    # (1000, 1))), as the Rust test tests/panel_estimators.rs reads them: 0.978656.
+    rows = (ROOT / "tests" / "data" / "posdis_torch_seed0.csv").read_text().split()[1:]
+    attrs = np.array([[int(v) for v in r.split(",")] for r in rows])
+    assert attrs.shape == (1000, 2)
+    assert round(kcomp.posdis(attrs, attrs), 6) == 0.978656
+    padded = np.concatenate([attrs, np.zeros_like(attrs)], axis=1)
+    assert round(kcomp.posdis(padded, attrs), 6) == 0.978656
+
+
+ANSWER = (
+    "```python\nROW = {'A': '**..', 'B': '..**', 'C': '**.*', 'D': '..*.', 'E': '...*', "
+    "'F': '***.', 'G': '*...', 'H': '.***'}\n"
+    "print('\\n'.join(ROW[c] for c in input().split()))\n```\n"
+)
+
+
+def test_grid_score_matches_the_cli(tmp_path):
+    dataset = ROOT / "tests" / "data" / "rgp" / "k=4_u=2_d=16_type=h.jsonl"
+    ours = kcomp.grid.score(ANSWER, dataset, record=0)
+    answer = tmp_path / "a.md"
+    answer.write_text(ANSWER)
+    theirs = cli("grid", "score", "--dataset", dataset, "--record", 0, "--answer", answer,
+                 "--json")
+    assert ours == theirs
+    assert ours["norm_c"] == 100
+    with pytest.raises(ValueError, match="record"):
+        kcomp.grid.score(ANSWER, dataset, record=10**6)
+
+
+def test_synth_grammar_matches_the_cli():
+    W, Z, terms = kcomp.synth.grammar(samples=100, seed=4)
+    assert terms == cli("synth", "grammar", "--samples", 100, "--seed", 4, "--json")
+    assert W.shape[0] == Z.shape[0] == 100
