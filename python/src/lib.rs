@@ -18,7 +18,7 @@ use kcomp::dataset::{Targets, TokenData};
 use kcomp::io::user_data::{Table, Values, check_table, targets_from_table, tokens_from_table};
 
 pyo3::create_exception!(
-    _kcomp,
+    kcomp,
     KcompError,
     PyValueError,
     "Bad input or a failed run: the one-line message of the kcomp command line."
