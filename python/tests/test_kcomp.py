@@ -268,3 +268,16 @@ def test_synth_grammar_matches_the_cli():
     W, Z, terms = kcomp.synth.grammar(samples=100, seed=4)
     assert terms == cli("synth", "grammar", "--samples", 100, "--seed", 4, "--json")
     assert W.shape[0] == Z.shape[0] == 100
+
+
+def test_grid_report_writes_the_cli_tables(tmp_path):
+    answers = ROOT / "tests" / "data" / "answers"
+    line = kcomp.grid.report(answers, out=tmp_path / "py")
+    assert line.startswith("scored 2 answers (2 ok")
+    out = subprocess.run([str(KCOMP), "grid", "report", str(answers), "--out", str(tmp_path / "cli")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    for table in ("per_answer.csv", "summary.csv", "table3.csv"):
+        assert (tmp_path / "py" / table).read_text() == (tmp_path / "cli" / table).read_text()
+    with pytest.raises(ValueError, match="is not an existing directory"):
+        kcomp.grid.report(tmp_path / "missing")
