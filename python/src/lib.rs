@@ -33,38 +33,35 @@ fn json<T: serde::Serialize>(value: &T) -> PyResult<String> {
     serde_json::to_string(value).map_err(to_py)
 }
 
-/// Copies a 1-D or 2-D numpy array of `T` (any strides or order) into a row-major table.
-fn table_of<T: numpy::Element + Copy>(
+/// Rows and columns of a 1-D (one column) or 2-D array, as the file loaders read them.
+fn rows_cols(shape: &[usize], name: &str) -> PyResult<(usize, usize)> {
+    match shape.len() {
+        1 => Ok((shape[0], 1)),
+        2 => Ok((shape[0], shape[1])),
+        d => Err(to_py(kcomp::KcompError::file(
+            name,
+            format!("expected a 1-D or 2-D array, found {d} dimensions {shape:?}"),
+        ))),
+    }
+}
+
+/// Copies a numpy array of `T` (any strides or order) into a row-major table, each value
+/// through `convert`: the logical (C) order whatever the memory layout, so Fortran-order and
+/// strided views read the same values as their C-contiguous copies.
+fn table_of<T: numpy::Element + Copy, V>(
     a: &Bound<'_, PyArrayDyn<T>>,
     name: &str,
-    convert: impl Fn(T) -> Values,
+    convert: impl Fn(T) -> V,
+    wrap: impl Fn(Vec<V>) -> Values,
 ) -> PyResult<Table> {
-    let shape = a.shape().to_vec();
-    let (rows, cols) = match shape.len() {
-        1 => (shape[0], 1),
-        2 => (shape[0], shape[1]),
-        d => {
-            return Err(to_py(kcomp::KcompError::file(
-                name,
-                format!("expected a 1-D or 2-D array, found {d} dimensions {shape:?}"),
-            )));
-        }
-    };
+    let (rows, cols) = rows_cols(a.shape(), name)?;
     let ro = a.try_readonly().map_err(to_py)?;
-    // Logical (C) order whatever the memory layout: Fortran-order and strided views read the
-    // same values as their C-contiguous copies.
-    let view = ro.as_array();
-    let mut values: Option<Values> = None;
-    for &x in view.iter() {
-        match (&mut values, convert(x)) {
-            (None, v) => values = Some(v),
-            (Some(Values::Int(acc)), Values::Int(v)) => acc.extend(v),
-            (Some(Values::Float(acc)), Values::Float(v)) => acc.extend(v),
-            _ => unreachable!("one conversion per dtype"),
-        }
-    }
-    let values = values.unwrap_or(Values::Int(Vec::new()));
-    let t = Table { rows, cols, values };
+    let values: Vec<V> = ro.as_array().iter().map(|&x| convert(x)).collect();
+    let t = Table {
+        rows,
+        cols,
+        values: wrap(values),
+    };
     check_table(&t, Path::new(name)).map_err(to_py)?;
     Ok(t)
 }
@@ -75,24 +72,20 @@ fn read_array(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Table> {
     macro_rules! ints {
         ($($t:ty),*) => {$(
             if let Ok(a) = obj.cast::<PyArrayDyn<$t>>() {
-                return table_of(a, name, |x| Values::Int(vec![x as i64]));
+                return table_of(a, name, |x| x as i64, Values::Int);
             }
         )*};
     }
-    ints!(i64, i32, i16, i8, u8, u16, u32);
+    ints!(i64, i32, i16, i8, u8, u16, u32, bool);
     if let Ok(a) = obj.cast::<PyArrayDyn<u64>>() {
-        return table_of(a, name, |x| {
-            Values::Int(vec![x.min(i64::MAX as u64) as i64])
-        });
-    }
-    if let Ok(a) = obj.cast::<PyArrayDyn<bool>>() {
-        return table_of(a, name, |x| Values::Int(vec![x as i64]));
+        // As the .npy loader: values past i64 saturate (and are then refused as tokens).
+        return table_of(a, name, |x| x.min(i64::MAX as u64) as i64, Values::Int);
     }
     if let Ok(a) = obj.cast::<PyArrayDyn<f64>>() {
-        return table_of(a, name, |x| Values::Float(vec![x]));
+        return table_of(a, name, |x| x, Values::Float);
     }
     if let Ok(a) = obj.cast::<PyArrayDyn<f32>>() {
-        return table_of(a, name, |x| Values::Float(vec![x as f64]));
+        return table_of(a, name, |x| x as f64, Values::Float);
     }
     let dtype = obj
         .getattr("dtype")

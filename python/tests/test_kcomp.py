@@ -109,7 +109,7 @@ def test_closed_forms_on_a_trivially_compositional_protocol(protocol):
     assert terms["exact"]["k_z_given_w_bits"] == pytest.approx(2 * math.log2(120), abs=1e-12)
 
 
-@pytest.mark.parametrize("wt", [np.int64, np.int32, np.uint8, np.int16, np.uint32])
+@pytest.mark.parametrize("wt", [np.int64, np.int32, np.uint8, np.int16, np.uint32, np.int8, np.uint16, np.uint64])
 @pytest.mark.parametrize("zt", [np.int64, np.int32, np.uint8])
 def test_integer_dtypes_give_the_same_numbers(protocol, wt, zt):
     W, Z, _ = protocol
