@@ -7,12 +7,13 @@ logs it (EGG's `Interaction`: `sender_input` = the meanings, `message` = the sen
 
 Prints every estimator (code lengths in bits, C = K(Z)/K(Z|W), scores) at several stages of
 "training" of the simulated language, and plots them with matplotlib if it is installed
-(examples/python/emergent_language.png), otherwise prints only. Lengths in bits; directions and
+(results/emergent_language.png), otherwise prints only. Lengths in bits; directions and
 units of each score: docs/estimators.md.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -77,7 +78,8 @@ def main() -> int:
         ax.axis("off")
     fig.suptitle("kcomp estimators along an emergent language's training (C = K(Z)/K(Z|W))")
     fig.tight_layout()
-    out = "examples/python/emergent_language.png"
+    os.makedirs("results", exist_ok=True)
+    out = "results/emergent_language.png"
     fig.savefig(out, dpi=110)
     print(f"wrote {out}")
     return 0
