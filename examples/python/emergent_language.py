@@ -67,7 +67,8 @@ def main() -> int:
         print("matplotlib is not installed: printed only")
         return 0
     names = list(results)
-    fig, axes = plt.subplots(3, 5, figsize=(16, 9))
+    cols = 4
+    fig, axes = plt.subplots(-(-len(estimators) // cols), cols, figsize=(14, 12), squeeze=False)
     for ax, est in zip(axes.flat, estimators):
         rows = [results[n][est] for n in names]
         ys = [r.c if r.c is not None else r.score for r in rows]
