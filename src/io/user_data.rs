@@ -335,6 +335,13 @@ pub fn read_table(path: &Path) -> Result<Table> {
             ));
         }
     };
+    check_table(&t, path)?;
+    Ok(t)
+}
+
+/// Checks a table read from a file or handed over in memory (the Python bindings): at least
+/// one row and column, every float finite.
+pub fn check_table(t: &Table, path: &Path) -> Result<()> {
     if t.rows == 0 || t.cols == 0 {
         return Err(KcompError::file(path, "empty array: no data rows"));
     }
@@ -350,7 +357,7 @@ pub fn read_table(path: &Path) -> Result<Table> {
             ),
         ));
     }
-    Ok(t)
+    Ok(())
 }
 
 /// Interprets a table as tokens W (non-negative integers; vocabulary = max + 1).

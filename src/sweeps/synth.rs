@@ -9,13 +9,15 @@ use crate::error::{KcompError, Result};
 use crate::estimators::topsim::TopsimOptions;
 use crate::io::npy::write_dataset;
 
-use super::run::{RunRecord, SynthSpec, run};
+use super::run::{RunRecord, SynthData, SynthSpec, run};
 
 /// A finished synthetic run: its parameters, record and the files written.
 pub struct SynthOutcome {
     pub spec: SynthSpec,
     pub record: RunRecord,
     pub written: Vec<PathBuf>,
+    /// The generated W and Z (the Python bindings hand them over as arrays).
+    pub data: SynthData,
 }
 
 /// Runs `spec` (topological similarity as `topsim` says) and writes W.npy, Z.npy, Z_grid.npy
@@ -44,6 +46,7 @@ pub fn synth(spec: SynthSpec, topsim: &TopsimOptions, out: Option<&Path>) -> Res
         spec,
         record,
         written,
+        data,
     })
 }
 

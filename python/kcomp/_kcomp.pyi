@@ -1,0 +1,38 @@
+"""The native module (Rust, PyO3). Use the functions of `kcomp` instead: these return the
+command line's --json answers as text."""
+
+from typing import List, Optional, Tuple
+
+import numpy as np
+
+__version__: str
+
+class KcompError(ValueError):
+    """Bad input or a failed run, with the command line's one-line message."""
+
+def compare(
+    w: np.ndarray,
+    z: np.ndarray,
+    precision: Optional[float] = ...,
+    estimators: Optional[List[str]] = ...,
+    llm_report: Optional[str] = ...,
+    topsim_json: Optional[str] = ...,
+) -> str: ...
+def prequential(
+    w: Optional[np.ndarray], z: Optional[np.ndarray], precision: Optional[float], args: List[str]
+) -> str: ...
+def synth(kind: str, args: List[str]) -> Tuple[np.ndarray, np.ndarray, str]: ...
+def protocol(args: List[str]) -> Tuple[np.ndarray, np.ndarray, str]: ...
+def language(config_json: str) -> Tuple[np.ndarray, np.ndarray, str]: ...
+def grid_score(
+    answer: str,
+    dataset: str,
+    record: int,
+    parser: str = ...,
+    timeout: float = ...,
+    allow_unsandboxed: bool = ...,
+) -> str: ...
+def grid_report(args: List[str]) -> str: ...
+def panel(
+    text: str, origin: str, is_json: bool, out: str, threads: int = ..., resume: bool = ...
+) -> str: ...

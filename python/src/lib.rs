@@ -1,0 +1,459 @@
+//! `kcomp._kcomp`: the native half of the Python package. Each function takes numpy arrays or
+//! plain values, runs the same library code as the `kcomp` command line with the GIL released
+//! (`Python::detach`), and returns the command's `--json` answer as text (the Python half,
+//! `kcomp/__init__.py`, turns it into objects). Going through the CLI's own JSON keeps the
+//! numbers bit-identical to `kcomp ... --json` on the same inputs.
+//!
+//! Errors: every `KcompError` becomes `kcomp.KcompError` (a `ValueError`) with the CLI's
+//! one-line message; no function panics on bad input (each input is checked before use).
+
+use std::path::{Path, PathBuf};
+
+use clap::Parser;
+use numpy::{PyArray1, PyArrayDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use kcomp::dataset::{Targets, TokenData};
+use kcomp::io::user_data::{Table, Values, check_table, targets_from_table, tokens_from_table};
+
+pyo3::create_exception!(
+    kcomp,
+    KcompError,
+    PyValueError,
+    "Bad input or a failed run: the one-line message of the kcomp command line."
+);
+
+/// The CLI's one-line message of an error.
+fn to_py<E: std::fmt::Display>(err: E) -> PyErr {
+    KcompError::new_err(format!("{err:#}").replace('\n', " "))
+}
+
+fn json<T: serde::Serialize>(value: &T) -> PyResult<String> {
+    serde_json::to_string(value).map_err(to_py)
+}
+
+/// Rows and columns of a 1-D (one column) or 2-D array, as the file loaders read them.
+fn rows_cols(shape: &[usize], name: &str) -> PyResult<(usize, usize)> {
+    match shape.len() {
+        1 => Ok((shape[0], 1)),
+        2 => Ok((shape[0], shape[1])),
+        d => Err(to_py(kcomp::KcompError::file(
+            name,
+            format!("expected a 1-D or 2-D array, found {d} dimensions {shape:?}"),
+        ))),
+    }
+}
+
+/// Copies a numpy array of `T` (any strides or order) into a row-major table, each value
+/// through `convert`: the logical (C) order whatever the memory layout, so Fortran-order and
+/// strided views read the same values as their C-contiguous copies.
+fn table_of<T: numpy::Element + Copy, V>(
+    a: &Bound<'_, PyArrayDyn<T>>,
+    name: &str,
+    convert: impl Fn(T) -> V,
+    wrap: impl Fn(Vec<V>) -> Values,
+) -> PyResult<Table> {
+    let (rows, cols) = rows_cols(a.shape(), name)?;
+    let ro = a.try_readonly().map_err(to_py)?;
+    let values: Vec<V> = ro.as_array().iter().map(|&x| convert(x)).collect();
+    let t = Table {
+        rows,
+        cols,
+        values: wrap(values),
+    };
+    check_table(&t, Path::new(name)).map_err(to_py)?;
+    Ok(t)
+}
+
+/// A numpy array of integers (any width, signed or not) or floats as a table; `name` ("W",
+/// "Z") names it in errors, as the CLI names the file.
+fn read_array(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Table> {
+    macro_rules! ints {
+        ($($t:ty),*) => {$(
+            if let Ok(a) = obj.cast::<PyArrayDyn<$t>>() {
+                return table_of(a, name, |x| x as i64, Values::Int);
+            }
+        )*};
+    }
+    ints!(i64, i32, i16, i8, u8, u16, u32, bool);
+    if let Ok(a) = obj.cast::<PyArrayDyn<u64>>() {
+        // As the .npy loader: values past i64 saturate (and are then refused as tokens).
+        return table_of(a, name, |x| x.min(i64::MAX as u64) as i64, Values::Int);
+    }
+    if let Ok(a) = obj.cast::<PyArrayDyn<f64>>() {
+        return table_of(a, name, |x| x, Values::Float);
+    }
+    if let Ok(a) = obj.cast::<PyArrayDyn<f32>>() {
+        return table_of(a, name, |x| x as f64, Values::Float);
+    }
+    let dtype = obj
+        .getattr("dtype")
+        .map(|d| d.to_string())
+        .unwrap_or_else(|_| "not an array".into());
+    Err(to_py(kcomp::KcompError::file(
+        name,
+        format!("expected a numpy array of integers or floats, found dtype {dtype}"),
+    )))
+}
+
+/// W and Z as the CLI reads them from files (same checks, same messages with "W"/"Z" for
+/// the file names).
+fn user_data(
+    w: &Bound<'_, PyAny>,
+    z: &Bound<'_, PyAny>,
+    precision: Option<f64>,
+) -> PyResult<(TokenData, Targets)> {
+    let (wt, zt) = (read_array(w, "W")?, read_array(z, "Z")?);
+    if wt.rows != zt.rows {
+        return Err(to_py(kcomp::KcompError::file(
+            "Z",
+            format!("{} rows, but W has {} rows", zt.rows, wt.rows),
+        )));
+    }
+    let tokens = tokens_from_table(&wt, Path::new("W")).map_err(to_py)?;
+    let targets = targets_from_table(&zt, Path::new("Z"), precision).map_err(to_py)?;
+    Ok((tokens, targets))
+}
+
+/// `kcomp compare --w W --z Z [--precision P] [--estimators ...] --json`; `topsim_json`
+/// (a `[topsim]` table as JSON) replaces the default topological-similarity settings.
+#[pyfunction]
+#[pyo3(signature = (w, z, precision=None, estimators=None, llm_report=None, topsim_json=None))]
+fn compare(
+    py: Python<'_>,
+    w: &Bound<'_, PyAny>,
+    z: &Bound<'_, PyAny>,
+    precision: Option<f64>,
+    estimators: Option<Vec<String>>,
+    llm_report: Option<PathBuf>,
+    topsim_json: Option<String>,
+) -> PyResult<String> {
+    use kcomp::panel::single::{compare_one, single_config, user_dataset};
+    let (w, z) = user_data(w, z, precision)?;
+    let mut config = single_config(estimators, llm_report);
+    if let Some(text) = topsim_json {
+        config.topsim = serde_json::from_str(&text)
+            .map_err(|e| to_py(format!("invalid parameter `topsim`: {e}")))?;
+    }
+    py.detach(|| {
+        let data = user_dataset(w, z, vec!["W".into(), "Z".into()])?;
+        let bar =
+            kcomp::sweeps::summary::progress_bar(config.estimators.len() as u64, "estimators");
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        compare_one(&data, &config.estimators, &config, &bar)
+    })
+    .map_err(to_py)
+    .and_then(|c| json(&c))
+}
+
+#[derive(Parser)]
+#[command(name = "kcomp prequential", no_binary_name = true)]
+struct PrequentialCli {
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    #[command(flatten)]
+    flags:
+        kcomp::config::ShortcutArgs<kcomp::estimators::prequential::run_config::PrequentialFlags>,
+}
+
+/// `kcomp prequential ARGS --json` (ARGS: the CLI's flags and `--set KEY=VALUE`): with arrays,
+/// on them (as `--w W.npy --z Z.npy`); without, on the generated language system ARGS describe.
+#[pyfunction]
+#[pyo3(signature = (w, z, precision, args))]
+fn prequential(
+    py: Python<'_>,
+    w: Option<&Bound<'_, PyAny>>,
+    z: Option<&Bound<'_, PyAny>>,
+    precision: Option<f64>,
+    args: Vec<String>,
+) -> PyResult<String> {
+    use kcomp::estimators::prequential::run_config::{resolve, write_outputs};
+    let c = PrequentialCli::try_parse_from(&args).map_err(clap_line)?;
+    let data = match (w, z) {
+        (Some(w), Some(z)) => Some(user_data(w, z, precision)?),
+        (None, None) => None,
+        _ => {
+            return Err(to_py(
+                "give both W and Z, or neither (a generated language)",
+            ));
+        }
+    };
+    let value = py
+        .detach(|| -> kcomp::Result<serde_json::Value> {
+            let mut resolved = resolve(None, &c.flags.given, &c.sets)?;
+            let r = match data {
+                None => resolved.single_run(false, None, false)?.run(false)?,
+                Some((w, z)) => {
+                    if let Some(key) = resolved
+                        .overridden
+                        .iter()
+                        .find(|k| k.starts_with("language.") || k.starts_with("files."))
+                    {
+                        return Err(kcomp::KcompError::param(
+                            key,
+                            "does not apply to arrays W and Z",
+                        ));
+                    }
+                    resolved.settle_val_size(w.n);
+                    let cfg = &resolved.config;
+                    kcomp::estimators::prequential::code::validate(&w, &z, &cfg.prequential)?;
+                    let r = kcomp::estimators::prequential::language_compositionality(
+                        &w,
+                        &z,
+                        &cfg.prequential,
+                        None,
+                    )?;
+                    if let Some(dir) = &cfg.output.dir {
+                        write_outputs(&r, cfg, dir)?;
+                    }
+                    r
+                }
+            };
+            Ok(kcomp::estimators::prequential::report::to_json(&r))
+        })
+        .map_err(to_py)?;
+    json(&value)
+}
+
+/// Arrays of a generated dataset: W (int64, N x M), Z (int64 attributes or float64 values)
+/// and the JSON of its terms.
+type Generated<'py> = (Bound<'py, PyAny>, Bound<'py, PyAny>, String);
+
+fn int_matrix<'py>(py: Python<'py>, v: Vec<i64>, cols: usize) -> PyResult<Bound<'py, PyAny>> {
+    let rows = v.len() / cols.max(1);
+    Ok(PyArray1::from_vec(py, v).reshape([rows, cols])?.into_any())
+}
+
+fn float_matrix<'py>(py: Python<'py>, v: Vec<f64>, cols: usize) -> PyResult<Bound<'py, PyAny>> {
+    let rows = v.len() / cols.max(1);
+    Ok(PyArray1::from_vec(py, v).reshape([rows, cols])?.into_any())
+}
+
+fn tokens_array<'py>(py: Python<'py>, w: &TokenData) -> PyResult<Bound<'py, PyAny>> {
+    int_matrix(py, w.tokens.iter().map(|&t| t as i64).collect(), w.n_words)
+}
+
+fn targets_array<'py>(py: Python<'py>, z: &Targets) -> PyResult<Bound<'py, PyAny>> {
+    match z {
+        Targets::Discrete { n_attr, values, .. } => {
+            int_matrix(py, values.iter().map(|&v| v as i64).collect(), *n_attr)
+        }
+        Targets::Continuous { dim, lam, grid } => {
+            float_matrix(py, grid.iter().map(|&k| k as f64 * lam).collect(), *dim)
+        }
+    }
+}
+
+#[derive(Parser)]
+#[command(name = "kcomp synth lookup", no_binary_name = true)]
+struct LookupCli {
+    #[command(flatten)]
+    params: kcomp::datasets::lookup_table::LookupParams,
+    #[command(flatten)]
+    topsim: kcomp::estimators::topsim::TopsimOptions,
+}
+
+#[derive(Parser)]
+#[command(name = "kcomp synth grammar", no_binary_name = true)]
+struct GrammarCli {
+    #[command(flatten)]
+    params: kcomp::datasets::grammar::GrammarParams,
+    #[command(flatten)]
+    topsim: kcomp::estimators::topsim::TopsimOptions,
+}
+
+#[derive(Parser)]
+#[command(name = "kcomp synth protocol", no_binary_name = true)]
+struct ProtocolCli {
+    #[command(flatten)]
+    params: kcomp::datasets::protocols::ProtocolParams,
+}
+
+/// clap's error as one line (as the CLI prints it).
+fn clap_line(err: clap::Error) -> PyErr {
+    let text = err.render().to_string();
+    let line: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.starts_with("Usage:") && !l.starts_with("For more information"))
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    to_py(line.join(" ").trim_start_matches("error: "))
+}
+
+/// `kcomp synth lookup|grammar ARGS --json`, with the generated W and Z (Z = grid x precision,
+/// float64, as Z.npy of `--out`).
+#[pyfunction]
+fn synth<'py>(py: Python<'py>, kind: &str, args: Vec<String>) -> PyResult<Generated<'py>> {
+    use kcomp::sweeps::run::SynthSpec;
+    let (spec, topsim) = match kind {
+        "lookup" => {
+            let c = LookupCli::try_parse_from(&args).map_err(clap_line)?;
+            (SynthSpec::Lookup(c.params), c.topsim)
+        }
+        "grammar" => {
+            let c = GrammarCli::try_parse_from(&args).map_err(clap_line)?;
+            (SynthSpec::Grammar(c.params), c.topsim)
+        }
+        other => return Err(to_py(format!("unknown generator {other:?}"))),
+    };
+    let outcome = py
+        .detach(|| kcomp::sweeps::synth::synth(spec, &topsim, None))
+        .map_err(to_py)?;
+    let text = outcome.to_json().map_err(to_py)?;
+    let d = outcome.data;
+    let (m, dim) = (d.w.ncols(), d.z.ncols());
+    let w = int_matrix(py, d.w.iter().copied().collect(), m)?;
+    let z = float_matrix(
+        py,
+        d.z.iter().map(|&k| k as f64 * d.precision).collect(),
+        dim,
+    )?;
+    Ok((w, z, text))
+}
+
+/// `kcomp synth protocol ARGS`: W, Z and the exact terms (bits) as JSON.
+#[pyfunction]
+fn protocol<'py>(py: Python<'py>, args: Vec<String>) -> PyResult<Generated<'py>> {
+    let c = ProtocolCli::try_parse_from(&args).map_err(clap_line)?;
+    let data = py.detach(|| c.params.dataset()).map_err(to_py)?;
+    let terms = serde_json::json!({
+        "kind": format!("{:?}", c.params.kind),
+        "exact": data.exact,
+        "k_z": data.k_z,
+    });
+    Ok((
+        tokens_array(py, &data.w)?,
+        targets_array(py, &data.z)?,
+        json(&terms)?,
+    ))
+}
+
+/// A generated language system (`[language]` of a prequential config, given as JSON): W, Z
+/// and the indices of the holistic objects.
+#[pyfunction]
+fn language<'py>(py: Python<'py>, config_json: &str) -> PyResult<Generated<'py>> {
+    use kcomp::datasets::language_system::LanguageSystemConfig;
+    let cfg: LanguageSystemConfig = serde_json::from_str(config_json)
+        .map_err(|e| to_py(format!("invalid language-system settings: {e}")))?;
+    let ls = py.detach(|| cfg.generate()).map_err(to_py)?;
+    let terms = serde_json::json!({
+        "settings": cfg,
+        "holistic_objects": ls.holistic_objects,
+    });
+    Ok((
+        tokens_array(py, &ls.w)?,
+        targets_array(py, &ls.z)?,
+        json(&terms)?,
+    ))
+}
+
+/// `kcomp grid score --dataset D --record I --answer (text) --json`.
+#[pyfunction]
+#[pyo3(signature = (answer, dataset, record, parser="reference".to_string(), timeout=5.0, allow_unsandboxed=false))]
+fn grid_score(
+    py: Python<'_>,
+    answer: &str,
+    dataset: PathBuf,
+    record: usize,
+    parser: String,
+    timeout: f64,
+    allow_unsandboxed: bool,
+) -> PyResult<String> {
+    let answer = answer.to_string();
+    let scores = py
+        .detach(|| -> kcomp::Result<_> {
+            let dir = tempfile::tempdir()
+                .map_err(|e| kcomp::KcompError::Other(format!("temporary folder: {e}")))?;
+            let path = dir.path().join("answer.txt");
+            std::fs::write(&path, answer).map_err(|e| kcomp::KcompError::io(&path, e))?;
+            let args = kcomp::programs::mapping_table::args::ScoreArgs {
+                dataset,
+                record,
+                answer: path,
+                parser,
+                json: true,
+                timeout,
+                allow_unsandboxed,
+            };
+            Ok(args.score()?.scores)
+        })
+        .map_err(to_py)?;
+    json(&scores)
+}
+
+#[derive(Parser)]
+#[command(name = "kcomp grid report", no_binary_name = true)]
+struct ReportCli {
+    #[command(flatten)]
+    args: kcomp::programs::reports::args::ReportArgs,
+}
+
+/// `kcomp grid report ARGS`: writes the report files and returns its summary line.
+#[pyfunction]
+fn grid_report(py: Python<'_>, args: Vec<String>) -> PyResult<String> {
+    let c = ReportCli::try_parse_from(&args).map_err(clap_line)?;
+    py.detach(|| -> kcomp::Result<String> {
+        let summary = kcomp::programs::reports::run_report(&c.args.options()?)?;
+        Ok(summary.to_string())
+    })
+    .map_err(to_py)
+}
+
+/// `kcomp compare CONFIG.toml --out DIR`, the config as TOML text (`origin` names it in
+/// errors) or as JSON text (a dict on the Python side).
+#[pyfunction]
+#[pyo3(signature = (text, origin, is_json, out, threads=0, resume=false))]
+fn panel(
+    py: Python<'_>,
+    text: &str,
+    origin: &str,
+    is_json: bool,
+    out: PathBuf,
+    threads: usize,
+    resume: bool,
+) -> PyResult<String> {
+    use kcomp::panel::config::PanelConfig;
+    let toml_text = if is_json {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(to_py)?;
+        toml::to_string(&v).map_err(|e| to_py(format!("{origin}: not a TOML table ({e})")))?
+    } else {
+        text.to_string()
+    };
+    py.detach(|| -> kcomp::Result<String> {
+        let config = PanelConfig::from_toml(origin, &toml_text)?;
+        let bar = indicatif_hidden(kcomp::panel::run::plan(&config)?.len() as u64);
+        let (result, written) = kcomp::panel::run_and_report(&config, &out, threads, resume, &bar)?;
+        let report = kcomp::panel::PanelReport {
+            datasets: result.plan.len(),
+            estimators: config.estimators.len(),
+            resumed: result.resumed,
+            written,
+        };
+        Ok(report.to_string())
+    })
+    .map_err(to_py)
+}
+
+/// A progress bar that draws nothing (Python callers read the result, not a terminal bar).
+fn indicatif_hidden(len: u64) -> kcomp::estimators::interface::Progress {
+    let bar = kcomp::sweeps::summary::progress_bar(len, "datasets");
+    bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    bar
+}
+
+#[pymodule]
+fn _kcomp(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("KcompError", m.py().get_type::<KcompError>())?;
+    m.add_function(wrap_pyfunction!(compare, m)?)?;
+    m.add_function(wrap_pyfunction!(prequential, m)?)?;
+    m.add_function(wrap_pyfunction!(synth, m)?)?;
+    m.add_function(wrap_pyfunction!(protocol, m)?)?;
+    m.add_function(wrap_pyfunction!(language, m)?)?;
+    m.add_function(wrap_pyfunction!(grid_score, m)?)?;
+    m.add_function(wrap_pyfunction!(grid_report, m)?)?;
+    m.add_function(wrap_pyfunction!(panel, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

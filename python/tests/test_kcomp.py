@@ -1,0 +1,283 @@
+"""Tests of the Python package: the same numbers as the `kcomp` command line (bit for bit),
+closed forms, numpy dtypes and layouts, and bad input as ValueError with the CLI's message."""
+
+import json
+import math
+import os
+import subprocess
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import kcomp
+
+ROOT = Path(__file__).resolve().parents[2]
+KCOMP = Path(os.environ.get("KCOMP_BIN", ROOT / "target" / "release" / "kcomp"))
+
+
+def cli(*args):
+    """Runs the built binary (cargo test --release builds it before the Python tests)."""
+    assert KCOMP.exists(), f"{KCOMP} missing: run `cargo build --release` first"
+    out = subprocess.run([str(KCOMP), *map(str, args)], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def without(d, *keys):
+    return {k: v for k, v in d.items() if k not in keys}
+
+
+@pytest.fixture(scope="module")
+def protocol():
+    return kcomp.synth.protocol("trivially-compositional")
+
+
+def test_compare_is_bit_identical_to_the_cli(protocol, tmp_path):
+    W, Z, _ = protocol
+    np.save(tmp_path / "W.npy", W)
+    np.save(tmp_path / "Z.npy", Z)
+    ours = kcomp.compare(W, Z).to_dict()
+    theirs = cli("compare", "--w", tmp_path / "W.npy", "--z", tmp_path / "Z.npy", "--json")
+    assert ours["k_z"] == theirs["k_z"]
+    assert without(ours["dataset"], "provenance") == without(theirs["dataset"], "provenance")
+    assert len(ours["estimates"]) == len(theirs["estimates"]) == 17
+    for a, b in zip(ours["estimates"], theirs["estimates"]):
+        # Floats compared exactly (JSON round-trips f64); only the wall time differs.
+        assert without(a, "seconds") == without(b, "seconds")
+
+
+def test_continuous_z_is_bit_identical_to_the_cli(tmp_path):
+    W, Z, terms = kcomp.synth.lookup(samples=120, length=2, vocab=3, dim=4, seed=2)
+    np.save(tmp_path / "W.npy", W)
+    np.save(tmp_path / "Z.npy", Z)
+    names = ["compression", "topsim", "entropy", "mapping_mdl"]
+    ours = kcomp.compare(W, Z, estimators=names, precision=0.1).to_dict()
+    theirs = cli(
+        "compare", "--w", tmp_path / "W.npy", "--z", tmp_path / "Z.npy",
+        "--precision", 0.1, "--estimators", ",".join(names), "--json",
+    )
+    assert ours["k_z"] == theirs["k_z"]
+    for a, b in zip(ours["estimates"], theirs["estimates"]):
+        assert without(a, "seconds") == without(b, "seconds")
+
+
+def test_synth_lookup_matches_the_cli_terms_and_files(tmp_path):
+    W, Z, terms = kcomp.synth.lookup(samples=200, seed=1)
+    theirs = cli("synth", "lookup", "--samples", 200, "--seed", 1, "--json")
+    assert terms == theirs
+    cli_out = tmp_path / "out"
+    subprocess.run(
+        [str(KCOMP), "synth", "lookup", "--samples", "200", "--seed", "1", "--out", str(cli_out)],
+        check=True, capture_output=True,
+    )
+    assert np.array_equal(W, np.load(cli_out / "W.npy"))
+    assert np.array_equal(Z, np.load(cli_out / "Z.npy"))
+    assert W.dtype == np.int64 and Z.dtype == np.float64
+
+
+def test_prequential_matches_the_cli_with_its_curve(tmp_path):
+    W, Z, _ = kcomp.synth.language(n_attr=2, n_vals=4, msg_len=2, vocab=4, repeats=4, seed=3)
+    np.save(tmp_path / "W.npy", W)
+    np.save(tmp_path / "Z.npy", Z)
+    ours = kcomp.prequential(W, Z, seed=0)
+    theirs = cli("prequential", "--w", tmp_path / "W.npy", "--z", tmp_path / "Z.npy",
+                 "--seed", 0, "--json", "--quiet")
+    assert without(ours.to_dict(), "wall_seconds") == without(theirs, "wall_seconds")
+    curve = ours.curve
+    assert len(curve["bits"]) == len(ours.chunks) > 1
+    # The curve's bits per chunk sum to K(Data) = K(Z|W) (bits).
+    assert math.isclose(float(curve["bits"].sum()), ours.k_data, rel_tol=1e-12)
+    assert ours.c_l == ours.k_z / ours.k_data
+
+
+def test_closed_forms_on_a_trivially_compositional_protocol(protocol):
+    W, Z, terms = protocol
+    n = W.shape[0]
+    assert n == 25
+    # 25 distinct messages, one per meaning: H = I = log2 25 bits.
+    assert kcomp.entropy(W, Z) == pytest.approx(math.log2(25), abs=1e-12)
+    assert kcomp.mutual_information(W, Z) == pytest.approx(math.log2(25), abs=1e-12)
+    # One symbol per attribute at a fixed position: perfectly disentangled.
+    assert kcomp.posdis(W, Z) == pytest.approx(1.0, abs=1e-12)
+    assert kcomp.bosdis(W, Z) == pytest.approx(1.0, abs=1e-12)
+    assert kcomp.conflict_count(W, Z) == 0.0
+    # Exact terms: K(Z) = 25 x 2 x log2 5 bits (uniform); K(Z|W) = two lexicons of 5! each.
+    assert terms["exact"]["k_z_bits"] == pytest.approx(50 * math.log2(5), abs=1e-9)
+    assert terms["exact"]["parts"]["colour_lexicon"] == pytest.approx(math.log2(120), abs=1e-12)
+    assert terms["exact"]["k_z_given_w_bits"] == pytest.approx(2 * math.log2(120), abs=1e-12)
+
+
+@pytest.mark.parametrize("wt", [np.int64, np.int32, np.uint8, np.int16, np.uint32, np.int8, np.uint16, np.uint64])
+@pytest.mark.parametrize("zt", [np.int64, np.int32, np.uint8])
+def test_integer_dtypes_give_the_same_numbers(protocol, wt, zt):
+    W, Z, _ = protocol
+    names = ["topsim", "posdis", "compression"]
+    ref = kcomp.compare(W, Z, estimators=names).to_dict()["estimates"]
+    got = kcomp.compare(W.astype(wt), Z.astype(zt), estimators=names).to_dict()["estimates"]
+    assert [without(e, "seconds") for e in got] == [without(e, "seconds") for e in ref]
+
+
+def test_float32_and_float64_z_agree_on_exact_values():
+    rng = np.random.default_rng(0)
+    W = rng.integers(0, 4, size=(60, 3))
+    Z = rng.integers(-8, 8, size=(60, 2)) * 0.5  # exactly representable in float32
+    a = kcomp.compare(W, Z, estimators=["compression", "topsim"], precision=0.5).to_dict()
+    b = kcomp.compare(W, Z.astype(np.float32), estimators=["compression", "topsim"],
+                      precision=0.5).to_dict()
+    assert a["k_z"] == b["k_z"]
+    assert [without(e, "seconds") for e in a["estimates"]] == [
+        without(e, "seconds") for e in b["estimates"]
+    ]
+
+
+def test_non_contiguous_and_fortran_arrays_read_in_logical_order(protocol):
+    W, Z, _ = protocol
+    names = ["topsim", "entropy", "lz76", "compression"]
+    ref = [without(e, "seconds") for e in kcomp.compare(W, Z, estimators=names).to_dict()["estimates"]]
+    wide = np.zeros((W.shape[0], 2 * W.shape[1]), dtype=np.int64)
+    wide[:, ::2] = W
+    strided = wide[:, ::2]
+    assert not strided.flags.c_contiguous
+    fortran = np.asfortranarray(W)
+    assert fortran.flags.f_contiguous and not fortran.flags.c_contiguous
+    reversed_view = W[::-1][::-1]
+    for w in (strided, fortran, reversed_view):
+        got = kcomp.compare(w, np.asfortranarray(Z), estimators=names).to_dict()["estimates"]
+        assert [without(e, "seconds") for e in got] == ref
+    # Lists work too.
+    got = kcomp.compare(W.tolist(), Z.tolist(), estimators=names).to_dict()["estimates"]
+    assert [without(e, "seconds") for e in got] == ref
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda W, Z: (W[None], Z), "W: expected a 1-D or 2-D array, found 3 dimensions [1, 25, 2]"),
+        (lambda W, Z: (W, Z[:3]), "Z: 3 rows, but W has 25 rows"),
+        (lambda W, Z: (-W, Z), "W: row 1, column 1: token -4 is not a non-negative integer below 2^31"),
+        (lambda W, Z: (W + 0.5, Z), "W: W must hold integer tokens, found floating-point values"),
+        (lambda W, Z: (W, Z.astype(float)), "Z: Z holds floating-point values: give --precision"),
+        (lambda W, Z: (W[:0], Z[:0]), "W: empty array: no data rows"),
+        (lambda W, Z: (W, np.where(Z == 0, np.nan, Z)), "Z: row 2, column 2 is not finite (missing or infinite values cannot be coded)"),
+        (lambda W, Z: (W.astype(str), Z), "W: expected a numpy array of integers or floats, found dtype <U"),
+    ],
+)
+def test_bad_input_is_a_value_error_with_the_cli_message(protocol, make, message):
+    W, Z, _ = protocol
+    with pytest.raises(ValueError) as e:
+        kcomp.compare(*make(W, Z))
+    assert str(e.value).startswith(message)
+    assert "\n" not in str(e.value)
+    assert isinstance(e.value, kcomp.KcompError)
+
+
+def test_bad_options_are_value_errors():
+    with pytest.raises(ValueError, match="unexpected argument '--bogus'"):
+        kcomp.synth.lookup(bogus=1)
+    with pytest.raises(ValueError, match="invalid value 'nope' for '--kind"):
+        kcomp.synth.protocol("nope")
+    with pytest.raises(ValueError, match="unknown estimator|estimator"):
+        kcomp.compare([[0]] * 4, [[0]] * 4, estimators=["no_such_estimator"])
+
+
+def test_a_score_that_does_not_apply_raises_instead_of_a_default():
+    # One message for every meaning: no variation, so topsim has no correlation to report.
+    W = np.zeros((10, 2), dtype=np.int64)
+    Z = np.arange(20).reshape(10, 2) % 3
+    e = kcomp.compare(W, Z, estimators=["topsim"])["topsim"]
+    if e.ok:
+        assert e.score is not None and math.isfinite(e.score)
+    else:
+        with pytest.raises(ValueError, match="topsim: no score"):
+            kcomp.topsim(W, Z)
+
+
+def test_threads_get_the_same_answers(protocol):
+    # The GIL is released during the computation: concurrent calls must not interfere.
+    W, Z, _ = protocol
+    ref = kcomp.topsim(W, Z)
+    out = []
+    threads = [threading.Thread(target=lambda: out.append(kcomp.topsim(W, Z))) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert out == [ref] * 4
+
+
+def test_panel_from_a_dict_equals_the_panel_from_toml(tmp_path):
+    config = {
+        "name": "tiny",
+        "seeds": 1,
+        "estimators": ["exact", "compression", "topsim"],
+        "family": [{
+            "name": "lookup-q", "kind": "lookup", "parameter": "ngram", "values": [1, 2],
+            "params": {"samples": 60, "length": 2, "vocab": 3, "dim": 4},
+        }],
+    }
+    toml_path = tmp_path / "tiny.toml"
+    toml_path.write_text(
+        'name = "tiny"\nseeds = 1\nestimators = ["exact", "compression", "topsim"]\n'
+        '[[family]]\nname = "lookup-q"\nkind = "lookup"\nparameter = "ngram"\nvalues = [1, 2]\n'
+        '[family.params]\nsamples = 60\nlength = 2\nvocab = 4\ndim = 4\n'.replace("vocab = 4", "vocab = 3")
+    )
+    a = kcomp.panel(config, tmp_path / "a")
+    b = kcomp.panel(toml_path, tmp_path / "b")
+    rows_a, rows_b = a.table("runs"), b.table("runs")
+    assert len(rows_a) == 2 * 3
+    strip = lambda rows: [{k: v for k, v in r.items() if "second" not in k} for r in rows]
+    assert strip(rows_a) == strip(rows_b)
+    with pytest.raises(ValueError):
+        kcomp.panel({"name": "x", "no_such_key": 1}, tmp_path / "c")
+
+
+def test_posdis_golden_value_of_eggs_doctest():
+    # The attributes of EGG's posdis doctest (torch.manual_seed(0), two torch.randint(0, 10,
+    # (1000, 1))), as the Rust test tests/panel_estimators.rs reads them: 0.978656.
+    rows = (ROOT / "tests" / "data" / "posdis_torch_seed0.csv").read_text().split()[1:]
+    attrs = np.array([[int(v) for v in r.split(",")] for r in rows])
+    assert attrs.shape == (1000, 2)
+    assert round(kcomp.posdis(attrs, attrs), 6) == 0.978656
+    padded = np.concatenate([attrs, np.zeros_like(attrs)], axis=1)
+    assert round(kcomp.posdis(padded, attrs), 6) == 0.978656
+
+
+ANSWER = (
+    "```python\nROW = {'A': '**..', 'B': '..**', 'C': '**.*', 'D': '..*.', 'E': '...*', "
+    "'F': '***.', 'G': '*...', 'H': '.***'}\n"
+    "print('\\n'.join(ROW[c] for c in input().split()))\n```\n"
+)
+
+
+def test_grid_score_matches_the_cli(tmp_path):
+    dataset = ROOT / "tests" / "data" / "rgp" / "k=4_u=2_d=16_type=h.jsonl"
+    ours = kcomp.grid.score(ANSWER, dataset, record=0)
+    answer = tmp_path / "a.md"
+    answer.write_text(ANSWER)
+    theirs = cli("grid", "score", "--dataset", dataset, "--record", 0, "--answer", answer,
+                 "--json")
+    assert ours == theirs
+    assert ours["norm_c"] == 100
+    with pytest.raises(ValueError, match="record"):
+        kcomp.grid.score(ANSWER, dataset, record=10**6)
+
+
+def test_synth_grammar_matches_the_cli():
+    W, Z, terms = kcomp.synth.grammar(samples=100, seed=4)
+    assert terms == cli("synth", "grammar", "--samples", 100, "--seed", 4, "--json")
+    assert W.shape[0] == Z.shape[0] == 100
+
+
+def test_grid_report_writes_the_cli_tables(tmp_path):
+    answers = ROOT / "tests" / "data" / "answers"
+    line = kcomp.grid.report(answers, out=tmp_path / "py")
+    assert line.startswith("scored 2 answers (2 ok")
+    out = subprocess.run([str(KCOMP), "grid", "report", str(answers), "--out", str(tmp_path / "cli")],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    for table in ("per_answer.csv", "summary.csv", "table3.csv"):
+        assert (tmp_path / "py" / table).read_text() == (tmp_path / "cli" / table).read_text()
+    with pytest.raises(ValueError, match="is not an existing directory"):
+        kcomp.grid.report(tmp_path / "missing")
