@@ -4,6 +4,7 @@
 pub mod codelength;
 pub mod compare;
 pub mod grid;
+pub mod pcfgset;
 pub mod prequential;
 pub mod sweep;
 pub mod synth;
@@ -39,6 +40,8 @@ pub enum Command {
     Codelength(codelength::CodelengthArgs),
     /// Mapping-table metric for LLM-written programs (string-to-grid).
     Grid(grid::GridArgs),
+    /// PCFG SET (Hupkes et al., JAIR 2020): interpreter, checks, scoring of the five tests.
+    Pcfgset(pcfgset::PcfgsetArgs),
 }
 
 /// Runs the CLI and returns the process exit code (0 success, 2 any error).
@@ -92,5 +95,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Compare(args) => compare::run(*args),
         Command::Codelength(args) => codelength::run_codelength(args),
         Command::Grid(args) => grid::run(args),
+        Command::Pcfgset(args) => pcfgset::run(args),
     }
 }
