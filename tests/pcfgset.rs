@@ -416,3 +416,84 @@ fn full_published_repository() {
     assert!((got - 0.4581).abs() < 1e-4, "{got}");
     assert!(report.target_disagreements.values().all(|&n| n == 0));
 }
+
+#[test]
+fn generated_splits_pass_the_interpreter_check_and_respect_their_rules() {
+    use kcomp::generalisation::pcfgset::evaluate::{HELD_OUT_PAIRS, holds_pair};
+    use kcomp::generalisation::pcfgset::generator::{GeneratorParams, write_splits};
+    let params = GeneratorParams {
+        samples: 3000,
+        seed: 7,
+        ..Default::default()
+    };
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    let sa = write_splits(&params, a.path()).unwrap();
+    write_splits(&params, b.path()).unwrap();
+    let check = check_folder(a.path()).unwrap();
+    assert!(check.ok(), "{check}");
+    // The standard and exception files of every ratio, the basic corpus, the splits.
+    assert_eq!(check.files.len(), 21, "{check}");
+    let read = |d: &Path, f: &str| std::fs::read_to_string(d.join(f)).unwrap();
+    // Same seed, same files.
+    for f in [
+        "pcfgset/train.src",
+        "substitutivity/equally_distributed/train.src",
+    ] {
+        assert_eq!(read(a.path(), f), read(b.path(), f));
+    }
+    // The systematicity split holds the held-out pairs in test only.
+    let sys_test = read(a.path(), "systematicity/test.src");
+    assert!(sys_test.lines().count() > 0);
+    assert!(
+        sys_test
+            .lines()
+            .all(|l| HELD_OUT_PAIRS.iter().any(|&p| holds_pair(l, p)))
+    );
+    assert!(
+        read(a.path(), "systematicity/train.src")
+            .lines()
+            .all(|l| !HELD_OUT_PAIRS.iter().any(|&p| holds_pair(l, p)))
+    );
+    // Productivity: at most 8 function tokens in train, at least 9 in test.
+    let functions = |l: &str| {
+        l.split_whitespace()
+            .filter(|t| kcomp::generalisation::pcfgset::Function::from_token(t).is_some())
+            .count()
+    };
+    assert!(
+        read(a.path(), "productivity/train.src")
+            .lines()
+            .all(|l| functions(l) <= 8)
+    );
+    assert!(
+        read(a.path(), "productivity/test.src")
+            .lines()
+            .all(|l| functions(l) >= 9)
+    );
+    // Splits partition the samples.
+    let count = |stem: &str| sa.lines.iter().find(|(s, _)| s == stem).unwrap().1;
+    let total = count("pcfgset/train") + count("pcfgset/dev") + count("pcfgset/test");
+    assert_eq!(
+        count("systematicity/train") + count("systematicity/test"),
+        total
+    );
+    assert_eq!(
+        count("productivity/train") + count("productivity/test"),
+        total
+    );
+    // Each twin line differs from its original in exactly one `_twin` token.
+    let t = read(a.path(), "substitutivity/primitive/test.src");
+    let tw = read(a.path(), "substitutivity/primitive/test_twin.src");
+    for (x, y) in t.lines().zip(tw.lines()) {
+        assert_eq!(y.matches("_twin").count(), 1, "{y}");
+        assert_eq!(y.replace("_twin", ""), x);
+    }
+    // Invalid parameters are errors naming them.
+    let bad = GeneratorParams {
+        prob_func: 0.9,
+        ..Default::default()
+    };
+    let err = write_splits(&bad, a.path()).unwrap_err().to_string();
+    assert!(err.contains("prob-func"), "{err}");
+}

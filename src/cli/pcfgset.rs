@@ -9,6 +9,7 @@ use clap::{Args, Subcommand};
 use crate::error::KcompError;
 use crate::generalisation::pcfgset::check::check_folder;
 use crate::generalisation::pcfgset::evaluate::evaluate_folder;
+use crate::generalisation::pcfgset::generator::{GeneratorParams, write_splits};
 use crate::generalisation::pcfgset::interpreter::{
     DEFAULT_MAX_OUTPUT, Semantics, evaluate_sequence,
 };
@@ -41,6 +42,17 @@ pub enum PcfgsetCommand {
         /// The `data/pcfgset` folder, or the repository root holding it.
         #[arg(long)]
         data: PathBuf,
+    },
+    /// Generate seeded PCFG SET-style data (the published grammar parameters) and the five
+    /// tests' splits in the published layout; `kcomp pcfgset check --data OUT` verifies it.
+    ///
+    /// Example: kcomp pcfgset generate --samples 2000 --seed 1 --out data/pcfgset-gen
+    Generate {
+        #[command(flatten)]
+        params: GeneratorParams,
+        /// Output folder.
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Score model predictions of the published `model_predictions/<model>/<test>/` layout:
     /// task accuracy, systematicity (overall and per held-out pair), productivity,
@@ -77,6 +89,12 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
             print!("{report}");
             if !report.ok() {
                 return Err(KcompError::file(&data, "some targets are not reproduced").into());
+            }
+        }
+        PcfgsetCommand::Generate { params, out } => {
+            let summary = write_splits(&params, &out)?;
+            for (stem, n) in summary.lines {
+                println!("{stem:<60} {n:>8} lines");
             }
         }
         PcfgsetCommand::Evaluate { predictions, out } => {
