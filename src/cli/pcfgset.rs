@@ -27,10 +27,11 @@ pub struct PcfgsetArgs {
 pub enum PcfgsetCommand {
     /// Interpret one input sequence and print its meaning.
     ///
-    /// Example: kcomp pcfgset run "append swap_first_last F G H , repeat I J"
+    /// Example: kcomp pcfgset run append swap_first_last F G H , repeat I J
     Run {
-        /// The input sequence (tokens separated by spaces).
-        sequence: String,
+        /// The input sequence (tokens separated by spaces; one argument or several).
+        #[arg(required = true, num_args = 1..)]
+        sequence: Vec<String>,
         /// Use the overgeneralisation test's exceptions (the paper's Table 2).
         #[arg(long)]
         exceptions: bool,
@@ -80,6 +81,7 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
             } else {
                 Semantics::Standard
             };
+            let sequence = sequence.join(" ");
             let out = evaluate_sequence(&sequence, semantics, DEFAULT_MAX_OUTPUT)
                 .map_err(|e| KcompError::param("sequence", e.to_string()))?;
             println!("{}", out.join(" "));
