@@ -383,6 +383,17 @@ fn cli_run_check_evaluate() {
         "{csv}"
     );
     assert!(csv.contains("lstms2s,task_accuracy,3,0.96,"), "{csv}");
+    let curves = std::fs::read_to_string(dir.path().join("overgeneralisation_curves.csv")).unwrap();
+    // 26, 26 and 25 epochs of the ratio-0.001 logs, plus the header.
+    assert_eq!(curves.lines().count(), 1 + 26 + 26 + 25, "{curves}");
+    for ext in ["png", "svg"] {
+        let f = dir.path().join(format!("overgeneralisation.{ext}"));
+        assert!(
+            std::fs::metadata(&f).unwrap().len() > 1000,
+            "{}",
+            f.display()
+        );
+    }
 }
 
 /// The whole published repository (not fetched at test time; point `KCOMP_AMIC_DIR` at a

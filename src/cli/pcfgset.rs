@@ -8,7 +8,7 @@ use clap::{Args, Subcommand};
 
 use crate::error::KcompError;
 use crate::generalisation::pcfgset::check::check_folder;
-use crate::generalisation::pcfgset::evaluate::evaluate_folder;
+use crate::generalisation::pcfgset::evaluate::{evaluate_folder, overgeneralisation_figure};
 use crate::generalisation::pcfgset::generator::{GeneratorParams, write_splits};
 use crate::generalisation::pcfgset::interpreter::{
     DEFAULT_MAX_OUTPUT, Semantics, evaluate_sequence,
@@ -63,7 +63,8 @@ pub enum PcfgsetCommand {
         /// The `model_predictions` folder, or the repository root holding it.
         #[arg(long)]
         predictions: PathBuf,
-        /// Also write scores.csv and overgeneralisation_curves.csv into this folder.
+        /// Also write scores.csv, overgeneralisation_curves.csv and the overgeneralisation
+        /// figure (overgeneralisation.{png,svg}) into this folder.
         #[arg(long)]
         out: Option<PathBuf>,
     },
@@ -107,6 +108,13 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
                 write_csv(&out.join("scores.csv"), &report.rows)?;
                 write_csv(&out.join("overgeneralisation_curves.csv"), &report.curves)?;
                 println!("wrote {}", out.join("scores.csv").display());
+                if let Some(paths) =
+                    overgeneralisation_figure(&report, &out.join("overgeneralisation"))?
+                {
+                    for p in paths {
+                        println!("wrote {}", p.display());
+                    }
+                }
             }
         }
     }

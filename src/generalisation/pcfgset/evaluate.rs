@@ -747,3 +747,79 @@ impl fmt::Display for Report {
         Ok(())
     }
 }
+
+/// Draws the mean overgeneralisation and memorisation curves, one panel per exception ratio
+/// and two series per model, into `<stem>.png` and `<stem>.svg` (the paper's Table 7 as
+/// lines). `None` when the report has no curves.
+pub fn overgeneralisation_figure(report: &Report, stem: &Path) -> Result<Option<Vec<PathBuf>>> {
+    use crate::plot::{Figure, Panel, Point, Series, XAxis, line_figure};
+    if report.curves.is_empty() {
+        return Ok(None);
+    }
+    let mut ratios: Vec<&str> = report.curves.iter().map(|c| c.ratio.as_str()).collect();
+    ratios.dedup();
+    ratios.sort_by(|a, b| {
+        let f = |s: &str| s.parse::<f64>().unwrap_or(f64::INFINITY);
+        f(a).total_cmp(&f(b))
+    });
+    ratios.dedup();
+    let mut models: Vec<&str> = report.curves.iter().map(|c| c.model.as_str()).collect();
+    models.sort();
+    models.dedup();
+    let panels = ratios
+        .iter()
+        .map(|&ratio| {
+            let mut series = Vec::new();
+            for (m, &model) in models.iter().enumerate() {
+                let rows: Vec<&CurveRow> = report
+                    .curves
+                    .iter()
+                    .filter(|c| c.model == model && c.ratio == ratio)
+                    .collect();
+                if rows.is_empty() {
+                    continue;
+                }
+                let line = |label: &str, color: usize, f: &dyn Fn(&CurveRow) -> f64| Series {
+                    label: format!("{model} {label}"),
+                    points: rows
+                        .iter()
+                        .map(|c| Point {
+                            x: c.epoch as f64,
+                            y: f(c),
+                            err: 0.0,
+                        })
+                        .collect(),
+                    reference: false,
+                    color,
+                };
+                series.push(line("overgeneralisation", 2 * m, &|c| c.overgeneralisation));
+                series.push(line("memorisation", 2 * m + 1, &|c| c.memorisation));
+            }
+            Panel {
+                title: format!("exceptions: {}% of occurrences", percent(ratio)),
+                x_label: "epoch".into(),
+                y_label: "accuracy".into(),
+                x_axis: XAxis::Linear { integer: true },
+                y_log: false,
+                y_range: Some((0.0, 1.0)),
+                series,
+            }
+        })
+        .collect();
+    let figure = Figure {
+        panels,
+        caption: "PCFG SET overgeneralisation test (Hupkes et al., JAIR 2020): accuracy on the \
+                  exception inputs against the original targets (overgeneralisation) and the \
+                  exception targets (memorisation), means over runs, per epoch."
+            .into(),
+    };
+    line_figure(stem, &figure).map(Some)
+}
+
+/// A ratio as a percentage for titles (`0.001` -> `0.1`).
+fn percent(ratio: &str) -> String {
+    match ratio.parse::<f64>() {
+        Ok(r) => format!("{}", (r * 100.0 * 1e6).round() / 1e6),
+        Err(_) => ratio.to_owned(),
+    }
+}
