@@ -327,6 +327,10 @@ fn bad_inputs_are_one_line_errors() {
     // Nesting far deeper than the published data is an error, not a stack overflow.
     let deep = format!("{}A", "copy ".repeat(100_000));
     assert!(evaluate_sequence(&deep, Semantics::Standard, DEFAULT_MAX_OUTPUT).is_err());
+    let err = evaluate_folder(&dir.path().join("absent"))
+        .unwrap_err()
+        .to_string();
+    assert!(err.ends_with("absent: is not a directory"), "{err}");
     // An empty folder is an error naming it.
     let err = check_folder(dir.path()).unwrap_err().to_string();
     assert!(err.contains("none of the published"), "{err}");

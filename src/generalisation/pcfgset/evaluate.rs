@@ -688,6 +688,9 @@ pub fn evaluate_folder(root: &Path) -> Result<Report> {
     } else {
         root.to_path_buf()
     };
+    if !base.is_dir() {
+        return Err(KcompError::file(root, "is not a directory"));
+    }
     let mut models: Vec<(String, PathBuf)> = Vec::new();
     for entry in std::fs::read_dir(&base).map_err(|e| KcompError::io(&base, e))? {
         let entry = entry.map_err(|e| KcompError::io(&base, e))?;
