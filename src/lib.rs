@@ -17,6 +17,8 @@
 //! - [`sweeps`]: the sweep engine (parallel, deterministic, resumable), Figure 2 sweeps, the
 //!   prequential h-sweep, summaries;
 //! - [`panel`]: `kcomp compare`: dataset families x estimators x seeds, rank agreement;
+//! - [`generalisation`]: the field's compositional-generalisation tests (PCFG SET's
+//!   interpreter and the scoring of its five tests);
 //! - [`programs`]: scoring LLM-written programs by the mapping table they imply (extraction,
 //!   parsers, scores, the sandbox, `grid ask`, grid reports);
 //! - [`plot`]: the one plotting module (PNG + SVG);
@@ -32,6 +34,7 @@ pub mod dataset;
 pub mod datasets;
 pub mod error;
 pub mod estimators;
+pub mod generalisation;
 pub mod io;
 pub mod neural;
 pub mod panel;

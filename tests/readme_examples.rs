@@ -228,6 +228,39 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
             ),
         ],
     ),
+    (
+        "docs/pcfgset.md",
+        &[
+            (
+                "kcomp pcfgset run append swap_first_last F G H , repeat I J",
+                Fast(&["H G F I J I J"]),
+            ),
+            (
+                "kcomp pcfgset check --data tests/data/pcfgset",
+                Fast(&["0 not reproduced"]),
+            ),
+            (
+                "kcomp pcfgset evaluate --predictions tests/data/pcfgset --out results/pcfgset",
+                Fast(&["task_accuracy", "scores.csv"]),
+            ),
+            (
+                "kcomp pcfgset generate --samples 2000 --seed 1 --out data/pcfgset-gen",
+                Fast(&["productivity/test"]),
+            ),
+            (
+                "kcomp pcfgset check --data data/pcfgset-gen",
+                Fast(&["0 not reproduced"]),
+            ),
+            (
+                "kcomp pcfgset check --data am-i-compositional",
+                Skip("needs a checkout of the public repository"),
+            ),
+            (
+                "kcomp pcfgset evaluate --predictions am-i-compositional --out results/pcfgset",
+                Skip("needs a checkout of the public repository"),
+            ),
+        ],
+    ),
 ];
 
 /// The commands of the README's fenced code blocks, trailing `# comments` removed.
@@ -235,7 +268,10 @@ fn readme_commands(readme: &str) -> Vec<String> {
     let mut in_block = false;
     let mut out = Vec::new();
     for line in readme.lines() {
-        if line.trim_start().starts_with("```") {
+        // A fence is backticks and an optional info string; a prose line that starts with
+        // inline code spans of backticks (```` ```py ````) is not one.
+        let t = line.trim_start();
+        if t.starts_with("```") && !t.trim_start_matches('`').contains('`') {
             in_block = !in_block;
             continue;
         }

@@ -4,6 +4,7 @@
 pub mod codelength;
 pub mod compare;
 pub mod grid;
+pub mod pcfgset;
 pub mod prequential;
 pub mod slurm;
 pub mod sweep;
@@ -42,6 +43,8 @@ pub enum Command {
     Grid(grid::GridArgs),
     /// Run a sweep or a panel as a Slurm job array (submit, status, resubmit).
     Slurm(slurm::SlurmArgs),
+    /// PCFG SET (Hupkes et al., JAIR 2020): interpreter, checks, scoring of the five tests.
+    Pcfgset(pcfgset::PcfgsetArgs),
 }
 
 /// Runs the CLI and returns the process exit code (0 success, 2 any error).
@@ -96,5 +99,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Codelength(args) => codelength::run_codelength(args),
         Command::Grid(args) => grid::run(args),
         Command::Slurm(args) => slurm::run(args),
+        Command::Pcfgset(args) => pcfgset::run(args),
     }
 }
