@@ -11,6 +11,8 @@
 
 pub mod args;
 pub mod extract;
+pub mod hidden;
+pub mod lbits;
 pub mod pyval;
 pub mod reference;
 pub mod robust;
@@ -117,6 +119,76 @@ pub fn measure_with(code: &str, mode: ParserMode, alphabet: space::Alphabet) -> 
         .unwrap_or_default()
 }
 
+/// What the scorer reads off a program besides running it.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    /// The table under the chosen parser.
+    pub counts: Counts,
+    /// The robust parser's table (the same as `counts` in robust mode).
+    pub robust: Counts,
+    /// Bits of live literals the robust table does not account for.
+    pub unaccounted_bits: f64,
+    /// Decoding/introspection paths ([`hidden::paths`]).
+    pub paths: Vec<String>,
+    /// [`lbits::l_bits`] of the program.
+    pub l_bits: f64,
+}
+
+/// Measures a program with the chosen parser and reads the robust parser's hidden-data
+/// evidence and `l_bits`, on a thread with a large stack.
+pub fn analyse(code: &str, mode: ParserMode, alphabet: space::Alphabet) -> Analysis {
+    let code = code.to_string();
+    let run = move || {
+        space::with_alphabet(alphabet, || {
+            let (robust, unaccounted_bits) = robust::measure_bits(&code);
+            let counts = match mode {
+                ParserMode::Reference => reference::calculate_estimate(&code),
+                ParserMode::Robust => robust,
+            };
+            Analysis {
+                counts,
+                robust,
+                unaccounted_bits,
+                paths: hidden::paths(&code),
+                l_bits: lbits::l_bits(&code),
+            }
+        })
+    };
+    std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(run)
+        .ok()
+        .and_then(|h| h.join().ok())
+        .unwrap_or_default()
+}
+
+/// The robust parser's verdict: `Some(reason)` when data can reach the output without being
+/// counted. Either the program has a decoding/introspection path ([`hidden::paths`]), or its
+/// live literals outside the table hold at least half the bits of the sample outputs the
+/// table does not hold, max(2 M, (d M - m) / 2) bits (128 on the published task with a
+/// compositional table): enough to encode the sample outputs while the table is small.
+pub fn hidden_verdict(a: &Analysis, task: &score::TaskSize) -> Option<String> {
+    if !a.paths.is_empty() {
+        return Some(format!(
+            "data can reach the output through {}",
+            a.paths.join(", ")
+        ));
+    }
+    let dm = (task.d * task.m) as f64;
+    let m = (a.robust.m_dict + a.robust.m_block) as f64;
+    let threshold = (2.0 * task.m as f64).max((dm - m.min(dm)) / 2.0);
+    (a.unaccounted_bits >= threshold).then(|| {
+        format!(
+            "{:.0} bits of literal data outside the table (threshold {threshold:.0})",
+            a.unaccounted_bits
+        )
+    })
+}
+
+/// A reference score at or above this C(P) with a robust `hidden_data` verdict is reported
+/// as the reference parser being fooled (`reference_fooled`).
+pub const FOOLED_C: f64 = 50.0;
+
 /// Extracts the program from an answer with the chosen mode's rules.
 pub fn extract(answer: &str, mode: ParserMode) -> String {
     match mode {
@@ -143,6 +215,9 @@ pub enum AnswerStatus {
     Crashed,
     /// The sandbox failed for at least one sample: every sample counts as wrong.
     SandboxError,
+    /// Robust parser: data reaches the output through a path it cannot count (see
+    /// [`hidden_verdict`]); scored as a failed answer, every sample wrong (C = 0).
+    HiddenData,
 }
 
 impl AnswerStatus {
@@ -156,6 +231,7 @@ impl AnswerStatus {
             AnswerStatus::OutputLimit => "output_limit",
             AnswerStatus::Crashed => "crashed",
             AnswerStatus::SandboxError => "sandbox_error",
+            AnswerStatus::HiddenData => "hidden_data",
         }
     }
 }
@@ -185,6 +261,7 @@ impl AnswerEval {
 /// wrong, with the given status (profile `no_program`).
 pub fn unscorable(mode: ParserMode, task: &score::TaskSize, status: &str) -> score::Scores {
     let mut s = score::score(&Counts::default(), task.d, mode, task);
+    s.l_bits = lbits::l_bits("");
     s.status = status.to_string();
     s.profile = score::PROFILE_NO_PROGRAM.to_string();
     s
@@ -290,16 +367,31 @@ pub fn evaluate_modes(
                 r
             }
         };
-        let counts = measure_with(&code, mode, task.alphabet());
-        let mut scores = score::score(&counts, run.errors, mode, &task);
-        scores.status = run.status.name().to_string();
+        let a = analyse(&code, mode, task.alphabet());
+        let hidden = hidden_verdict(&a, &task);
+        let flagged = mode == ParserMode::Robust
+            && hidden.is_some()
+            && run.status != AnswerStatus::SandboxError;
+        let errors = if flagged { task.d } else { run.errors };
+        let mut scores = score::score(&a.counts, errors, mode, &task);
+        let (status, detail) = if flagged {
+            (AnswerStatus::HiddenData, hidden.clone())
+        } else {
+            (run.status, run.detail)
+        };
+        scores.status = status.name().to_string();
+        scores.l_bits = a.l_bits;
+        scores.unaccounted_bits = a.unaccounted_bits;
+        scores.reference_fooled =
+            mode == ParserMode::Reference && hidden.is_some() && scores.norm_c >= FOOLED_C;
+        scores.hidden_data = hidden;
         if run.status == AnswerStatus::NoProgram {
             scores.profile = score::PROFILE_NO_PROGRAM.to_string();
         }
         out.push(AnswerEval {
-            status: run.status,
+            status,
             scores: Some(scores),
-            detail: run.detail,
+            detail,
         });
     }
     Ok(out)

@@ -96,6 +96,95 @@ fn int_bits(e: &Expr) -> Option<usize> {
     }
 }
 
+/// Bits of a literal string the table does not account for: 7 per ASCII character, log2 of
+/// the Unicode code space (about 20.1) per other character.
+pub fn string_bits(s: &str) -> f64 {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii() {
+                7.0
+            } else {
+                f64::from(0x11_0000u32).log2()
+            }
+        })
+        .sum()
+}
+
+/// Bits of a number literal the table does not account for: an int's bit length (>= 1), a
+/// float's or complex's decimal digits at log2 10 bits each.
+fn number_bits(n: &Number) -> f64 {
+    match n {
+        Number::Int(i) => match i.as_u64() {
+            Some(v) => f64::from((64 - v.leading_zeros()).max(1)),
+            None => i.to_string().len() as f64 * std::f64::consts::LOG2_10,
+        },
+        Number::Float(f) => digits_bits(&super::pyval::repr_float(*f)),
+        Number::Complex { real, imag } => {
+            digits_bits(&super::pyval::PyVal::Complex(*real, *imag).py_repr())
+        }
+    }
+}
+
+fn digits_bits(text: &str) -> f64 {
+    text.chars().filter(char::is_ascii_digit).count().max(1) as f64 * std::f64::consts::LOG2_10
+}
+
+/// Calls that only build values (no side effect on program state).
+const PURE_CALLS: &[&str] = &[
+    "dict",
+    "list",
+    "set",
+    "tuple",
+    "frozenset",
+    "range",
+    "str",
+    "int",
+    "float",
+    "bool",
+    "len",
+    "sorted",
+    "zip",
+    "enumerate",
+    "reversed",
+    "min",
+    "max",
+    "sum",
+    "abs",
+    "ord",
+    "chr",
+    "repr",
+    "bytes",
+    "isinstance",
+    "any",
+    "all",
+];
+
+/// Whether evaluating an expression can change program state (a call other than a pure
+/// builtin, an assignment expression, a yield).
+fn has_effect(e: &Expr) -> bool {
+    #[derive(Default)]
+    struct Effect(bool);
+    impl<'a> Visitor<'a> for Effect {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            match expr {
+                Expr::Call(c) => {
+                    if !matches!(&*c.func, Expr::Name(n) if PURE_CALLS.contains(&n.id.as_str())) {
+                        self.0 = true;
+                    }
+                }
+                Expr::Named(_) | Expr::Yield(_) | Expr::YieldFrom(_) | Expr::Await(_) => {
+                    self.0 = true
+                }
+                _ => {}
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut v = Effect::default();
+    v.visit_expr(e);
+    v.0
+}
+
 /// Counts literal data, knowing whether the parent expression is a collection display.
 #[derive(Default)]
 struct Count {
@@ -103,11 +192,18 @@ struct Count {
     m: usize,
     parent_is_collection: Vec<bool>,
     in_key: bool,
+    /// Bits of literals not counted in the table (see [`string_bits`], [`number_bits`]).
+    free_bits: f64,
+    /// Functions taking `**kwargs`: keyword names at their call sites are data.
+    kwargs_funcs: HashSet<String>,
 }
 
 impl Count {
     fn string(&mut self, s: &str) {
         let (n, m) = classify_string(s);
+        if (n, m) == (0, 0) {
+            self.free_bits += string_bits(s);
+        }
         self.n += n;
         self.packed(n, m);
     }
@@ -148,6 +244,19 @@ impl Count {
 
 impl<'a> Visitor<'a> for Count {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let Stmt::Assert(a) = stmt {
+            // A self-test's literals are not the mapping, but an assert message can be caught
+            // and read, and a test with effects can store data.
+            self.parent_is_collection.push(false);
+            if let Some(msg) = &a.msg {
+                self.visit_expr(msg);
+            }
+            if has_effect(&a.test) {
+                self.visit_expr(&a.test);
+            }
+            self.parent_is_collection.pop();
+            return;
+        }
         if !counts_stmt(stmt) {
             return;
         }
@@ -161,13 +270,32 @@ impl<'a> Visitor<'a> for Count {
         match expr {
             Expr::StringLiteral(s) => self.string(s.value.to_str()),
             Expr::BytesLiteral(b) => self.packed(0, 8 * b.value.bytes().count()),
-            Expr::NumberLiteral(_) => {
+            Expr::NumberLiteral(num) => {
                 if let Some(bits) = int_bits(expr)
                     && !self.in_key
                     && (parent || bits > 8)
                 {
                     self.packed(0, bits);
+                } else {
+                    self.free_bits += number_bits(&num.value);
                 }
+            }
+            Expr::BooleanLiteral(_) | Expr::NoneLiteral(_) | Expr::EllipsisLiteral(_) => {
+                self.free_bits += 1.0;
+            }
+            Expr::Call(c)
+                if matches!(&*c.func, Expr::Name(f)
+                    if f.id.as_str() == "dict" || self.kwargs_funcs.contains(f.id.as_str())) =>
+            {
+                // Keyword names become string keys (`dict(ACEG='****')`, `f(**kw)`).
+                for k in c.arguments.keywords.iter() {
+                    if let Some(arg) = &k.arg {
+                        self.string(arg.as_str());
+                    }
+                }
+                self.parent_is_collection.push(false);
+                walk_expr(self, expr);
+                self.parent_is_collection.pop();
             }
             Expr::Tuple(_) | Expr::List(_)
                 if parent && {
@@ -298,13 +426,31 @@ fn defined_names(stmt: &Stmt) -> Option<Vec<String>> {
     Some(out)
 }
 
+/// Definitions whose execution itself can store data: class bodies run, decorators and
+/// default values run at definition, assignments whose value has an effect.
+fn runs_for_effect(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::ClassDef(_) => true,
+        Stmt::FunctionDef(f) => {
+            !f.decorator_list.is_empty()
+                || f.parameters
+                    .iter_non_variadic_params()
+                    .any(|p| p.default.as_deref().is_some_and(has_effect))
+        }
+        Stmt::Assign(a) => has_effect(&a.value),
+        Stmt::AugAssign(a) => has_effect(&a.value),
+        Stmt::AnnAssign(a) => a.value.as_deref().is_some_and(has_effect),
+        _ => false,
+    }
+}
+
 /// Module-level statements that run or are used by what runs.
 fn live_statements(body: &[Stmt]) -> Vec<&Stmt> {
     let defs: Vec<Option<Vec<String>>> = body.iter().map(defined_names).collect();
     let mut live: Vec<bool> = body
         .iter()
         .zip(&defs)
-        .map(|(s, d)| d.is_none() && counts_stmt(s))
+        .map(|(s, d)| (d.is_none() && counts_stmt(s)) || runs_for_effect(s))
         .collect();
     let mut used: HashSet<String> = HashSet::new();
     for (s, l) in body.iter().zip(&live) {
@@ -340,19 +486,52 @@ fn live_statements(body: &[Stmt]) -> Vec<&Stmt> {
 /// Measures the mapping table of a program (see the module docs). All input goes into
 /// `n_dict`/`m_dict` (the robust parser does not split dicts from blocks).
 pub fn measure(code: &str) -> Counts {
+    measure_bits(code).0
+}
+
+/// The counts of [`measure`] and the bits of the live literals they do not account for
+/// (strings that are not data strings, ints outside collections, floats, complex numbers,
+/// booleans, None, assert messages, keyword names read back as keys).
+pub fn measure_bits(code: &str) -> (Counts, f64) {
     let Ok(parsed) = super::parse_guarded(code).ok_or(()) else {
-        return Counts::default();
+        return (Counts::default(), 0.0);
     };
-    let mut c = Count::default();
-    for s in live_statements(&parsed.syntax().body) {
+    let body = &parsed.syntax().body;
+    let mut c = Count {
+        kwargs_funcs: kwargs_functions(body),
+        ..Count::default()
+    };
+    for s in live_statements(body) {
         c.visit_stmt(s);
     }
-    Counts {
+    let counts = Counts {
         n_dict: c.n,
         m_dict: c.m,
         n_block: 0,
         m_block: 0,
+    };
+    (counts, c.free_bits)
+}
+
+/// Names of the functions that take `**kwargs`.
+fn kwargs_functions(body: &[Stmt]) -> HashSet<String> {
+    #[derive(Default)]
+    struct Kw(HashSet<String>);
+    impl<'a> Visitor<'a> for Kw {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if let Stmt::FunctionDef(f) = stmt
+                && f.parameters.kwarg.is_some()
+            {
+                self.0.insert(f.name.to_string());
+            }
+            walk_stmt(self, stmt);
+        }
     }
+    let mut k = Kw::default();
+    for s in body {
+        k.visit_stmt(s);
+    }
+    k.0
 }
 
 #[cfg(test)]
