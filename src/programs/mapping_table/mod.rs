@@ -179,7 +179,7 @@ pub fn hidden_verdict(a: &Analysis, task: &score::TaskSize) -> Option<String> {
     let threshold = (2.0 * task.m as f64).max((dm - m.min(dm)) / 2.0);
     (a.unaccounted_bits >= threshold).then(|| {
         format!(
-            "{:.0} bits of literal data outside the table (threshold {threshold:.0})",
+            "{:.0} bits of data outside the table (threshold {threshold:.0})",
             a.unaccounted_bits
         )
     })
