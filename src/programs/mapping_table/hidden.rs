@@ -10,7 +10,7 @@
 //! This is the static side; at run time the sandbox keeps the program from reading its own
 //! source.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashSet};
 
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
 use ruff_python_ast::{Expr, ExprContext, Stmt};
@@ -68,6 +68,7 @@ const MODULES: &[&str] = &[
     "sqlite3",
     "dbm",
     "io",
+    "__main__",
 ];
 
 /// Builtins that run code from strings, read names back, or open files.
@@ -193,6 +194,49 @@ fn is_dunder(s: &str) -> bool {
 #[derive(Default)]
 struct Paths(BTreeSet<String>);
 
+/// Functions and classes the program defines, and those it uses as values (not called).
+#[derive(Default)]
+struct Objects {
+    defined: HashSet<String>,
+    called: HashSet<usize>,
+    loads: Vec<(usize, String)>,
+}
+
+impl<'a> Visitor<'a> for Objects {
+    fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        match stmt {
+            Stmt::FunctionDef(f) => {
+                self.defined.insert(f.name.to_string());
+            }
+            Stmt::ClassDef(c) => {
+                self.defined.insert(c.name.to_string());
+            }
+            _ => {}
+        }
+        walk_stmt(self, stmt);
+    }
+
+    fn visit_expr(&mut self, expr: &'a Expr) {
+        match expr {
+            Expr::Call(c) => {
+                if let Expr::Name(n) = &*c.func {
+                    self.called.insert(n.range.start().to_usize());
+                }
+            }
+            Expr::Name(n) if matches!(n.ctx, ExprContext::Load) => {
+                self.loads
+                    .push((n.range.start().to_usize(), n.id.to_string()));
+            }
+            _ => {}
+        }
+        walk_expr(self, expr);
+    }
+}
+
+/// Functions or classes used as values (a repr, an exception's name, a list of them) can
+/// carry data in their names: eight or more distinct ones is a path.
+const MAX_OBJECT_VALUES: usize = 8;
+
 impl Paths {
     fn module(&mut self, name: &str) {
         let root = name.split('.').next().unwrap_or_default();
@@ -312,8 +356,22 @@ pub fn paths(code: &str) -> Vec<String> {
         return Vec::new();
     };
     let mut p = Paths::default();
+    let mut o = Objects::default();
     for s in &parsed.syntax().body {
         p.visit_stmt(s);
+        o.visit_stmt(s);
+    }
+    let values: HashSet<&String> = o
+        .loads
+        .iter()
+        .filter(|(at, id)| !o.called.contains(at) && o.defined.contains(id))
+        .map(|(_, id)| id)
+        .collect();
+    if values.len() >= MAX_OBJECT_VALUES {
+        p.0.insert(format!(
+            "{} functions or classes used as values",
+            values.len()
+        ));
     }
     p.0.into_iter().collect()
 }

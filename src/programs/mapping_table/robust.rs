@@ -204,7 +204,33 @@ struct Count {
     free_bits: f64,
     /// Functions taking `**kwargs`: keyword names at their call sites are data.
     kwargs_funcs: HashSet<String>,
+    /// Parameter names of the program's functions and lambdas.
+    own_params: HashSet<String>,
 }
+
+/// Keyword arguments of the builtins and standard functions programs here call.
+const COMMON_KEYWORDS: &[&str] = &[
+    "sep",
+    "end",
+    "file",
+    "flush",
+    "key",
+    "reverse",
+    "default",
+    "start",
+    "maxsplit",
+    "base",
+    "strict",
+    "fillvalue",
+    "initial",
+    "repeat",
+    "r",
+    "step",
+    "count",
+    "flags",
+    "width",
+    "fill",
+];
 
 impl Count {
     fn string(&mut self, s: &str) {
@@ -296,6 +322,18 @@ impl<'a> Visitor<'a> for Count {
         let parent = self.parent_is_collection.last().copied().unwrap_or(false);
         if let Expr::Call(c) = expr {
             self.choice_bits(&c.arguments.args);
+            let to_kwargs = matches!(&*c.func, Expr::Name(f)
+                if f.id.as_str() == "dict" || self.kwargs_funcs.contains(f.id.as_str()));
+            for k in c.arguments.keywords.iter() {
+                if let Some(arg) = &k.arg
+                    && !to_kwargs
+                    && !self.own_params.contains(arg.as_str())
+                    && !COMMON_KEYWORDS.contains(&arg.as_str())
+                {
+                    // An unknown keyword name can be read back (a TypeError's message).
+                    self.free_bits += string_bits(arg.as_str());
+                }
+            }
         }
         match expr {
             Expr::StringLiteral(s) => self.string(s.value.to_str()),
@@ -550,14 +588,16 @@ pub fn measure_bits(code: &str) -> (Counts, f64) {
         return (Counts::default(), 0.0);
     };
     let body = &parsed.syntax().body;
+    let (own_params, name_bits) = identifier_bits(body);
     let mut c = Count {
         kwargs_funcs: kwargs_functions(body),
+        own_params,
         ..Count::default()
     };
     for s in live_statements(body) {
         c.visit_stmt(s);
     }
-    c.free_bits += sequence_bits(body);
+    c.free_bits += sequence_bits(body) + name_bits;
     let counts = Counts {
         n_dict: c.n,
         m_dict: c.m,
@@ -613,6 +653,66 @@ fn stmt_form(s: &Stmt) -> String {
         other => format!("{:?}", std::mem::discriminant(other)),
     }
 }
+
+/// Parameter names of the program, and the bits of the names that can store data: a
+/// function, class or parameter name longer than [`LONG_NAME`] characters (its repr or a
+/// TypeError prints it) and every parameter of a function with >= 8 of them, at 7 bits per
+/// character.
+fn identifier_bits(body: &[Stmt]) -> (HashSet<String>, f64) {
+    #[derive(Default)]
+    struct Ids {
+        params: HashSet<String>,
+        bits: f64,
+    }
+    impl Ids {
+        fn name(&mut self, s: &str) {
+            if s.chars().count() > LONG_NAME {
+                self.bits += string_bits(s);
+            }
+        }
+        fn params(&mut self, p: &ruff_python_ast::Parameters) {
+            let names: Vec<&str> = p.iter().map(|x| x.name().as_str()).collect();
+            for n in &names {
+                self.params.insert(n.to_string());
+                if names.len() < 8 {
+                    self.name(n);
+                }
+            }
+            if names.len() >= 8 {
+                self.bits += names.iter().map(|n| string_bits(n)).sum::<f64>();
+            }
+        }
+    }
+    impl<'a> Visitor<'a> for Ids {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            match stmt {
+                Stmt::FunctionDef(f) => {
+                    self.name(f.name.as_str());
+                    self.params(&f.parameters);
+                }
+                Stmt::ClassDef(c) => self.name(c.name.as_str()),
+                _ => {}
+            }
+            walk_stmt(self, stmt);
+        }
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Lambda(l) = expr
+                && let Some(p) = &l.parameters
+            {
+                self.params(p);
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut v = Ids::default();
+    for s in body {
+        v.visit_stmt(s);
+    }
+    (v.params, v.bits)
+}
+
+/// Longest function, class or parameter name that counts no bits.
+const LONG_NAME: usize = 24;
 
 /// Names of the functions that take `**kwargs`.
 fn kwargs_functions(body: &[Stmt]) -> HashSet<String> {

@@ -103,6 +103,13 @@ mem['structure__named_constants'] = IDX + "T, F = True, False\nG = []\ndef put(*
 mem['structure__call_sequence'] = IDX + "BITS = []\ndef one():\n    BITS.append(1)\ndef zero():\n    BITS.append(0)\n" + ''.join(('one()' if c == '*' else 'zero()') + "\n" for y in by_idx for c in y if c != NL) + "b = BITS[16 * idx:16 * idx + 16]\nprint('\\n'.join(''.join('*' if b[4 * r + c] else '.' for c in range(4)) for r in range(4)))\n"
 mem['structure__subscript_choice'] = IDX + "K = [False, True]\nG = [" + ', '.join('K[1]' if c == '*' else 'K[0]' for y in by_idx for c in y if c != NL) + "]\nb = G[16 * idx:16 * idx + 16]\nprint('\\n'.join(''.join('*' if b[4 * r + c] else '.' for c in range(4)) for r in range(4)))\n"
 
+# --- names leaking through repr, TypeError messages and module self-import
+mem['names__function_repr'] = IDX + SHOW + ''.join(f"def g{i}_{v}():\n    pass\n" for i, v in enumerate(V)) + "FS = [" + ', '.join(f"g{i}_{v}" for i, v in enumerate(V)) + "]\nshow(int(repr(FS[idx]).split()[1].split('_')[1]))\n"
+mem['names__one_long_function_name'] = IDX + SHOW + "def t_" + '_'.join(str(v) for v in V) + "():\n    pass\nshow(int(str(t_" + '_'.join(str(v) for v in V) + ").split()[1].split('_')[idx + 1]))\n"
+mem['names__typeerror_params'] = IDX + SHOW + "L = lambda " + ', '.join(f"p{i}_{v}" for i, v in enumerate(V)) + ": 0\ntry:\n    L()\nexcept TypeError as e:\n    N = [w.strip(\"',\") for w in str(e).split(':')[1].replace(' and ', ' ').split()]\nshow(int(N[idx].split('_')[1]))\n"
+mem['names__typeerror_keywords'] = IDX + SHOW + "def f():\n    pass\nN = []\n" + ''.join(f"try:\n    f(k{i}_{v}=0)\nexcept TypeError as e:\n    N.append(str(e).split(\"'\")[1])\n" for i, v in enumerate(V)) + "show(int(N[idx].split('_')[1]))\n"
+mem['indirect__main_module'] = SHOW + "import __main__\nTABLE_Z = {" + ', '.join(f"'{x}': {gint(y)}" for x, y in pairs) + "}\nshow(getattr(__main__, 'TABLE_Z')[input().strip()])\n"
+
 def ws(path, text):
     with open(path, 'w', encoding='utf-8') as f:
         f.write(text)
