@@ -206,6 +206,51 @@ struct Count {
     kwargs_funcs: HashSet<String>,
     /// Parameter names of the program's functions and lambdas.
     own_params: HashSet<String>,
+    /// The program catches no exception: a raised message can only reach stderr.
+    no_try: bool,
+}
+
+/// Whether a call writes only to stderr or exits (`print(..., file=sys.stderr)`,
+/// `sys.stderr.write`, `sys.exit`, `exit`, `quit`): its string arguments never reach stdout.
+fn stderr_call(c: &ruff_python_ast::ExprCall) -> bool {
+    let is_sys = |e: &Expr, attr: &str| {
+        matches!(e, Expr::Attribute(a) if a.attr.as_str() == attr
+            && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "sys"))
+    };
+    match &*c.func {
+        Expr::Name(n) if n.id.as_str() == "print" => c.arguments.keywords.iter().any(|k| {
+            k.arg.as_ref().is_some_and(|a| a.as_str() == "file") && is_sys(&k.value, "stderr")
+        }),
+        Expr::Name(n) => matches!(n.id.as_str(), "exit" | "quit"),
+        Expr::Attribute(a) => {
+            (a.attr.as_str() == "write" && is_sys(&a.value, "stderr")) || is_sys(&c.func, "exit")
+        }
+        _ => false,
+    }
+}
+
+/// Whether a module has a `try` statement anywhere.
+fn has_try(body: &[Stmt]) -> bool {
+    #[derive(Default)]
+    struct Try(bool);
+    impl<'a> Visitor<'a> for Try {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if matches!(stmt, Stmt::Try(_)) {
+                self.0 = true;
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut t = Try::default();
+    for s in body {
+        t.visit_stmt(s);
+    }
+    t.0
+}
+
+/// A string literal or f-string (a message).
+fn is_text(e: &Expr) -> bool {
+    matches!(e, Expr::StringLiteral(_) | Expr::FString(_))
 }
 
 /// Keyword arguments of the builtins and standard functions programs here call.
@@ -313,6 +358,17 @@ impl<'a> Visitor<'a> for Count {
         if !counts_stmt(stmt) {
             return;
         }
+        if let Stmt::Raise(r) = stmt
+            && self.no_try
+        {
+            // Uncaught, the message goes to stderr: only non-message parts can matter.
+            if let Some(Expr::Call(c)) = r.exc.as_deref() {
+                for a in c.arguments.args.iter().filter(|a| !is_text(a)) {
+                    self.visit_expr(a);
+                }
+            }
+            return;
+        }
         self.parent_is_collection.push(false);
         walk_stmt(self, stmt);
         self.parent_is_collection.pop();
@@ -320,6 +376,16 @@ impl<'a> Visitor<'a> for Count {
 
     fn visit_expr(&mut self, expr: &'a Expr) {
         let parent = self.parent_is_collection.last().copied().unwrap_or(false);
+        if let Expr::Call(c) = expr
+            && stderr_call(c)
+        {
+            self.parent_is_collection.push(false);
+            for a in c.arguments.args.iter().filter(|a| !is_text(a)) {
+                self.visit_expr(a);
+            }
+            self.parent_is_collection.pop();
+            return;
+        }
         if let Expr::Call(c) = expr {
             self.choice_bits(&c.arguments.args);
             let to_kwargs = matches!(&*c.func, Expr::Name(f)
@@ -592,6 +658,7 @@ pub fn measure_bits(code: &str) -> (Counts, f64) {
     let mut c = Count {
         kwargs_funcs: kwargs_functions(body),
         own_params,
+        no_try: !has_try(body),
         ..Count::default()
     };
     for s in live_statements(body) {
@@ -790,6 +857,23 @@ mod tests {
             nm("SEP = '#'\nROW = {'A': '*..*'}\nprint(SEP, ROW)"),
             (1, 4)
         );
+    }
+
+    #[test]
+    fn messages_to_stderr_count_no_bits() {
+        let base = "ROW = {'A': '**..'}\nprint(ROW[input()])\n";
+        let (_, b0) = measure_bits(base);
+        let msgs = format!(
+            "import sys\nif len(sys.argv) > 5:\n    raise ValueError('expected four letters separated by spaces')\n\
+             print('warning: unusual input here', file=sys.stderr)\n{base}"
+        );
+        let (_, b1) = measure_bits(&msgs);
+        assert!(b1 - b0 < 10.0, "{b0} {b1}");
+        // Caught, a raised message is data.
+        let caught = format!(
+            "try:\n    raise ValueError('row 13107 then 52428 then 13107')\nexcept ValueError as e:\n    M = str(e)\n{base}"
+        );
+        assert!(measure_bits(&caught).1 - b0 > 100.0);
     }
 
     #[test]
