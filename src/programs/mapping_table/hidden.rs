@@ -192,7 +192,13 @@ fn is_dunder(s: &str) -> bool {
 }
 
 #[derive(Default)]
-struct Paths(BTreeSet<String>);
+struct Paths {
+    found: BTreeSet<String>,
+    /// Builtin names of [`BUILTINS`] the program loads (unless it binds them itself).
+    builtin_loads: BTreeSet<String>,
+    /// Names the program binds (a variable called `dir` is not the builtin).
+    bound: HashSet<String>,
+}
 
 /// Functions and classes the program defines, and those it uses as values (not called).
 #[derive(Default)]
@@ -241,7 +247,7 @@ impl Paths {
     fn module(&mut self, name: &str) {
         let root = name.split('.').next().unwrap_or_default();
         if MODULES.contains(&root) {
-            self.0.insert(format!("import {root}"));
+            self.found.insert(format!("import {root}"));
         }
     }
 }
@@ -260,6 +266,12 @@ fn opens_stdin(args: &[Expr]) -> bool {
 impl<'a> Visitor<'a> for Paths {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
         match stmt {
+            Stmt::FunctionDef(f) => {
+                self.bound.insert(f.name.to_string());
+                for p in f.parameters.iter() {
+                    self.bound.insert(p.name().to_string());
+                }
+            }
             Stmt::Import(i) => i.names.iter().for_each(|a| self.module(a.name.as_str())),
             Stmt::ImportFrom(i) => {
                 if let Some(m) = &i.module {
@@ -268,14 +280,14 @@ impl<'a> Visitor<'a> for Paths {
                         for a in &i.names {
                             let n = a.name.as_str();
                             if !SYS_ATTRS.contains(&n) && n != "read" {
-                                self.0.insert(format!("from {m} import {}", safe(n)));
+                                self.found.insert(format!("from {m} import {}", safe(n)));
                             }
                         }
                     }
                 }
                 for a in &i.names {
                     if a.name.as_str() == "*" {
-                        self.0.insert("import *".into());
+                        self.found.insert("import *".into());
                     }
                 }
             }
@@ -288,30 +300,33 @@ impl<'a> Visitor<'a> for Paths {
         match expr {
             Expr::Name(n) => {
                 let id = n.id.as_str();
+                if !matches!(n.ctx, ExprContext::Load) {
+                    self.bound.insert(id.to_string());
+                }
                 if matches!(n.ctx, ExprContext::Load) {
                     if BUILTINS.contains(&id) {
-                        self.0.insert(format!("{id}()"));
+                        self.builtin_loads.insert(id.to_string());
                     }
                     if is_dunder(id) && id != "__name__" && id != "__debug__" {
-                        self.0.insert(safe(id));
+                        self.found.insert(safe(id));
                     }
                 }
             }
             Expr::Attribute(a) => {
                 let attr = a.attr.as_str();
                 if is_dunder(attr) && !METHOD_DUNDERS.contains(&attr) {
-                    self.0.insert(format!(".{}", safe(attr)));
+                    self.found.insert(format!(".{}", safe(attr)));
                 }
                 if ATTRS.contains(&attr) {
-                    self.0.insert(format!(".{}", safe(attr)));
+                    self.found.insert(format!(".{}", safe(attr)));
                 }
                 if let Expr::Name(base) = &*a.value {
                     let b = base.id.as_str();
                     if b == "sys" && !SYS_ATTRS.contains(&attr) {
-                        self.0.insert(format!("sys.{}", safe(attr)));
+                        self.found.insert(format!("sys.{}", safe(attr)));
                     }
                     if b == "os" && !matches!(attr, "read" | "write") {
-                        self.0.insert(format!("os.{}", safe(attr)));
+                        self.found.insert(format!("os.{}", safe(attr)));
                     }
                 }
             }
@@ -319,12 +334,13 @@ impl<'a> Visitor<'a> for Paths {
                 if let Expr::Name(f) = &*c.func {
                     match f.id.as_str() {
                         "open" if !opens_stdin(&c.arguments.args) => {
-                            self.0.insert("open() of a file".into());
+                            self.found.insert("open() of a file".into());
                         }
                         "getattr" | "setattr" | "delattr" | "hasattr"
                             if !matches!(c.arguments.args.get(1), Some(Expr::StringLiteral(_))) =>
                         {
-                            self.0.insert(format!("{}() with a computed name", f.id));
+                            self.found
+                                .insert(format!("{}() with a computed name", f.id));
                         }
                         _ => {}
                     }
@@ -340,7 +356,7 @@ impl<'a> Visitor<'a> for Paths {
                         Some(_) => false,
                     };
                     if !plain || !c.arguments.keywords.is_empty() {
-                        self.0.insert(format!(".{}() with a codec", a.attr));
+                        self.found.insert(format!(".{}() with a codec", a.attr));
                     }
                 }
             }
@@ -368,12 +384,17 @@ pub fn paths(code: &str) -> Vec<String> {
         .map(|(_, id)| id)
         .collect();
     if values.len() >= MAX_OBJECT_VALUES {
-        p.0.insert(format!(
+        p.found.insert(format!(
             "{} functions or classes used as values",
             values.len()
         ));
     }
-    p.0.into_iter().collect()
+    for b in &p.builtin_loads {
+        if !p.bound.contains(b) {
+            p.found.insert(format!("{b}()"));
+        }
+    }
+    p.found.into_iter().collect()
 }
 
 #[cfg(test)]
@@ -400,5 +421,8 @@ mod tests {
                     self.g = [['.'] * 4 for _ in range(4)]\nif __name__ == '__main__':\n    \
                     s = open(0).read().split()\n    print(sys.stdin, reduce(max, [1]), 'x'.encode())\n";
         assert!(paths(code).is_empty(), "{:?}", paths(code));
+        // A variable or parameter named like a builtin is not the builtin.
+        assert!(paths("dir = input()\nprint(dir)\ndef f(vars):\n    return vars\n").is_empty());
+        assert_eq!(paths("print(dir())"), ["dir()"]);
     }
 }
