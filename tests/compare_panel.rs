@@ -290,3 +290,40 @@ fn llm_program_reads_a_grid_report_beside_mapping_mdl() {
     let v = run("1");
     assert_eq!(v["estimates"][0]["status"]["status"], "not_applicable");
 }
+
+#[test]
+fn llm_program_reports_a_code_length_in_bits_from_l_bits() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("per_answer.csv");
+    let header = "model,setting,record,status,L(P+) [entries],E(P) [samples],C(P) [0-100],l_bits";
+    // m1 is correct with a 900-bit program; m2 is shorter but wrong on 2 samples:
+    // 880 + log2 17 + log2 C(16, 2) + 2 * 16 = 880 + 4.087 + 6.907 + 32 > 900 + 4.087.
+    let rows = ["m1,h,0,ok,40,0,100,900", "m2,h,0,ok,40,2,85.71,880"];
+    std::fs::write(&report, format!("{header}\n{}\n", rows.join("\n"))).unwrap();
+    let file = format!(
+        "{}/tests/data/rgp/k=4_u=2_d=16_type=h.jsonl",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
+        .args(["compare", "--grid", &file, "--record", "0", "--llm-report"])
+        .arg(&report)
+        .args(["--estimators", "llm_program", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let est = &v["estimates"][0];
+    let want = 900.0 + 17f64.log2();
+    let got = est["k_z_given_w_bits"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{est}"));
+    assert!((got - want).abs() < 1e-9, "{est}");
+    assert_eq!(est["native"]["shortest_model"], "m1");
+    let m2 = est["native"]["models"]["m2"]["code_bits"].as_f64().unwrap();
+    assert!((m2 - (880.0 + 17f64.log2() + 120f64.log2() + 32.0)).abs() < 1e-9);
+    assert!((est["native"]["mean_c_p"].as_f64().unwrap() - (100.0 + 85.71) / 2.0).abs() < 1e-9);
+}

@@ -85,6 +85,14 @@ fn score_prints_the_json_record() {
     let mut want: Vec<&str> = info.keys().map(String::as_str).collect();
     assert_eq!(want.len(), 12);
     want.extend(["errors", "l_p_plus", "l_p", "profile", "status"]);
+    // Issue 20: which parser, the program's bits, and the robust parser's hidden-data verdict.
+    want.extend([
+        "parser",
+        "l_bits",
+        "unaccounted_bits",
+        "hidden_data",
+        "reference_fooled",
+    ]);
     let mut got = keys.clone();
     let mut want_sorted = want.clone();
     got.sort();
@@ -97,6 +105,10 @@ fn score_prints_the_json_record() {
     assert_eq!(v["c_error"], 0);
     assert_eq!(v["norm_c"], 100.0);
     assert_eq!(v["profile"], "T1");
+    assert_eq!(v["parser"], "reference");
+    assert_eq!(v["hidden_data"], serde_json::Value::Null);
+    assert_eq!(v["reference_fooled"], false);
+    assert!(v["l_bits"].as_f64().unwrap() > 0.0);
 }
 
 #[test]

@@ -24,7 +24,7 @@ fn report(dir: &Path, out: &Path, extra: &[&str]) -> String {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    assert!(o.status.success(), "{err}");
+    assert!(o.status.success(), "{:?} {err}", o.status);
     err
 }
 

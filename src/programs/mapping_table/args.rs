@@ -30,7 +30,9 @@ pub struct ScoreArgs {
     pub parser: String,
     /// Print the JSON record: the evaluator's fields (c_error = (N+M) E(P), c = L(P), in_acc =
     /// % of samples right, log_norm_c = C(P) on a log scale), then errors, l_p_plus, l_p,
-    /// profile, status.
+    /// profile, status, parser (which parser produced the fields), l_bits (the program's
+    /// description length in bits), unaccounted_bits, hidden_data (the robust parser's
+    /// verdict), reference_fooled (the reference scored C >= 50 despite hidden data).
     #[arg(long)]
     pub json: bool,
     /// Wall-clock limit per sample run, in seconds.
@@ -90,10 +92,17 @@ impl fmt::Display for ScoredAnswer {
             AnswerStatus::Ok => String::new(),
             _ => format!("  [{}]", s.status),
         };
+        let warn = match (&s.hidden_data, self.status) {
+            (Some(h), st) if st != AnswerStatus::HiddenData => {
+                format!("  [the robust parser flags hidden_data: {h}]")
+            }
+            _ => String::new(),
+        };
         write!(
             f,
-            "C(P) = {:.2}  (L(P) = {}, L(P+) = {}{clip}, E(P) = {} -> penalty {}, n = {}+{}, m = {}+{}, profile {}){status}",
+            "C(P) = {:.2}  ({} parser; L(P) = {}, L(P+) = {}{clip}, E(P) = {} -> penalty {}, n = {}+{}, m = {}+{}, profile {}, l_bits = {:.1}){status}{warn}",
             s.norm_c,
+            s.parser,
             s.l_p,
             s.l_p_plus,
             s.errors,
@@ -103,6 +112,7 @@ impl fmt::Display for ScoredAnswer {
             s.c_dict_m,
             s.c_block_m,
             s.profile,
+            s.l_bits,
         )
     }
 }

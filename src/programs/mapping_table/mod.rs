@@ -11,6 +11,8 @@
 
 pub mod args;
 pub mod extract;
+pub mod hidden;
+pub mod lbits;
 pub mod pyval;
 pub mod reference;
 pub mod robust;
@@ -96,8 +98,8 @@ pub fn parse_guarded(code: &str) -> Option<ruff_python_parser::Parsed<ruff_pytho
 
 /// Measures the mapping table of a program of the published task (letters A-H, 4 x 4 grid).
 ///
-/// Panics if the measuring thread cannot run (see [`try_measure_with`], which the scoring
-/// path uses): a silent empty table would score C = 100.
+/// Panics if the measuring thread cannot run (the scoring path uses [`analyse`], which
+/// returns the failure): a silent empty table would score C = 100.
 pub fn measure(code: &str, mode: ParserMode) -> Counts {
     measure_with(code, mode, space::Alphabet::default())
 }
@@ -123,6 +125,15 @@ pub fn try_measure_with(
             ParserMode::Robust => robust::measure(&code),
         })
     };
+    on_large_stack(run)
+}
+
+/// Runs a parser on a thread with a large stack (long operator chains make deep trees). A
+/// thread that cannot start or panics is an error the caller counts as `internal_error`
+/// (fail closed), never an empty table.
+fn on_large_stack<T: Send + 'static>(
+    run: impl FnOnce() -> T + Send + 'static,
+) -> std::result::Result<T, String> {
     std::thread::Builder::new()
         .stack_size(512 << 20)
         .spawn(run)
@@ -130,6 +141,76 @@ pub fn try_measure_with(
         .join()
         .map_err(|_| "the measuring thread panicked".to_string())
 }
+
+/// What the scorer reads off a program besides running it.
+#[derive(Debug, Clone, Default)]
+pub struct Analysis {
+    /// The table under the chosen parser.
+    pub counts: Counts,
+    /// The robust parser's table (the same as `counts` in robust mode).
+    pub robust: Counts,
+    /// Bits of live literals the robust table does not account for.
+    pub unaccounted_bits: f64,
+    /// Decoding/introspection paths ([`hidden::paths`]).
+    pub paths: Vec<String>,
+    /// [`lbits::l_bits`] of the program.
+    pub l_bits: f64,
+}
+
+/// Measures a program with the chosen parser and reads the robust parser's hidden-data
+/// evidence and `l_bits`, on a thread with a large stack. A thread that cannot start or
+/// panics is an error the caller counts (fail closed), never an empty table.
+pub fn analyse(
+    code: &str,
+    mode: ParserMode,
+    alphabet: space::Alphabet,
+) -> std::result::Result<Analysis, String> {
+    let code = code.to_string();
+    let run = move || {
+        space::with_alphabet(alphabet, || {
+            let (robust, unaccounted_bits) = robust::measure_bits(&code);
+            let counts = match mode {
+                ParserMode::Reference => reference::calculate_estimate(&code),
+                ParserMode::Robust => robust,
+            };
+            Analysis {
+                counts,
+                robust,
+                unaccounted_bits,
+                paths: hidden::paths(&code),
+                l_bits: lbits::l_bits(&code),
+            }
+        })
+    };
+    on_large_stack(run)
+}
+
+/// The robust parser's verdict: `Some(reason)` when data can reach the output without being
+/// counted. Either the program has a decoding/introspection path ([`hidden::paths`]), or its
+/// live literals outside the table hold at least half the bits of the sample outputs the
+/// table does not hold, max(2 M, (d M - m) / 2) bits (128 on the published task with a
+/// compositional table): enough to encode the sample outputs while the table is small.
+pub fn hidden_verdict(a: &Analysis, task: &score::TaskSize) -> Option<String> {
+    if !a.paths.is_empty() {
+        return Some(format!(
+            "data can reach the output through {}",
+            a.paths.join(", ")
+        ));
+    }
+    let dm = (task.d * task.m) as f64;
+    let m = (a.robust.m_dict + a.robust.m_block) as f64;
+    let threshold = (2.0 * task.m as f64).max((dm - m.min(dm)) / 2.0);
+    (a.unaccounted_bits >= threshold).then(|| {
+        format!(
+            "{:.0} bits of data outside the table (threshold {threshold:.0})",
+            a.unaccounted_bits
+        )
+    })
+}
+
+/// A reference score at or above this C(P) with a robust `hidden_data` verdict is reported
+/// as the reference parser being fooled (`reference_fooled`).
+pub const FOOLED_C: f64 = 50.0;
 
 /// Extracts the program from an answer with the chosen mode's rules.
 pub fn extract(answer: &str, mode: ParserMode) -> String {
@@ -160,6 +241,9 @@ pub enum AnswerStatus {
     /// kcomp itself failed on the way to the score (e.g. the measuring thread could not
     /// start): scored as the empty program, every sample wrong, and counted as a failure.
     InternalError,
+    /// Robust parser: data reaches the output through a path it cannot count (see
+    /// [`hidden_verdict`]); scored as a failed answer, every sample wrong (C = 0).
+    HiddenData,
 }
 
 impl AnswerStatus {
@@ -174,6 +258,7 @@ impl AnswerStatus {
             AnswerStatus::Crashed => "crashed",
             AnswerStatus::SandboxError => "sandbox_error",
             AnswerStatus::InternalError => "internal_error",
+            AnswerStatus::HiddenData => "hidden_data",
         }
     }
 }
@@ -203,6 +288,7 @@ impl AnswerEval {
 /// wrong, with the given status (profile `no_program`).
 pub fn unscorable(mode: ParserMode, task: &score::TaskSize, status: &str) -> score::Scores {
     let mut s = score::score(&Counts::default(), task.d, mode, task);
+    s.l_bits = lbits::l_bits("");
     s.status = status.to_string();
     s.profile = score::PROFILE_NO_PROGRAM.to_string();
     s
@@ -308,8 +394,8 @@ pub fn evaluate_modes(
                 r
             }
         };
-        let counts = match try_measure_with(&code, mode, task.alphabet()) {
-            Ok(c) => c,
+        let a = match analyse(&code, mode, task.alphabet()) {
+            Ok(a) => a,
             Err(e) => {
                 let status = AnswerStatus::InternalError;
                 out.push(AnswerEval {
@@ -320,15 +406,30 @@ pub fn evaluate_modes(
                 continue;
             }
         };
-        let mut scores = score::score(&counts, run.errors, mode, &task);
-        scores.status = run.status.name().to_string();
+        let hidden = hidden_verdict(&a, &task);
+        let flagged = mode == ParserMode::Robust
+            && hidden.is_some()
+            && run.status != AnswerStatus::SandboxError;
+        let errors = if flagged { task.d } else { run.errors };
+        let mut scores = score::score(&a.counts, errors, mode, &task);
+        let (status, detail) = if flagged {
+            (AnswerStatus::HiddenData, hidden.clone())
+        } else {
+            (run.status, run.detail)
+        };
+        scores.status = status.name().to_string();
+        scores.l_bits = a.l_bits;
+        scores.unaccounted_bits = a.unaccounted_bits;
+        scores.reference_fooled =
+            mode == ParserMode::Reference && hidden.is_some() && scores.norm_c >= FOOLED_C;
+        scores.hidden_data = hidden;
         if run.status == AnswerStatus::NoProgram {
             scores.profile = score::PROFILE_NO_PROGRAM.to_string();
         }
         out.push(AnswerEval {
-            status: run.status,
+            status,
             scores: Some(scores),
-            detail: run.detail,
+            detail,
         });
     }
     Ok(out)

@@ -16,14 +16,23 @@
 //!   indexed by the whole input, which also adds N), determines all M = 16 cells however
 //!   sparsely its value is written (on-cells only, an int with leading zeros).
 //!
-//! Prompt and message strings ("Enter the letters: ") contain other characters and count
-//! nothing. Every literal node is visited once, so nothing is counted twice. Syntax errors
+//! - **Everything else is accounted in bits** (`measure_bits`): every live literal the table
+//!   does not count (other strings at 7 bits per ASCII character and ~20.1 per other one,
+//!   ints outside collections at their bit length, floats and complex numbers at log2 10
+//!   per digit, booleans, None and `...` at 1 bit), assert messages and asserts with
+//!   effects, keyword names read back as keys (`dict(ACEG=...)`, `**kwargs`), and data kept
+//!   in the choice of items of long displays or argument lists (`put(T, F, ...)`) or of
+//!   repeated statements (`one()`, `zero()`, ...). Class bodies, decorated functions and
+//!   assignments with effects are live. `mapping_table::hidden_verdict` flags the answer
+//!   when these bits could hold the sample outputs.
+//!
+//! Prompt and message strings ("Enter the letters: ") count no table entries (only bits). Every literal node is visited once, so nothing is counted twice. Syntax errors
 //! give empty counts (such a program fails every sample anyway).
 
 use super::Counts;
 use super::space::alphabet;
 use ruff_python_ast::visitor::{Visitor, walk_expr, walk_stmt};
-use ruff_python_ast::{Expr, InterpolatedStringElement, Number, Stmt};
+use ruff_python_ast::{Expr, ExprContext, InterpolatedStringElement, Number, Stmt};
 use std::collections::HashSet;
 
 /// Input positions of the task (N, 4 on the published task).
@@ -96,6 +105,94 @@ fn int_bits(e: &Expr) -> Option<usize> {
     }
 }
 
+/// Bits of a literal string the table does not account for: 7 per ASCII character, log2 of
+/// the Unicode code space (about 20.1) per other character.
+pub fn string_bits(s: &str) -> f64 {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii() {
+                7.0
+            } else {
+                f64::from(0x11_0000u32).log2()
+            }
+        })
+        .sum()
+}
+
+/// Bits of a number literal the table does not account for: an int's bit length (>= 1), a
+/// float's or complex's decimal digits at log2 10 bits each.
+fn number_bits(n: &Number) -> f64 {
+    match n {
+        Number::Int(i) => match i.as_u64() {
+            Some(v) => f64::from((64 - v.leading_zeros()).max(1)),
+            None => i.to_string().len() as f64 * std::f64::consts::LOG2_10,
+        },
+        Number::Float(f) => digits_bits(&super::pyval::repr_float(*f)),
+        Number::Complex { real, imag } => {
+            digits_bits(&super::pyval::PyVal::Complex(*real, *imag).py_repr())
+        }
+    }
+}
+
+fn digits_bits(text: &str) -> f64 {
+    text.chars().filter(char::is_ascii_digit).count().max(1) as f64 * std::f64::consts::LOG2_10
+}
+
+/// Calls that only build values (no side effect on program state).
+const PURE_CALLS: &[&str] = &[
+    "dict",
+    "list",
+    "set",
+    "tuple",
+    "frozenset",
+    "range",
+    "str",
+    "int",
+    "float",
+    "bool",
+    "len",
+    "sorted",
+    "zip",
+    "enumerate",
+    "reversed",
+    "min",
+    "max",
+    "sum",
+    "abs",
+    "ord",
+    "chr",
+    "repr",
+    "bytes",
+    "isinstance",
+    "any",
+    "all",
+];
+
+/// Whether evaluating an expression can change program state (a call other than a pure
+/// builtin, an assignment expression, a yield).
+fn has_effect(e: &Expr) -> bool {
+    #[derive(Default)]
+    struct Effect(bool);
+    impl<'a> Visitor<'a> for Effect {
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            match expr {
+                Expr::Call(c) if !matches!(&*c.func, Expr::Name(n) if PURE_CALLS.contains(&n.id.as_str())) =>
+                {
+                    self.0 = true;
+                }
+                Expr::Named(_) | Expr::Yield(_) | Expr::YieldFrom(_) | Expr::Await(_) => {
+                    self.0 = true
+                }
+                _ => {}
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut v = Effect::default();
+    v.visit_expr(e);
+    v.0
+}
+
 /// Counts literal data, knowing whether the parent expression is a collection display.
 #[derive(Default)]
 struct Count {
@@ -103,11 +200,89 @@ struct Count {
     m: usize,
     parent_is_collection: Vec<bool>,
     in_key: bool,
+    /// Bits of literals not counted in the table (see [`string_bits`], [`number_bits`]).
+    free_bits: f64,
+    /// Functions taking `**kwargs`: keyword names at their call sites are data.
+    kwargs_funcs: HashSet<String>,
+    /// Parameter names of the program's functions and lambdas.
+    own_params: HashSet<String>,
+    /// The program catches no exception: a raised message can only reach stderr.
+    no_try: bool,
 }
+
+/// Whether a call writes only to stderr or exits (`print(..., file=sys.stderr)`,
+/// `sys.stderr.write`, `sys.exit`, `exit`, `quit`): its string arguments never reach stdout.
+fn stderr_call(c: &ruff_python_ast::ExprCall) -> bool {
+    let is_sys = |e: &Expr, attr: &str| {
+        matches!(e, Expr::Attribute(a) if a.attr.as_str() == attr
+            && matches!(&*a.value, Expr::Name(n) if n.id.as_str() == "sys"))
+    };
+    match &*c.func {
+        Expr::Name(n) if n.id.as_str() == "print" => c.arguments.keywords.iter().any(|k| {
+            k.arg.as_ref().is_some_and(|a| a.as_str() == "file") && is_sys(&k.value, "stderr")
+        }),
+        Expr::Name(n) => matches!(n.id.as_str(), "exit" | "quit"),
+        Expr::Attribute(a) => {
+            (a.attr.as_str() == "write" && is_sys(&a.value, "stderr")) || is_sys(&c.func, "exit")
+        }
+        _ => false,
+    }
+}
+
+/// Whether a module has a `try` statement anywhere.
+fn has_try(body: &[Stmt]) -> bool {
+    #[derive(Default)]
+    struct Try(bool);
+    impl<'a> Visitor<'a> for Try {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if matches!(stmt, Stmt::Try(_)) {
+                self.0 = true;
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut t = Try::default();
+    for s in body {
+        t.visit_stmt(s);
+    }
+    t.0
+}
+
+/// A string literal or f-string (a message).
+fn is_text(e: &Expr) -> bool {
+    matches!(e, Expr::StringLiteral(_) | Expr::FString(_))
+}
+
+/// Keyword arguments of the builtins and standard functions programs here call.
+const COMMON_KEYWORDS: &[&str] = &[
+    "sep",
+    "end",
+    "file",
+    "flush",
+    "key",
+    "reverse",
+    "default",
+    "start",
+    "maxsplit",
+    "base",
+    "strict",
+    "fillvalue",
+    "initial",
+    "repeat",
+    "r",
+    "step",
+    "count",
+    "flags",
+    "width",
+    "fill",
+];
 
 impl Count {
     fn string(&mut self, s: &str) {
         let (n, m) = classify_string(s);
+        if (n, m) == (0, 0) {
+            self.free_bits += string_bits(s);
+        }
         self.n += n;
         self.packed(n, m);
     }
@@ -121,7 +296,26 @@ impl Count {
         }
     }
 
+    /// A long display or argument list whose items are names or calls rather than literals
+    /// (`put(T, F, F, T, ...)`, `[one(), zero(), ...]`) stores data in the choice of item:
+    /// log2 of the distinct forms per item.
+    fn choice_bits(&mut self, elts: &[Expr]) {
+        if elts.len() < 8 {
+            return;
+        }
+        let forms: Vec<String> = elts
+            .iter()
+            .filter(|e| super::pyval::literal_eval(e).is_none())
+            .map(|e| super::unparse::unparse(e, ""))
+            .collect();
+        let distinct = forms.iter().collect::<HashSet<_>>().len();
+        if distinct >= 2 {
+            self.free_bits += forms.len() as f64 * (distinct as f64).log2();
+        }
+    }
+
     fn visit_collection_items(&mut self, elts: &[Expr]) {
+        self.choice_bits(elts);
         let mut implicit = Vec::new();
         let mut big = 0;
         for e in elts {
@@ -148,7 +342,31 @@ impl Count {
 
 impl<'a> Visitor<'a> for Count {
     fn visit_stmt(&mut self, stmt: &'a Stmt) {
+        if let Stmt::Assert(a) = stmt {
+            // A self-test's literals are not the mapping, but an assert message can be caught
+            // and read, and a test with effects can store data.
+            self.parent_is_collection.push(false);
+            if let Some(msg) = &a.msg {
+                self.visit_expr(msg);
+            }
+            if has_effect(&a.test) {
+                self.visit_expr(&a.test);
+            }
+            self.parent_is_collection.pop();
+            return;
+        }
         if !counts_stmt(stmt) {
+            return;
+        }
+        if let Stmt::Raise(r) = stmt
+            && self.no_try
+        {
+            // Uncaught, the message goes to stderr: only non-message parts can matter.
+            if let Some(Expr::Call(c)) = r.exc.as_deref() {
+                for a in c.arguments.args.iter().filter(|a| !is_text(a)) {
+                    self.visit_expr(a);
+                }
+            }
             return;
         }
         self.parent_is_collection.push(false);
@@ -158,16 +376,82 @@ impl<'a> Visitor<'a> for Count {
 
     fn visit_expr(&mut self, expr: &'a Expr) {
         let parent = self.parent_is_collection.last().copied().unwrap_or(false);
+        if let Expr::Call(c) = expr
+            && stderr_call(c)
+        {
+            self.parent_is_collection.push(false);
+            for a in c.arguments.args.iter().filter(|a| !is_text(a)) {
+                self.visit_expr(a);
+            }
+            self.parent_is_collection.pop();
+            return;
+        }
+        if let Expr::Call(c) = expr {
+            self.choice_bits(&c.arguments.args);
+            let to_kwargs = matches!(&*c.func, Expr::Name(f)
+                if f.id.as_str() == "dict" || self.kwargs_funcs.contains(f.id.as_str()));
+            for k in c.arguments.keywords.iter() {
+                if let Some(arg) = &k.arg
+                    && !to_kwargs
+                    && !self.own_params.contains(arg.as_str())
+                    && !COMMON_KEYWORDS.contains(&arg.as_str())
+                {
+                    // An unknown keyword name can be read back (a TypeError's message).
+                    self.free_bits += string_bits(arg.as_str());
+                }
+            }
+        }
         match expr {
             Expr::StringLiteral(s) => self.string(s.value.to_str()),
             Expr::BytesLiteral(b) => self.packed(0, 8 * b.value.bytes().count()),
-            Expr::NumberLiteral(_) => {
+            Expr::NumberLiteral(num) => {
                 if let Some(bits) = int_bits(expr)
                     && !self.in_key
                     && (parent || bits > 8)
                 {
                     self.packed(0, bits);
+                } else {
+                    self.free_bits += number_bits(&num.value);
                 }
+            }
+            Expr::Subscript(sub) if matches!(sub.ctx, ExprContext::Store) => {
+                // The cell a program writes to (`grid[1][2] = '*'`) is an output address, the
+                // part of the table the value's literal stands for: small int indices are free.
+                let mut e: &Expr = expr;
+                while let Expr::Subscript(s) = e {
+                    let small =
+                        |x: &Expr| small_int(x).is_some_and(|v| v < 16.max(m_cells() as u64));
+                    let free = match &*s.slice {
+                        Expr::Tuple(t) => t.elts.iter().all(small),
+                        other => small(other),
+                    };
+                    if !free {
+                        self.parent_is_collection.push(false);
+                        self.visit_expr(&s.slice);
+                        self.parent_is_collection.pop();
+                    }
+                    e = &s.value;
+                }
+                self.parent_is_collection.push(false);
+                self.visit_expr(e);
+                self.parent_is_collection.pop();
+            }
+            Expr::BooleanLiteral(_) | Expr::NoneLiteral(_) | Expr::EllipsisLiteral(_) => {
+                self.free_bits += 1.0;
+            }
+            Expr::Call(c)
+                if matches!(&*c.func, Expr::Name(f)
+                    if f.id.as_str() == "dict" || self.kwargs_funcs.contains(f.id.as_str())) =>
+            {
+                // Keyword names become string keys (`dict(ACEG='****')`, `f(**kw)`).
+                for k in c.arguments.keywords.iter() {
+                    if let Some(arg) = &k.arg {
+                        self.string(arg.as_str());
+                    }
+                }
+                self.parent_is_collection.push(false);
+                walk_expr(self, expr);
+                self.parent_is_collection.pop();
             }
             Expr::Tuple(_) | Expr::List(_)
                 if parent && {
@@ -298,13 +582,32 @@ fn defined_names(stmt: &Stmt) -> Option<Vec<String>> {
     Some(out)
 }
 
+/// Definitions whose execution itself can store data: class bodies run, decorators and
+/// default values run at definition, assignments whose value has an effect.
+fn runs_for_effect(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::ClassDef(_) => true,
+        Stmt::FunctionDef(f) => {
+            !f.decorator_list.is_empty()
+                || f.parameters
+                    .iter_non_variadic_params()
+                    .any(|p| p.default.as_deref().is_some_and(has_effect))
+        }
+        Stmt::Assign(a) => has_effect(&a.value),
+        Stmt::AugAssign(a) => has_effect(&a.value),
+        Stmt::AnnAssign(a) => a.value.as_deref().is_some_and(has_effect),
+        Stmt::Assert(a) => a.msg.is_some() || has_effect(&a.test),
+        _ => false,
+    }
+}
+
 /// Module-level statements that run or are used by what runs.
 fn live_statements(body: &[Stmt]) -> Vec<&Stmt> {
     let defs: Vec<Option<Vec<String>>> = body.iter().map(defined_names).collect();
     let mut live: Vec<bool> = body
         .iter()
         .zip(&defs)
-        .map(|(s, d)| d.is_none() && counts_stmt(s))
+        .map(|(s, d)| (d.is_none() && counts_stmt(s)) || runs_for_effect(s))
         .collect();
     let mut used: HashSet<String> = HashSet::new();
     for (s, l) in body.iter().zip(&live) {
@@ -340,19 +643,163 @@ fn live_statements(body: &[Stmt]) -> Vec<&Stmt> {
 /// Measures the mapping table of a program (see the module docs). All input goes into
 /// `n_dict`/`m_dict` (the robust parser does not split dicts from blocks).
 pub fn measure(code: &str) -> Counts {
+    measure_bits(code).0
+}
+
+/// The counts of [`measure`] and the bits of the live literals they do not account for
+/// (strings that are not data strings, ints outside collections, floats, complex numbers,
+/// booleans, None, assert messages, keyword names read back as keys).
+pub fn measure_bits(code: &str) -> (Counts, f64) {
     let Ok(parsed) = super::parse_guarded(code).ok_or(()) else {
-        return Counts::default();
+        return (Counts::default(), 0.0);
     };
-    let mut c = Count::default();
-    for s in live_statements(&parsed.syntax().body) {
+    let body = &parsed.syntax().body;
+    let (own_params, name_bits) = identifier_bits(body);
+    let mut c = Count {
+        kwargs_funcs: kwargs_functions(body),
+        own_params,
+        no_try: !has_try(body),
+        ..Count::default()
+    };
+    for s in live_statements(body) {
         c.visit_stmt(s);
     }
-    Counts {
+    c.free_bits += sequence_bits(body) + name_bits;
+    let counts = Counts {
         n_dict: c.n,
         m_dict: c.m,
         n_block: 0,
         m_block: 0,
+    };
+    (counts, c.free_bits)
+}
+
+/// Bits stored in the order of repeated statements: a block of >= 16 statements with at most
+/// a quarter as many distinct forms (`one()`, `zero()`, `one()`, ...) carries log2(forms)
+/// bits per statement. Honest blocks have (nearly) all statements distinct.
+fn sequence_bits(body: &[Stmt]) -> f64 {
+    #[derive(Default)]
+    struct Seq(f64);
+    impl Seq {
+        fn block(&mut self, body: &[Stmt]) {
+            if body.len() >= 16 {
+                let forms: HashSet<String> = body.iter().map(stmt_form).collect();
+                if forms.len() >= 2 && 4 * forms.len() <= body.len() {
+                    self.0 += body.len() as f64 * (forms.len() as f64).log2();
+                }
+            }
+        }
     }
+    impl<'a> Visitor<'a> for Seq {
+        fn visit_body(&mut self, body: &'a [Stmt]) {
+            self.block(body);
+            ruff_python_ast::visitor::walk_body(self, body);
+        }
+    }
+    let mut v = Seq::default();
+    v.visit_body(body);
+    v.0
+}
+
+/// A statement's form for [`sequence_bits`]: its expression or assignment as text, else its
+/// kind.
+fn stmt_form(s: &Stmt) -> String {
+    use super::unparse::unparse;
+    match s {
+        Stmt::Expr(e) => unparse(&e.value, ""),
+        Stmt::Assign(a) => {
+            let targets: Vec<String> = a.targets.iter().map(|t| unparse(t, "")).collect();
+            format!("{} = {}", targets.join(" = "), unparse(&a.value, ""))
+        }
+        Stmt::AugAssign(a) => format!(
+            "{} {:?}= {}",
+            unparse(&a.target, ""),
+            a.op,
+            unparse(&a.value, "")
+        ),
+        other => format!("{:?}", std::mem::discriminant(other)),
+    }
+}
+
+/// Parameter names of the program, and the bits of the names that can store data: a
+/// function, class or parameter name longer than [`LONG_NAME`] characters (its repr or a
+/// TypeError prints it) and every parameter of a function with >= 8 of them, at 7 bits per
+/// character.
+fn identifier_bits(body: &[Stmt]) -> (HashSet<String>, f64) {
+    #[derive(Default)]
+    struct Ids {
+        params: HashSet<String>,
+        bits: f64,
+    }
+    impl Ids {
+        fn name(&mut self, s: &str) {
+            if s.chars().count() > LONG_NAME {
+                self.bits += string_bits(s);
+            }
+        }
+        fn params(&mut self, p: &ruff_python_ast::Parameters) {
+            let names: Vec<&str> = p.iter().map(|x| x.name().as_str()).collect();
+            for n in &names {
+                self.params.insert(n.to_string());
+                if names.len() < 8 {
+                    self.name(n);
+                }
+            }
+            if names.len() >= 8 {
+                self.bits += names.iter().map(|n| string_bits(n)).sum::<f64>();
+            }
+        }
+    }
+    impl<'a> Visitor<'a> for Ids {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            match stmt {
+                Stmt::FunctionDef(f) => {
+                    self.name(f.name.as_str());
+                    self.params(&f.parameters);
+                }
+                Stmt::ClassDef(c) => self.name(c.name.as_str()),
+                _ => {}
+            }
+            walk_stmt(self, stmt);
+        }
+        fn visit_expr(&mut self, expr: &'a Expr) {
+            if let Expr::Lambda(l) = expr
+                && let Some(p) = &l.parameters
+            {
+                self.params(p);
+            }
+            walk_expr(self, expr);
+        }
+    }
+    let mut v = Ids::default();
+    for s in body {
+        v.visit_stmt(s);
+    }
+    (v.params, v.bits)
+}
+
+/// Longest function, class or parameter name that counts no bits.
+const LONG_NAME: usize = 24;
+
+/// Names of the functions that take `**kwargs`.
+fn kwargs_functions(body: &[Stmt]) -> HashSet<String> {
+    #[derive(Default)]
+    struct Kw(HashSet<String>);
+    impl<'a> Visitor<'a> for Kw {
+        fn visit_stmt(&mut self, stmt: &'a Stmt) {
+            if let Stmt::FunctionDef(f) = stmt
+                && f.parameters.kwarg.is_some()
+            {
+                self.0.insert(f.name.to_string());
+            }
+            walk_stmt(self, stmt);
+        }
+    }
+    let mut k = Kw::default();
+    for s in body {
+        k.visit_stmt(s);
+    }
+    k.0
 }
 
 #[cfg(test)]
@@ -410,6 +857,23 @@ mod tests {
             nm("SEP = '#'\nROW = {'A': '*..*'}\nprint(SEP, ROW)"),
             (1, 4)
         );
+    }
+
+    #[test]
+    fn messages_to_stderr_count_no_bits() {
+        let base = "ROW = {'A': '**..'}\nprint(ROW[input()])\n";
+        let (_, b0) = measure_bits(base);
+        let msgs = format!(
+            "import sys\nif len(sys.argv) > 5:\n    raise ValueError('expected four letters separated by spaces')\n\
+             print('warning: unusual input here', file=sys.stderr)\n{base}"
+        );
+        let (_, b1) = measure_bits(&msgs);
+        assert!(b1 - b0 < 10.0, "{b0} {b1}");
+        // Caught, a raised message is data.
+        let caught = format!(
+            "try:\n    raise ValueError('row 13107 then 52428 then 13107')\nexcept ValueError as e:\n    M = str(e)\n{base}"
+        );
+        assert!(measure_bits(&caught).1 - b0 > 100.0);
     }
 
     #[test]

@@ -169,8 +169,25 @@ pub struct Scores {
     pub l_p: usize,
     /// T1 / T2 / T3 / none, or `no_program` for an answer without a program.
     pub profile: String,
-    /// How the answer ran: ok, timeout, no_program, ... (see `AnswerStatus`).
+    /// How the answer ran: ok, timeout, no_program, hidden_data, ... (see `AnswerStatus`).
     pub status: String,
+    /// The parser that produced the table fields: `reference` or `robust`.
+    #[serde(default)]
+    pub parser: String,
+    /// The program's description length in bits under kcomp's fixed token code
+    /// (`mapping_table::lbits`), whichever parser scored it.
+    #[serde(default)]
+    pub l_bits: f64,
+    /// Bits of live literals outside the robust parser's table.
+    #[serde(default)]
+    pub unaccounted_bits: f64,
+    /// The robust parser's `hidden_data` verdict on this program (also under the reference
+    /// parser, which ignores it): why data can reach the output uncounted.
+    #[serde(default)]
+    pub hidden_data: Option<String>,
+    /// Reference parser only: C(P) >= 50 although the robust parser found hidden data.
+    #[serde(default)]
+    pub reference_fooled: bool,
 }
 
 /// The evaluator's fields in its order (the `_info.json` keys).
@@ -277,6 +294,11 @@ pub fn score(c: &Counts, errors: usize, mode: ParserMode, task: &TaskSize) -> Sc
         l_p: cost,
         profile: profile(c_length as f64, errors, task).to_string(),
         status: "ok".to_string(),
+        parser: mode.name().to_string(),
+        l_bits: 0.0,
+        unaccounted_bits: 0.0,
+        hidden_data: None,
+        reference_fooled: false,
     }
 }
 

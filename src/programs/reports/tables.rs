@@ -61,6 +61,12 @@ struct AnswerRow<'a> {
     stored_norm_c: String,
     result_correct: Option<bool>,
     dataset: &'a str,
+    /// The scored program's description length in bits (`mapping_table::lbits`).
+    l_bits: String,
+    /// Bits of live literals outside the robust parser's table.
+    unaccounted_bits: String,
+    /// The robust parser's hidden-data verdict (empty when none).
+    hidden_data: String,
 }
 
 /// A row of summary.csv.
@@ -274,6 +280,9 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, draw: bool) -> Result
                     .unwrap_or_default(),
                 result_correct: r.result_correct,
                 dataset: &r.dataset,
+                l_bits: fmt(s.l_bits),
+                unaccounted_bits: fmt(r.robust.unaccounted_bits),
+                hidden_data: r.robust.hidden_data.clone().unwrap_or_default(),
             }
         })
         .collect();

@@ -1,0 +1,5 @@
+from functools import reduce
+ON = {'A': {(0, 0), (0, 1)}, 'B': {(0, 2), (0, 3)}, 'C': {(2, 0), (2, 1), (2, 3)}, 'D': {(2, 2)}, 'E': {(1, 3)}, 'F': {(1, 0), (1, 1), (1, 2)}, 'G': {(3, 0)}, 'H': {(3, 1), (3, 2), (3, 3)}}
+BASE = set()
+lit = reduce(lambda acc, ch: acc | ON[ch], input().split(), BASE)
+print('\n'.join(''.join('*' if (r, c) in lit else '.' for c in range(4)) for r in range(4)))

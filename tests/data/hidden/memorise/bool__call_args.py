@@ -1,0 +1,23 @@
+s = input().split()
+idx = sum((ord(c[0]) - 65) % 2 << (3 - i) for i, c in enumerate(s))
+G = []
+def g(*bits):
+    G.append(bits)
+g(True, True, False, False, True, True, False, True, False, False, False, True, True, False, False, False)
+g(True, True, False, False, True, True, False, True, False, False, False, True, False, True, True, True)
+g(True, True, False, False, True, True, False, True, True, True, True, False, True, False, False, False)
+g(True, True, False, False, True, True, False, True, True, True, True, False, False, True, True, True)
+g(True, True, False, False, False, False, True, False, False, False, False, True, True, False, False, False)
+g(True, True, False, False, False, False, True, False, False, False, False, True, False, True, True, True)
+g(True, True, False, False, False, False, True, False, True, True, True, False, True, False, False, False)
+g(True, True, False, False, False, False, True, False, True, True, True, False, False, True, True, True)
+g(False, False, True, True, True, True, False, True, False, False, False, True, True, False, False, False)
+g(False, False, True, True, True, True, False, True, False, False, False, True, False, True, True, True)
+g(False, False, True, True, True, True, False, True, True, True, True, False, True, False, False, False)
+g(False, False, True, True, True, True, False, True, True, True, True, False, False, True, True, True)
+g(False, False, True, True, False, False, True, False, False, False, False, True, True, False, False, False)
+g(False, False, True, True, False, False, True, False, False, False, False, True, False, True, True, True)
+g(False, False, True, True, False, False, True, False, True, True, True, False, True, False, False, False)
+g(False, False, True, True, False, False, True, False, True, True, True, False, False, True, True, True)
+b = G[idx]
+print('\n'.join(''.join('*' if b[4 * r + c] else '.' for c in range(4)) for r in range(4)))
