@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::panel::run_panel_file;
-use crate::panel::single::{compare_single, single_dataset};
+use crate::panel::single::{SingleSettings, compare_single, single_dataset};
 
 /// Compare estimators of K(Z|W) and compositionality on the same datasets.
 ///
@@ -22,6 +22,7 @@ use crate::panel::single::{compare_single, single_dataset};
 /// Examples:
 ///   kcomp compare configs/compare/default.toml --out results/compare
 ///   kcomp compare --w W.npy --z Z.npy --estimators prequential,compression --json
+///   kcomp compare --w W.npy --z Z.npy --estimators topsim --set topsim.correlation=spearman
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     /// Panel config (TOML; see configs/compare/).
@@ -64,6 +65,19 @@ pub struct CompareArgs {
     /// docs/estimators.md).
     #[arg(long, value_delimiter = ',')]
     pub estimators: Option<Vec<String>>,
+    /// Estimator settings for --w/--z or --grid: a TOML file with the estimator sections of a
+    /// panel config ([topsim], [tre], [prequential], estimators, llm_report).
+    #[arg(
+        long = "config",
+        id = "settings",
+        value_name = "FILE",
+        conflicts_with = "config"
+    )]
+    pub settings: Option<PathBuf>,
+    /// Set one setting, KEY=VALUE with a dotted key (repeatable), after the config file:
+    /// e.g. --set topsim.z_distance=euclidean, --set prequential.config.train.lr=0.003.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -79,7 +93,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         let out = args.out.as_deref();
         print!(
             "{}",
-            run_panel_file(path, out, threads, args.resume, args.quiet)?
+            run_panel_file(path, &args.set, out, threads, args.resume, args.quiet)?
         );
         return Ok(());
     }
@@ -89,8 +103,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         args.w.as_deref().zip(args.z.as_deref()),
         args.precision,
     )?;
+    let settings = SingleSettings::load(args.settings.as_deref(), &args.set)?;
     let quiet = args.quiet || args.json;
-    let cmp = compare_single(&data, args.estimators, args.llm_report, quiet)?;
+    let cmp = compare_single(&data, args.estimators, args.llm_report, settings, quiet)?;
     match args.json {
         true => println!("{}", serde_json::to_string_pretty(&cmp)?),
         false => print!("{cmp}"),

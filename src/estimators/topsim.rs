@@ -2,9 +2,17 @@
 //! between distances in sentence space W and distances in representation space Z.
 //!
 //! Options: Pearson or Spearman correlation; W distance Hamming, cityblock on one-hot codes
-//! (= 2 x Hamming for equal-length sentences, the seed-004 notebook's choice), Levenshtein
+//! (= 2 x Hamming for equal-length sentences, the choice of Elmoznino et al.'s code), Levenshtein
 //! edit distance, normalised edit distance or Jaccard distance on token sets; Z distance
 //! Euclidean, cosine or Hamming (attributes that differ); all pairs, or a seeded sample of pairs.
+//!
+//! The default Z distance is `auto`: Hamming on discrete Z (categorical attributes, where the
+//! field's usual topsim is Hamming/Hamming and a perfectly compositional language scores 1;
+//! Euclidean on attribute *indices* would rank "red" closer to "green" than to "blue" for no
+//! reason), Euclidean on continuous Z (the Figure 2 sweeps of Elmoznino et al.). The default W
+//! distance, one-hot cityblock, is 2 x Hamming on equal-length messages, so its ranks and its
+//! Pearson correlations equal Hamming's; unlike positional Hamming it also counts extra
+//! positions of unequal-length messages. The estimator reports the distances it used.
 //!
 //! EGG (`egg/core/language_analysis.py`, `TopographicSimilarity`) offers `edit`, `jaccard`,
 //! `hamming`, `cosine` and `euclidean` for either side, with Spearman's rho. Where its code and
@@ -66,8 +74,10 @@ pub enum WDistance {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum ZDistance {
-    /// Euclidean distance.
+    /// Hamming on discrete Z, Euclidean on continuous Z.
     #[default]
+    Auto,
+    /// Euclidean distance.
     Euclidean,
     /// 1 - cosine similarity.
     Cosine,
@@ -91,12 +101,33 @@ pub struct TopsimConfig {
     pub seed: u64,
 }
 
+impl ZDistance {
+    /// The distance used on Z that is `discrete` or not: `Auto` resolved.
+    pub fn resolve(self, discrete: bool) -> ZDistance {
+        match (self, discrete) {
+            (ZDistance::Auto, true) => ZDistance::Hamming,
+            (ZDistance::Auto, false) => ZDistance::Euclidean,
+            (other, _) => other,
+        }
+    }
+}
+
+impl TopsimConfig {
+    /// The settings with the Z distance resolved for discrete or continuous Z.
+    pub fn resolved(&self, discrete: bool) -> TopsimConfig {
+        TopsimConfig {
+            z_distance: self.z_distance.resolve(discrete),
+            ..self.clone()
+        }
+    }
+}
+
 impl Default for TopsimConfig {
     fn default() -> Self {
         TopsimConfig {
             correlation: Correlation::Pearson,
             w_distance: WDistance::OneHotCityblock,
-            z_distance: ZDistance::Euclidean,
+            z_distance: ZDistance::Auto,
             max_pairs: 1_000_000,
             seed: 0,
         }
@@ -185,7 +216,7 @@ fn edit_distance(a: &[i64], b: &[i64]) -> usize {
 
 fn z_distance(kind: ZDistance, a: &[f64], b: &[f64]) -> f64 {
     match kind {
-        ZDistance::Euclidean => squared_euclidean(a, b).sqrt(),
+        ZDistance::Auto | ZDistance::Euclidean => squared_euclidean(a, b).sqrt(),
         ZDistance::Cosine => {
             let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
             let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt();
@@ -291,7 +322,7 @@ impl GramZ {
     fn distance(&self, kind: ZDistance, i: usize, j: usize, dot: f64) -> f64 {
         let (ni, nj) = (self.norms2[i], self.norms2[j]);
         match kind {
-            ZDistance::Euclidean => (ni + nj - 2.0 * dot).max(0.0).sqrt(),
+            ZDistance::Auto | ZDistance::Euclidean => (ni + nj - 2.0 * dot).max(0.0).sqrt(),
             ZDistance::Cosine => {
                 if ni == 0.0 || nj == 0.0 {
                     1.0
@@ -334,13 +365,15 @@ pub fn average_ranks(x: &[f64]) -> Vec<f64> {
 }
 
 /// Topological similarity of sentences `w` (rows of word ids) and representations `z` (rows of
-/// reals). Errors on mismatched or too few rows, and when either distance is constant
-/// (the correlation is undefined there).
+/// reals; `ZDistance::Auto` is Euclidean here, as rows of reals carry no kind: the estimator
+/// resolves it from the dataset). Errors on mismatched or too few rows, and when either
+/// distance is constant (the correlation is undefined there).
 pub fn topological_similarity(
     w: &[Vec<i64>],
     z: &[Vec<f64>],
     config: &TopsimConfig,
 ) -> Result<f64> {
+    let config = &config.resolved(false);
     if w.len() != z.len() {
         return Err(KcompError::param(
             "topsim",
@@ -451,7 +484,7 @@ pub fn topsim_grid(
             config.w_distance,
             WDistance::Hamming | WDistance::OneHotCityblock
         )
-        && config.z_distance == ZDistance::Euclidean
+        && config.z_distance.resolve(false) == ZDistance::Euclidean
         && n * n.saturating_sub(1) / 2 <= config.max_pairs
         && lam.is_finite()
         && lam > 0.0;
@@ -478,6 +511,12 @@ pub fn topsim_grid(
     topological_similarity(&wr, &zr, config)
 }
 
+/// The kebab-case name of an option value, as in configs and on the command line.
+fn value_name(v: impl clap::ValueEnum) -> String {
+    v.to_possible_value()
+        .map_or_else(String::new, |p| p.get_name().to_string())
+}
+
 /// Topological similarity as a panel score (`topsim`) on a dataset's rows: W as word ids, Z as
 /// attribute values or grid index x precision. `label` names a registered variant (e.g.
 /// `topsim_jaccard`); `None` is `topsim`.
@@ -497,14 +536,16 @@ impl crate::estimators::interface::Estimator for TopsimEstimator {
         data: &crate::dataset::Dataset,
         _progress: &crate::estimators::interface::Progress,
     ) -> Result<crate::estimators::interface::Estimate> {
-        let score = topological_similarity(&data.w_rows(), &data.z_rows_f64(), &self.config)?;
+        let discrete = matches!(data.z, crate::dataset::Targets::Discrete { .. });
+        let config = self.config.resolved(discrete);
+        let score = topological_similarity(&data.w_rows(), &data.z_rows_f64(), &config)?;
         let n = data.n();
         let pairs = n * n.saturating_sub(1) / 2;
-        let sampled = pairs > self.config.max_pairs;
+        let sampled = pairs > config.max_pairs;
         let mut est = crate::estimators::interface::Estimate::score(score)
-            .with("correlation", self.config.correlation)
-            .with("w_distance", self.config.w_distance)
-            .with("z_distance", self.config.z_distance)
+            .with("correlation", config.correlation)
+            .with("w_distance", config.w_distance)
+            .with("z_distance", config.z_distance)
             .with(
                 "pairs",
                 if sampled {
@@ -513,10 +554,19 @@ impl crate::estimators::interface::Estimator for TopsimEstimator {
                     pairs
                 },
             );
+        if self.config.z_distance == ZDistance::Auto {
+            est = est.note(format!(
+                "distances: {} on W, {} on {} Z, {} correlation (topsim.z_distance to change)",
+                value_name(config.w_distance),
+                value_name(config.z_distance),
+                if discrete { "discrete" } else { "continuous" },
+                value_name(config.correlation),
+            ));
+        }
         if sampled {
             est = est.note(format!(
                 "{} of {pairs} pairs sampled (seed {})",
-                self.config.max_pairs, self.config.seed
+                config.max_pairs, config.seed
             ));
         }
         Ok(est)
@@ -774,9 +824,37 @@ mod tests {
         let d = Dataset::new(w, z, Provenance::default(), kz, None).unwrap();
         let est = TopsimEstimator::default();
         let e = est.estimate(&d, &Progress::hidden()).unwrap();
-        let direct =
-            topological_similarity(&d.w_rows(), &d.z_rows_f64(), &TopsimConfig::default()).unwrap();
+        // Discrete Z: the default resolves to Hamming on Z, so W (each attribute's value as
+        // its own word) has 2 x the Z distance on every pair and topsim is exactly 1.
+        let hamming = TopsimConfig {
+            z_distance: ZDistance::Hamming,
+            ..Default::default()
+        };
+        let direct = topological_similarity(&d.w_rows(), &d.z_rows_f64(), &hamming).unwrap();
         assert_eq!(e.measure, Measure::Score { score: direct });
+        assert!((direct - 1.0).abs() < 1e-12, "{direct}");
         assert_eq!(e.native["pairs"], 351);
+        assert_eq!(e.native["z_distance"], "hamming");
+        assert!(
+            e.notes[0].contains("hamming on discrete Z"),
+            "{:?}",
+            e.notes
+        );
+        // Euclidean on attribute indices (the old default) is well below 1 on the same
+        // language: attribute values 0 and 2 are farther apart than 0 and 1.
+        let euclid =
+            topological_similarity(&d.w_rows(), &d.z_rows_f64(), &TopsimConfig::default()).unwrap();
+        assert!(euclid < 0.95, "{euclid}");
+        // An explicit choice is kept and not annotated.
+        let est = TopsimEstimator {
+            config: TopsimConfig {
+                z_distance: ZDistance::Euclidean,
+                ..Default::default()
+            },
+            label: None,
+        };
+        let e = est.estimate(&d, &Progress::hidden()).unwrap();
+        assert_eq!(e.measure, Measure::Score { score: euclid });
+        assert!(e.notes.is_empty());
     }
 }

@@ -57,6 +57,7 @@ pub struct PanelReport {
 /// `quiet`.
 pub fn run_panel_file(
     path: &Path,
+    sets: &[String],
     out: Option<&Path>,
     threads: usize,
     resume: bool,
@@ -65,7 +66,7 @@ pub fn run_panel_file(
     let out = out.ok_or_else(|| {
         KcompError::Other("a panel needs --out DIR for its tables and figures".into())
     })?;
-    let config = PanelConfig::from_file(path)?;
+    let config = PanelConfig::from_file_with(path, sets)?;
     let bar = progress_bar(run::plan(&config)?.len() as u64, "datasets");
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
