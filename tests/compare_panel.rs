@@ -24,6 +24,8 @@ name = "grid"
 kind = "grid"
 parameter = "setting"
 values = ["h", "holistic"]
+[prequential.config]
+scheme = "reference"
 [prequential.config.schedule]
 kind = "log"
 min = 16
