@@ -34,6 +34,9 @@ pub struct CompareArgs {
     /// Reuse the saved datasets of an earlier run whose settings match.
     #[arg(long)]
     pub resume: bool,
+    /// Write into an output folder that holds another run's files.
+    #[arg(long)]
+    pub force: bool,
     /// Worker threads (default: all cores). Results are identical for any value.
     #[arg(long)]
     pub threads: Option<usize>,
@@ -93,7 +96,15 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         let out = args.out.as_deref();
         print!(
             "{}",
-            run_panel_file(path, &args.set, out, threads, args.resume, args.quiet)?
+            run_panel_file(
+                path,
+                &args.set,
+                out,
+                threads,
+                args.resume,
+                args.force,
+                args.quiet
+            )?
         );
         return Ok(());
     }

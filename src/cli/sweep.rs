@@ -33,6 +33,9 @@ pub struct SweepArgs {
     /// recomputing them (an interrupted sweep continues where it stopped).
     #[arg(long)]
     pub resume: bool,
+    /// Write into an output folder that holds another run's files.
+    #[arg(long)]
+    pub force: bool,
     /// Memory limit, e.g. 4G (default: half the physical memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
@@ -62,6 +65,9 @@ pub struct ReproduceArgs {
     /// recomputing them (an interrupted sweep continues where it stopped).
     #[arg(long)]
     pub resume: bool,
+    /// Write into an output folder that holds another run's files.
+    #[arg(long)]
+    pub force: bool,
     /// Memory limit, e.g. 4G (default: half the physical memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
@@ -72,7 +78,13 @@ pub fn run_sweep_command(args: SweepArgs) -> anyhow::Result<()> {
     configure(args.threads, args.max_memory)?;
     print!(
         "{}",
-        sweep_files(&args.configs, &args.out, args.resume, args.quiet)?
+        sweep_files(
+            &args.configs,
+            &args.out,
+            args.resume,
+            args.force,
+            args.quiet
+        )?
     );
     Ok(())
 }
@@ -82,7 +94,7 @@ pub fn run_reproduce(args: ReproduceArgs) -> anyhow::Result<()> {
     configure(args.threads, args.max_memory)?;
     print!(
         "{}",
-        reproduce(args.rng, &args.out, args.resume, args.quiet)?
+        reproduce(args.rng, &args.out, args.resume, args.force, args.quiet)?
     );
     Ok(())
 }

@@ -61,12 +61,16 @@ pub fn run_panel_file(
     out: Option<&Path>,
     threads: usize,
     resume: bool,
+    force: bool,
     quiet: bool,
 ) -> Result<PanelReport> {
     let out = out.ok_or_else(|| {
         KcompError::Other("a panel needs --out DIR for its tables and figures".into())
     })?;
     let config = PanelConfig::from_file_with(path, sets)?;
+    // --resume asks to reuse the folder.
+    let stamp = serde_json::json!({"command": "compare", "config": &config});
+    crate::io::out_dir::claim(out, &stamp, force || resume)?;
     let bar = progress_bar(run::plan(&config)?.len() as u64, "datasets");
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());

@@ -92,11 +92,20 @@ pub fn run_all(
 
 /// `kcomp sweep`: runs the config files (each into `out/<name>/` when there are several,
 /// every run saved for `resume`); returns the lines the command prints.
-pub fn sweep_files(paths: &[PathBuf], out: &Path, resume: bool, quiet: bool) -> Result<String> {
+pub fn sweep_files(
+    paths: &[PathBuf],
+    out: &Path,
+    resume: bool,
+    force: bool,
+    quiet: bool,
+) -> Result<String> {
     let configs = paths
         .iter()
         .map(|p| SweepConfig::from_file(p))
         .collect::<Result<Vec<_>>>()?;
+    // --resume asks to reuse the folder.
+    let stamp = serde_json::json!({"command": "sweep", "configs": &configs});
+    crate::io::out_dir::claim(out, &stamp, force || resume)?;
     let start = Instant::now();
     let results = run_all(&configs, out, configs.len() > 1, true, resume, quiet)?;
     let mut text = String::new();
@@ -119,8 +128,16 @@ pub fn sweep_files(paths: &[PathBuf], out: &Path, resume: bool, quiet: bool) -> 
 
 /// `kcomp reproduce`: the built-in sweeps into `out/<sweep>/` and the comparison with the
 /// published means; returns the lines the command prints.
-pub fn reproduce(rng: RngKind, out: &Path, resume: bool, quiet: bool) -> Result<String> {
+pub fn reproduce(
+    rng: RngKind,
+    out: &Path,
+    resume: bool,
+    force: bool,
+    quiet: bool,
+) -> Result<String> {
     let configs = paper_configs(rng)?;
+    let stamp = serde_json::json!({"command": "reproduce", "rng": rng_name(rng)});
+    crate::io::out_dir::claim(out, &stamp, force || resume)?;
     let start = Instant::now();
     let results = run_all(&configs, out, true, false, resume, quiet)?;
     let elapsed = start.elapsed().as_secs_f64();
