@@ -127,6 +127,10 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
                 "kcomp compare --w data/g300/W.npy --z data/g300/Z.npy --precision 0.01 --estimators topsim --set topsim.correlation=spearman --set topsim.z_distance=cosine",
                 Fast(&["topsim", "ok"]),
             ),
+            (
+                "kcomp compare --w data/g300/W.npy --z data/g300/Z.npy --precision 0.01 --estimators compression,topsim --out results/g300",
+                Fast(&["W.npy + Z.npy", "wrote results/g300/summary.md"]),
+            ),
         ],
     ),
     (

@@ -4,14 +4,15 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::panel::run_panel_file;
-use crate::panel::single::{SingleSettings, compare_single, single_dataset};
+use crate::panel::single::{SingleSettings, compare_single, single_config, single_dataset};
+use crate::panel::{run_files_to_folder, run_panel_file};
 
 /// Compare estimators of K(Z|W) and compositionality on the same datasets.
 ///
 /// Two forms:
 ///   kcomp compare CONFIG.toml --out DIR     families x values x seeds (configs/compare/)
 ///   kcomp compare --w W.npy --z Z.npy       one dataset from files (.npy, .csv, .jsonl)
+///   kcomp compare --w W.npy --z Z.npy --out DIR   the same with tables and figures
 ///   kcomp compare --grid FILE.jsonl --record I   one string-to-grid record
 ///
 /// Every estimator shares the dataset's K(Z) (the family's convention; for files: uniform over
@@ -28,7 +29,8 @@ pub struct CompareArgs {
     /// Panel config (TOML; see configs/compare/).
     #[arg(value_name = "CONFIG.toml", conflicts_with_all = ["w", "z"])]
     pub config: Option<PathBuf>,
-    /// Output folder of a panel: runs.csv, summary.csv/md, agreement.csv, figures.
+    /// Output folder: runs.csv, summary.csv/md, agreement.csv, figures (a panel, or one
+    /// dataset from --w/--z).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Reuse the saved datasets of an earlier run whose settings match.
@@ -108,13 +110,40 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         );
         return Ok(());
     }
+    let settings = SingleSettings::load(args.settings.as_deref(), &args.set)?;
+    if let (Some(out), Some(w), Some(z)) = (&args.out, &args.w, &args.z) {
+        // One dataset with a run folder: the panel's tables and figures for it.
+        let config = single_config(args.estimators, args.llm_report, settings)?;
+        let report = run_files_to_folder(
+            w,
+            z,
+            args.precision,
+            config,
+            out,
+            threads,
+            args.force,
+            args.quiet || args.json,
+        )?;
+        let summary = out.join("summary.md");
+        if let Ok(text) = std::fs::read_to_string(&summary) {
+            print!("{text}\n");
+        }
+        print!("{report}");
+        return Ok(());
+    }
+    if args.out.is_some() && args.grid.is_some() {
+        return Err(crate::error::KcompError::param(
+            "out",
+            "a run folder is written for a panel or --w/--z, not for --grid (use --json)",
+        )
+        .into());
+    }
     let grid = args.grid.as_deref();
     let data = single_dataset(
         grid.map(|g| (g, args.record, args.setting.as_deref())),
         args.w.as_deref().zip(args.z.as_deref()),
         args.precision,
     )?;
-    let settings = SingleSettings::load(args.settings.as_deref(), &args.set)?;
     let quiet = args.quiet || args.json;
     let cmp = compare_single(&data, args.estimators, args.llm_report, settings, quiet)?;
     match args.json {

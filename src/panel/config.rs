@@ -8,7 +8,7 @@
 //!
 //! [[family]]
 //! name = "language-h"                       # output sub-folder, plot titles
-//! kind = "language"                         # lookup | grammar | language | grid
+//! kind = "language"                         # lookup | grammar | language | protocol | grid | files
 //! parameter = "holistic_fraction"           # the swept generator parameter
 //! values = [0.0, 0.5, 1.0]                  # no duplicates
 //! [family.params]                           # fixed generator parameters (unknown names are errors)
@@ -232,6 +232,13 @@ impl PanelConfig {
         }
         let labels: Vec<String> = self.families.iter().map(FamilySpec::label).collect();
         no_duplicates("family.name", &labels)?;
+        // Files do not change with the seed: more seeds would count each dataset repeatedly.
+        if self.families.iter().any(|f| f.kind == "files") && self.seed_values()?.len() > 1 {
+            return Err(KcompError::param(
+                "seeds",
+                "a files family reads the same data for every seed: use seeds = 1",
+            ));
+        }
         if !(1..=1_000_000).contains(&self.bootstrap_resamples) {
             return Err(KcompError::param(
                 "bootstrap_resamples",

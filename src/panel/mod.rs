@@ -85,6 +85,58 @@ pub fn run_panel_file(
     })
 }
 
+/// `kcomp compare --w W --z Z --out DIR`: one dataset from files as a one-dataset panel (a
+/// `files` family), so it gets the panel's tables and figures in `out`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_files_to_folder(
+    w: &Path,
+    z: &Path,
+    precision: Option<f64>,
+    mut config: PanelConfig,
+    out: &Path,
+    threads: usize,
+    force: bool,
+    quiet: bool,
+) -> Result<PanelReport> {
+    let name = |p: &Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let mut value = toml::Table::new();
+    value.insert("w".into(), w.display().to_string().into());
+    value.insert("z".into(), z.display().to_string().into());
+    value.insert("name".into(), format!("{} + {}", name(w), name(z)).into());
+    let mut params = toml::Table::new();
+    if let Some(p) = precision {
+        params.insert("precision".into(), p.into());
+    }
+    config.name = "files".into();
+    config.families = vec![config::FamilySpec {
+        name: Some("files".into()),
+        kind: "files".into(),
+        parameter: "dataset".into(),
+        values: vec![toml::Value::Table(value)],
+        params,
+    }];
+    config.validate()?;
+    let stamp = serde_json::json!({"command": "compare", "config": &config});
+    crate::io::out_dir::claim(out, &stamp, force)?;
+    let bar = progress_bar(1, "datasets");
+    if quiet {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let (result, written) = run_and_report(&config, out, threads, false, &bar)?;
+    bar.finish_and_clear();
+    Ok(PanelReport {
+        datasets: result.plan.len(),
+        estimators: config.estimators.len(),
+        resumed: 0,
+        written,
+    })
+}
+
 impl fmt::Display for PanelReport {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         writeln!(
