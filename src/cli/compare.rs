@@ -126,7 +126,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         )?;
         let summary = out.join("summary.md");
         if let Ok(text) = std::fs::read_to_string(&summary) {
-            print!("{text}\n");
+            println!("{text}");
         }
         print!("{report}");
         return Ok(());
