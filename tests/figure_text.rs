@@ -6,8 +6,11 @@ use std::path::Path;
 
 use kcomp::plot::{Figure, LabelledPoint, Panel, Point, Region, Scatter, Series, XAxis};
 
-/// (x, y, anchor, font size, text) of every `<text>` of an SVG, and its width and height.
-fn texts(svg: &str) -> (Vec<(f64, f64, String, f64, String)>, f64, f64) {
+/// x, y, anchor, font size and text of one `<text>`.
+type Text = (f64, f64, String, f64, String);
+
+/// Every `<text>` of an SVG, and its width and height.
+fn texts(svg: &str) -> (Vec<Text>, f64, f64) {
     let attr = |tag: &str, name: &str| -> Option<String> {
         let key = format!(" {name}=\"");
         let at = tag.find(&key)? + key.len();
@@ -68,7 +71,7 @@ fn check(svg_path: &Path) {
         );
     }
     // Tick labels: numeric texts sharing an x (a y axis) or a y (an x axis) must differ.
-    let numeric: Vec<&(f64, f64, String, f64, String)> = texts
+    let numeric: Vec<&Text> = texts
         .iter()
         .filter(|t| t.4.trim().parse::<f64>().is_ok())
         .collect();
