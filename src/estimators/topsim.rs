@@ -25,12 +25,23 @@
 //!   L / 4L = 0.25. The factor is the same for every pair, so Pearson's r and Spearman's rho,
 //!   hence topsim, are unchanged by it (the maintainers' reply in that thread); only the
 //!   distances themselves were off. We compute the definition ([`WDistance::NormalisedEdit`]).
-//! - **Jaccard**: EGG passes messages to `scipy.spatial.distance.jaccard`, which is positional
-//!   and treats token 0 as absent: among positions where either message is non-zero, the
-//!   fraction where they differ. That is a Hamming distance that skips shared zeros (EOS
-//!   padding), not the Jaccard distance of the token sets. We compute the set version,
-//!   1 - |A n B| / |A u B| over the distinct tokens of each message ([`WDistance::Jaccard`]):
-//!   it ignores order and repetition, like a bag-of-symbols view.
+//! - **Jaccard**: EGG passes messages to `scipy.spatial.distance.jaccard`, which is positional.
+//!   Before scipy 1.15 it was, among positions where either message is non-zero, the fraction
+//!   where they differ (a Hamming distance that skips shared zeros, EOS padding). Since scipy
+//!   1.15 it compares only the zero / non-zero pattern of the two vectors (inputs are cast to
+//!   booleans), so two messages with non-zero tokens at the same positions are at distance 0
+//!   whatever their tokens. Neither is the Jaccard distance of the token sets. We compute the
+//!   set version, 1 - |A n B| / |A u B| over the distinct tokens of each message
+//!   ([`WDistance::Jaccard`]): it ignores order and repetition, like a bag-of-symbols view.
+//! - **Cosine distance to a zero vector** is 1 here (no direction: as far as an orthogonal
+//!   vector); scipy and EGG give NaN there, which would make the correlation NaN.
+//! - **Translation invariance on continuous Z**: Euclidean and cosine distances on whole blocks
+//!   go through |a|^2 + |b|^2 - 2 a.b; Z is centred (column means subtracted) first, so adding a
+//!   constant to Z does not lose precision to large norms. (Cosine is not translation
+//!   invariant by definition; centring is only applied to Euclidean distances.)
+//! - **Ties before Spearman ranks**: distances equal in exact arithmetic can differ in the last
+//!   bits (cosine, Euclidean through dot products); they are rounded to 12 significant digits
+//!   of the largest distance before ranking, so such pairs tie as they should.
 
 use rand::RngExt;
 use rand::SeedableRng;
@@ -296,8 +307,25 @@ struct GramZ {
 }
 
 impl GramZ {
-    fn new(z: &[Vec<f64>]) -> Self {
+    /// `centre`: subtract the column means first (Euclidean distances do not change, and large
+    /// offsets no longer cost precision in |a|^2 + |b|^2 - 2 a.b).
+    fn new(z: &[Vec<f64>], centre: bool) -> Self {
         let d = z[0].len();
+        let mut means = vec![0.0; d];
+        if centre {
+            for row in z {
+                for (m, x) in means.iter_mut().zip(row) {
+                    *m += x;
+                }
+            }
+            for m in &mut means {
+                *m /= z.len() as f64;
+            }
+        }
+        let z: Vec<Vec<f64>> = z
+            .iter()
+            .map(|r| r.iter().zip(&means).map(|(x, m)| x - m).collect())
+            .collect();
         let flat: Vec<f64> = z.iter().flatten().copied().collect();
         let norms2 = z.iter().map(|r| r.iter().map(|x| x * x).sum()).collect();
         GramZ {
@@ -359,6 +387,19 @@ pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
     }
 }
 
+/// Distances rounded to 12 significant digits of the largest, so values equal in exact
+/// arithmetic but not in the last bits tie before ranking.
+fn round_for_ties(mut d: Vec<f64>) -> Vec<f64> {
+    let max = d.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if max > 0.0 && max.is_finite() {
+        let q = 10f64.powi(max.log10().floor() as i32 - 11);
+        for x in &mut d {
+            *x = (*x / q).round() * q;
+        }
+    }
+    d
+}
+
 /// Average ranks (1-based), ties sharing their mean rank (statrs).
 pub fn average_ranks(x: &[f64]) -> Vec<f64> {
     Data::new(x.to_vec()).ranks(RankTieBreaker::Average)
@@ -398,7 +439,7 @@ pub fn topological_similarity(
         // width.
         let width = z[0].len();
         let gram = (z.iter().all(|r| r.len() == width) && config.z_distance != ZDistance::Hamming)
-            .then(|| GramZ::new(z));
+            .then(|| GramZ::new(z, config.z_distance != ZDistance::Cosine));
         let packed = PackedW::new(w, config.w_distance);
         let mut dw = vec![0.0; total_pairs];
         let mut dz = vec![0.0; total_pairs];
@@ -457,7 +498,10 @@ pub fn topological_similarity(
     };
     let r = match config.correlation {
         Correlation::Pearson => pearson(&dw, &dz),
-        Correlation::Spearman => pearson(&average_ranks(&dw), &average_ranks(&dz)),
+        Correlation::Spearman => pearson(
+            &average_ranks(&round_for_ties(dw)),
+            &average_ranks(&round_for_ties(dz)),
+        ),
     };
     r.ok_or_else(constant_distance_error)
 }
@@ -725,6 +769,33 @@ mod tests {
     }
 
     #[test]
+    fn euclidean_topsim_is_translation_invariant_and_near_ties_tie() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let w: Vec<Vec<i64>> = (0..60).map(|i| vec![i % 4, (i / 4) % 5, i % 3]).collect();
+        let z: Vec<Vec<f64>> = (0..60)
+            .map(|_| (0..6).map(|_| rng.random::<f64>()).collect())
+            .collect();
+        let cfg = TopsimConfig {
+            z_distance: ZDistance::Euclidean,
+            ..Default::default()
+        };
+        let base = topological_similarity(&w, &z, &cfg).unwrap();
+        for offset in [1e3, 1e5] {
+            let shifted: Vec<Vec<f64>> = z
+                .iter()
+                .map(|r| r.iter().map(|x| x + offset).collect())
+                .collect();
+            let t = topological_similarity(&w, &shifted, &cfg).unwrap();
+            // Before centring: 1.1e-5 at 1e3 and 2.7e-4 at 1e5 (issue 22).
+            assert!((t - base).abs() < 1e-9, "{offset}: {t} vs {base}");
+        }
+        // Values equal but for the last bits tie.
+        let r = round_for_ties(vec![0.1 + 0.2, 0.3, 1.0]);
+        assert_eq!(r[0], r[1]);
+        assert_ne!(r[1], r[2]);
+    }
+
+    #[test]
     fn ranks_average_ties() {
         assert_eq!(
             average_ranks(&[10.0, 20.0, 10.0, 5.0]),
@@ -765,7 +836,7 @@ mod tests {
         let z: Vec<Vec<f64>> = (0..300)
             .map(|_| (0..7).map(|_| rng.random::<f64>() * 4.0 - 2.0).collect())
             .collect();
-        let g = GramZ::new(&z);
+        let g = GramZ::new(&z, false);
         // Columns 128..300: the pairs j >= i of rows 128..256.
         let dots = g.block_dots(128..256);
         assert_eq!(dots.len(), 128 * 172);
