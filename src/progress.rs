@@ -1,17 +1,45 @@
-//! The one progress-bar builder: every long command shows the same bar on stderr (indicatif
-//! hides it when stderr is not a terminal).
+//! The one progress helper: every long command reports on stderr through [`bar`]. On a
+//! terminal it is an indicatif bar; off a terminal (nohup, Slurm logs, pipes) it writes a plain
+//! line every few seconds with done/total, elapsed time and ETA, so a log shows where a long run
+//! is. Work that ends before the first interval prints nothing.
 
-use indicatif::{ProgressBar, ProgressStyle};
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
+
+/// Seconds between two progress lines when stderr is not a terminal (default 5; the
+/// environment variable `KCOMP_PROGRESS_SECONDS` changes it).
+pub const LOG_INTERVAL_SECONDS: u64 = 5;
 
 /// A bar over `total` items named `unit` ("runs", "answers", ...), with `prefix` in front
-/// (empty for none). `total = 0` leaves the length to be set later.
+/// (empty for none). `total = 0` leaves the length to be set later. A message set on the bar
+/// (`set_message`) follows the counts.
 pub fn bar(total: u64, unit: &str, prefix: &str) -> ProgressBar {
+    if std::io::stderr().is_terminal() {
+        return terminal_bar(total, unit, prefix);
+    }
+    let seconds = std::env::var("KCOMP_PROGRESS_SECONDS")
+        .ok()
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .unwrap_or(LOG_INTERVAL_SECONDS);
+    log_bar(
+        total,
+        unit,
+        prefix,
+        Box::new(std::io::stderr()),
+        Duration::from_secs(seconds),
+    )
+}
+
+fn terminal_bar(total: u64, unit: &str, prefix: &str) -> ProgressBar {
     let bar = ProgressBar::new(total);
-    // The template is a constant, so it always parses; the fallback only guards edits.
     let template = format!(
-        "{{prefix}}{}[{{elapsed_precise}}] [{{bar:30}}] {{pos}}/{{len}} {unit} (eta {{eta}})",
+        "{{prefix}}{}[{{elapsed_precise}}] [{{bar:30}}] {{pos}}/{{len}} {unit} (eta {{eta}}) {{msg}}",
         if prefix.is_empty() { "" } else { " " }
     );
+    // The template is a constant, so it always parses; the fallback only guards edits.
     let style = ProgressStyle::with_template(&template)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");
@@ -20,13 +48,160 @@ pub fn bar(total: u64, unit: &str, prefix: &str) -> ProgressBar {
     bar
 }
 
+/// A bar that writes one plain line to `sink` at most every `interval` (and none before the
+/// first interval has passed), redrawn by a steady tick so a long step without progress still
+/// reports its elapsed time.
+fn log_bar(
+    total: u64,
+    unit: &str,
+    prefix: &str,
+    sink: Box<dyn Write + Send>,
+    interval: Duration,
+) -> ProgressBar {
+    let template = format!(
+        "{{prefix}}{}{{pos}}/{{len}} {unit} done, {{elapsed}} elapsed, eta {{eta}} {{msg}}",
+        if prefix.trim().is_empty() { "" } else { ": " }
+    );
+    let style =
+        ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar());
+    let log = LineLog {
+        sink: Mutex::new(sink),
+        pending: Mutex::new(String::new()),
+        last: Mutex::new(Instant::now()),
+        interval,
+    };
+    let bar = ProgressBar::with_draw_target(
+        Some(total),
+        ProgressDrawTarget::term_like_with_hz(Box::new(log), 1),
+    );
+    bar.set_style(style);
+    bar.set_prefix(prefix.trim().to_string());
+    if !interval.is_zero() {
+        bar.enable_steady_tick(interval);
+    }
+    bar
+}
+
+/// indicatif's terminal interface turned into a log: cursor moves and clears are ignored, each
+/// drawn frame becomes one line, written when `interval` has passed since the last one.
+struct LineLog {
+    sink: Mutex<Box<dyn Write + Send>>,
+    pending: Mutex<String>,
+    last: Mutex<Instant>,
+    interval: Duration,
+}
+
+impl std::fmt::Debug for LineLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LineLog")
+            .field("interval", &self.interval)
+            .finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic elsewhere while holding the lock leaves plain data; keep reporting.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl TermLike for LineLog {
+    fn width(&self) -> u16 {
+        // Wide enough that indicatif never wraps or truncates a line.
+        400
+    }
+    fn move_cursor_up(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_down(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_right(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn move_cursor_left(&self, _: usize) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn write_line(&self, s: &str) -> std::io::Result<()> {
+        self.write_str(s)
+    }
+    fn write_str(&self, s: &str) -> std::io::Result<()> {
+        lock(&self.pending).push_str(s);
+        Ok(())
+    }
+    fn clear_line(&self) -> std::io::Result<()> {
+        Ok(())
+    }
+    fn flush(&self) -> std::io::Result<()> {
+        let line = std::mem::take(&mut *lock(&self.pending));
+        let line = line.trim();
+        if line.is_empty() {
+            return Ok(());
+        }
+        let mut last = lock(&self.last);
+        // 9/10 of the interval: the steady tick fires about every interval, a little late or
+        // early, and must not skip every other line.
+        if last.elapsed() < self.interval.mul_f64(0.9) {
+            return Ok(());
+        }
+        *last = Instant::now();
+        let mut sink = lock(&self.sink);
+        writeln!(sink, "{line}")?;
+        sink.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use std::sync::Arc;
+
     #[test]
     fn bar_counts_and_keeps_its_prefix() {
         let b = super::bar(7, "runs", "lookup-length");
         b.inc(3);
         assert_eq!((b.position(), b.length()), (3, Some(7)));
         assert_eq!(b.prefix(), "lookup-length");
+    }
+
+    /// A sink the test can read back.
+    #[derive(Clone, Default)]
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+    impl Write for Shared {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            lock(&self.0).extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn off_a_terminal_lines_say_done_total_and_eta() {
+        let sink = Shared::default();
+        let b = log_bar(7, "runs", "  sweep", Box::new(sink.clone()), Duration::ZERO);
+        b.set_position(3);
+        b.finish();
+        let text = String::from_utf8(lock(&sink.0).clone()).unwrap();
+        let last = text.lines().last().unwrap_or_default();
+        assert!(last.starts_with("sweep: 7/7 runs done, "), "{text}");
+        assert!(last.contains(" elapsed, eta "), "{text}");
+        // No bar characters or escape codes in a log.
+        assert!(!text.contains('\u{1b}') && !text.contains("=>"), "{text}");
+    }
+
+    #[test]
+    fn off_a_terminal_short_work_prints_nothing() {
+        let sink = Shared::default();
+        let b = log_bar(
+            4,
+            "runs",
+            "",
+            Box::new(sink.clone()),
+            Duration::from_secs(3600),
+        );
+        b.inc(4);
+        b.finish();
+        assert!(lock(&sink.0).is_empty());
     }
 }

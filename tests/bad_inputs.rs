@@ -251,7 +251,7 @@ fn write_fixtures(tmp: &Path) {
         "[files]\nw = \"{0}/w.csv\"\nz = \"{0}/z.csv\"\nprecision = 0.01\n",
         tmp.display()
     );
-    let model = "[prequential]\nval_size = 10\nthreads = 1\n[prequential.schedule]\nkind = \"increment\"\nmin = 10\nstep = 20\n[prequential.train]\nmax_epochs = 2\n";
+    let model = "[prequential]\nscheme = \"reference\"\nval_size = 10\nthreads = 1\n[prequential.schedule]\nkind = \"increment\"\nmin = 10\nstep = 20\n[prequential.train]\nmax_epochs = 2\n";
     std::fs::write(
         tmp.join("std.toml"),
         format!("{files}{model}[prequential.model]\nhidden = [4]\nemb_dim = 2\nstd = {{ kind = \"fixed\", std = 1e300 }}\n"),
@@ -462,39 +462,114 @@ fn cases() -> Vec<(&'static str, Expect)> {
             Clean("k"),
         ),
         // prequential: model and schedule sizes
-        ("prequential --hidden 100000000", Clean("hidden")),
-        ("prequential --hidden 0", Clean("hidden")),
-        ("prequential --hidden 8,x", Clean("hidden")),
-        ("prequential --hidden -3", Clean("hidden")),
-        ("prequential --emb-dim 1000000000", Clean("emb_dim")),
-        ("prequential --emb-dim 0", Clean("emb_dim")),
         (
-            "prequential --log-schedule 10,1000000000",
+            "prequential --protocol reference --hidden 100000000",
+            Clean("hidden"),
+        ),
+        (
+            "prequential --protocol reference --hidden 0",
+            Clean("hidden"),
+        ),
+        (
+            "prequential --protocol reference --hidden 8,x",
+            Clean("hidden"),
+        ),
+        (
+            "prequential --protocol reference --hidden -3",
+            Clean("hidden"),
+        ),
+        (
+            "prequential --protocol reference --emb-dim 1000000000",
+            Clean("emb_dim"),
+        ),
+        (
+            "prequential --protocol reference --emb-dim 0",
+            Clean("emb_dim"),
+        ),
+        (
+            "prequential --protocol reference --log-schedule 10,1000000000",
             Clean("log_schedule"),
         ),
-        ("prequential --log-schedule 0,5", Clean("schedule")),
-        ("prequential --log-schedule 10", Clean("log_schedule")),
-        ("prequential --increment 0,10", Clean("schedule")),
-        ("prequential --increment 10,0", Clean("schedule")),
-        ("prequential --increment 100000000000,1", Clean("schedule")),
-        ("prequential --fractions 0.5,0.2", Clean("schedule")),
-        ("prequential --fractions nan", Clean("schedule")),
-        ("prequential --fractions 2", Clean("schedule")),
-        ("prequential --val-size 1000000", Clean("val_size")),
-        ("prequential --dropout 1", Clean("dropout")),
-        ("prequential --dropout nan", Clean("dropout")),
-        ("prequential --dropout -0.1", Clean("dropout")),
-        ("prequential --lr 0", Clean("lr")),
-        ("prequential --lr nan", Clean("lr")),
-        ("prequential --lr 1e308", Clean("lr")),
-        ("prequential --lr -1", Clean("lr")),
-        ("prequential --batch-size 0", Clean("batch_size")),
-        ("prequential --max-epochs 0", Clean("max_epochs")),
-        ("prequential --tolerance nan", Clean("tolerance")),
-        ("prequential --tolerance -1", Clean("tolerance")),
-        ("prequential --lr-decay 0", Clean("lr_decay")),
-        ("prequential --lr-decay 2", Clean("lr_decay")),
-        ("prequential --lr-decay nan", Clean("lr_decay")),
+        (
+            "prequential --protocol reference --log-schedule 0,5",
+            Clean("schedule"),
+        ),
+        (
+            "prequential --protocol reference --log-schedule 10",
+            Clean("log_schedule"),
+        ),
+        (
+            "prequential --protocol reference --increment 0,10",
+            Clean("schedule"),
+        ),
+        (
+            "prequential --protocol reference --increment 10,0",
+            Clean("schedule"),
+        ),
+        (
+            "prequential --protocol reference --increment 100000000000,1",
+            Clean("schedule"),
+        ),
+        (
+            "prequential --protocol reference --fractions 0.5,0.2",
+            Clean("schedule"),
+        ),
+        (
+            "prequential --protocol reference --fractions nan",
+            Clean("schedule"),
+        ),
+        (
+            "prequential --protocol reference --fractions 2",
+            Clean("schedule"),
+        ),
+        (
+            "prequential --protocol reference --val-size 1000000",
+            Clean("val_size"),
+        ),
+        (
+            "prequential --protocol reference --dropout 1",
+            Clean("dropout"),
+        ),
+        (
+            "prequential --protocol reference --dropout nan",
+            Clean("dropout"),
+        ),
+        (
+            "prequential --protocol reference --dropout -0.1",
+            Clean("dropout"),
+        ),
+        ("prequential --protocol reference --lr 0", Clean("lr")),
+        ("prequential --protocol reference --lr nan", Clean("lr")),
+        ("prequential --protocol reference --lr 1e308", Clean("lr")),
+        ("prequential --protocol reference --lr -1", Clean("lr")),
+        (
+            "prequential --protocol reference --batch-size 0",
+            Clean("batch_size"),
+        ),
+        (
+            "prequential --protocol reference --max-epochs 0",
+            Clean("max_epochs"),
+        ),
+        (
+            "prequential --protocol reference --tolerance nan",
+            Clean("tolerance"),
+        ),
+        (
+            "prequential --protocol reference --tolerance -1",
+            Clean("tolerance"),
+        ),
+        (
+            "prequential --protocol reference --lr-decay 0",
+            Clean("lr_decay"),
+        ),
+        (
+            "prequential --protocol reference --lr-decay 2",
+            Clean("lr_decay"),
+        ),
+        (
+            "prequential --protocol reference --lr-decay nan",
+            Clean("lr_decay"),
+        ),
         ("prequential --threads 100000", Clean("threads")),
         (
             "prequential --holistic-fraction 2",
@@ -604,7 +679,7 @@ fn cases() -> Vec<(&'static str, Expect)> {
             Clean("precision"),
         ),
         (
-            "prequential --w {T}/w.csv --z {T}/z.csv --precision 0.01 --val-size 60",
+            "prequential --w {T}/w.csv --z {T}/z.csv --precision 0.01 --protocol reference --val-size 60",
             Clean("val_size"),
         ),
         ("prequential --w {T}/w.csv", Clean("z")),

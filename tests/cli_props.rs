@@ -124,10 +124,10 @@ proptest! {
             "--batch-size", "--max-epochs", "--patience", "--tolerance", "--lr-decay",
             "--threads", "--language-seed",
         ];
-        // One flag at a time, then all of them together.
-        let mut all = vec!["kcomp".to_string(), "prequential".to_string()];
+        // One flag at a time, then all of them together (the reference protocol reads them).
+        let mut all = ["kcomp", "prequential", "--protocol", "reference"].map(String::from).to_vec();
         for (flag, value) in flags.iter().zip(&values) {
-            check_prequential(&["kcomp", "prequential", flag, value]);
+            check_prequential(&["kcomp", "prequential", "--protocol", "reference", flag, value]);
             all.push(flag.to_string());
             all.push(value.clone());
         }

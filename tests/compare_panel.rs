@@ -24,6 +24,8 @@ name = "grid"
 kind = "grid"
 parameter = "setting"
 values = ["h", "holistic"]
+[prequential.config]
+scheme = "reference"
 [prequential.config.schedule]
 kind = "log"
 min = 16
@@ -326,4 +328,104 @@ fn llm_program_reports_a_code_length_in_bits_from_l_bits() {
     let m2 = est["native"]["models"]["m2"]["code_bits"].as_f64().unwrap();
     assert!((m2 - (880.0 + 17f64.log2() + 120f64.log2() + 32.0)).abs() < 1e-9);
     assert!((est["native"]["mean_c_p"].as_f64().unwrap() - (100.0 + 85.71) / 2.0).abs() < 1e-9);
+}
+
+#[test]
+fn single_dataset_takes_config_and_set_and_says_which_topsim_distances() {
+    let dir = tempfile::tempdir().unwrap();
+    // A perfectly compositional language: attribute a -> word a, attribute b -> word 4 + b.
+    let (mut wt, mut zt) = (String::new(), String::new());
+    for i in 0..48 {
+        let (a, b) = (i % 4, (i / 4) % 4);
+        wt.push_str(&format!("{},{}\n", a, 4 + b));
+        zt.push_str(&format!("{a},{b}\n"));
+    }
+    let (w, z) = (dir.path().join("w.csv"), dir.path().join("z.csv"));
+    std::fs::write(&w, &wt).unwrap();
+    std::fs::write(&z, &zt).unwrap();
+    let settings = dir.path().join("settings.toml");
+    std::fs::write(
+        &settings,
+        "estimators = [\"topsim\"]\n[topsim]\ncorrelation = \"spearman\"\n",
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_kcomp"))
+            .args(["compare", "--w"])
+            .arg(&w)
+            .arg("--z")
+            .arg(&z)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let score = |out: &std::process::Output| -> (f64, serde_json::Value) {
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let e = v["estimates"][0].clone();
+        (e["score"].as_f64().unwrap(), e)
+    };
+    // Default on discrete Z: Hamming on Z, one-hot cityblock on W (2 x Hamming): exactly 1.
+    let (s, e) = score(&run(&["--estimators", "topsim", "--json"]));
+    assert!((s - 1.0).abs() < 1e-12, "{e}");
+    assert_eq!(e["native"]["z_distance"], "hamming");
+    assert!(
+        e["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("hamming on discrete Z"),
+        "{e}"
+    );
+    // --set chooses Euclidean on attribute indices: Pearson of 2 x Hamming with Euclidean on a
+    // 4 x 4 grid, below 1.
+    let (s, e) = score(&run(&[
+        "--estimators",
+        "topsim",
+        "--set",
+        "topsim.z_distance=euclidean",
+        "--json",
+    ]));
+    assert!(s < 0.95 && s > 0.5, "{e}");
+    assert_eq!(e["native"]["z_distance"], "euclidean");
+    // --config: its estimator list and correlation, --set on top of it.
+    let cfg = settings.to_str().unwrap();
+    let (s, e) = score(&run(&["--config", cfg, "--json"]));
+    assert!((s - 1.0).abs() < 1e-12, "{e}");
+    assert_eq!(e["native"]["correlation"], "spearman");
+    let (_, e) = score(&run(&[
+        "--config",
+        cfg,
+        "--set",
+        "topsim.correlation=pearson",
+        "--json",
+    ]));
+    assert_eq!(e["native"]["correlation"], "pearson");
+    // The table prints the distances under it.
+    let out = run(&["--estimators", "topsim"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("note (topsim): distances: one-hot-cityblock on W, hamming on discrete Z"),
+        "{text}"
+    );
+    // Bad keys and values: one line, exit 2, naming the key.
+    for (args, needle) in [
+        (vec!["--set", "topsim.z_distanse=hamming"], "z_distanse"),
+        (vec!["--set", "topsim.z_distance=manhattan"], "manhattan"),
+        (vec!["--set", "seeds=3"], "seeds"),
+        (vec!["--set", "nokey"], "KEY=VALUE"),
+        (
+            vec!["--set", "prequential.val_fraction=0.9"],
+            "val_fraction",
+        ),
+    ] {
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{needle}: {err}");
+    }
 }

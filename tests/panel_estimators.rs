@@ -88,7 +88,11 @@ fn compressed_streams_decode_to_the_serialisation() {
         let ncd = n["ncd"].as_f64().unwrap();
         assert!((0.0..=1.2).contains(&ncd), "{name} ncd {ncd}");
     }
-    assert!(row.notes.iter().any(|n| n.contains("small input")));
+    assert!(
+        row.notes
+            .iter()
+            .any(|n| n.contains("needs thousands of rows"))
+    );
 }
 
 /// h = 0 and h = 1 languages, 4 seeds each: every estimator sees the same datasets.
@@ -124,6 +128,9 @@ fn panel_on_language_systems_ranks_compositional_above_holistic() {
                 // Fixed order, one word per attribute: each position carries its attribute.
                 assert!((ps.score.unwrap() - 1.0).abs() < 1e-12);
                 assert!((e.c.unwrap() - 19200.0 / 30.598_410).abs() < 1e-2);
+                // Topsim on discrete Z defaults to Hamming on Z (one-hot cityblock on W,
+                // 2 x Hamming): the W distance is exactly twice the Z distance, so 1.
+                assert!((ts.score.unwrap() - 1.0).abs() < 1e-12, "{:?}", ts.score);
             }
         }
     }
@@ -135,10 +142,10 @@ fn panel_on_language_systems_ranks_compositional_above_holistic() {
             assert!((2.0..4.0).contains(&c_comp[k][s]), "{c_comp:?}");
         }
         assert!(pos[0][s] > pos[1][s]);
-        // Topsim (Pearson, one-hot cityblock vs Euclidean on attribute values) is below 1 even
-        // for h = 0, but well above the holistic language's (0.409 vs 0.12-0.15; repeats
-        // of one object tie at distance 0 on both sides, so even h = 1 is positive).
-        assert!(top[0][s] > top[1][s] + 0.2, "{top:?}");
+        // The holistic language's topsim is far below 1 (repeats of one object tie at distance
+        // 0 on both sides, so even h = 1 is positive).
+        assert!(top[0][s] > top[1][s] + 0.5, "{top:?}");
+        assert!(top[1][s] > 0.0, "{top:?}");
     }
     let mean = |v: &Vec<f64>| v.iter().sum::<f64>() / v.len() as f64;
     assert!(mean(&c_comp[0]) > mean(&c_comp[1]), "{c_comp:?}");

@@ -34,6 +34,8 @@ fn good_csv(dir: &Path) -> (String, String) {
 }
 
 const SMALL: &[&str] = &[
+    "--protocol",
+    "reference",
     "--val-size",
     "10",
     "--increment",
@@ -184,6 +186,8 @@ fn bad_input_exits_2_with_a_clear_message() {
             &w,
             "--z",
             &z,
+            "--protocol",
+            "reference",
             "--val-size",
             "10",
             "--increment",
@@ -193,7 +197,17 @@ fn bad_input_exits_2_with_a_clear_message() {
     );
     // Validation set swallowing everything.
     expect_error(
-        &["prequential", "--w", &w, "--z", &z, "--val-size", "60"],
+        &[
+            "prequential",
+            "--w",
+            &w,
+            "--z",
+            &z,
+            "--protocol",
+            "reference",
+            "--val-size",
+            "60",
+        ],
         "val_size",
     );
     // Missing file, unknown format, bad config.
@@ -206,11 +220,28 @@ fn bad_input_exits_2_with_a_clear_message() {
     let cfg = write(d, "bad.toml", "[prequential]\nbogus = 1\n");
     expect_error(&["prequential", "--config", &cfg], "bad.toml");
     // Bad numbers in flags.
-    expect_error(
-        &["prequential", "--w", &w, "--z", &z, "--hidden", "16,x"],
-        "hidden",
-    );
-    expect_error(&["prequential", "--w", &w, "--z", &z, "--lr=-1"], "lr");
+    let reference = [
+        "prequential",
+        "--protocol",
+        "reference",
+        "--w",
+        &w,
+        "--z",
+        &z,
+    ];
+    expect_error(&[&reference[..], &["--hidden", "16,x"]].concat(), "hidden");
+    expect_error(&[&reference[..], &["--lr=-1"]].concat(), "lr");
+    // A reference-only flag without --protocol reference: an error naming the flag and the
+    // protocol it needs, not a silent change of estimator.
+    for flag in [
+        &["--lr", "0.003"][..],
+        &["--val-size", "10"],
+        &["--hidden", "8"],
+    ] {
+        let args = [&["prequential", "--w", &w, "--z", &z][..], flag].concat();
+        expect_error(&args, flag[0]);
+        expect_error(&args, "--protocol reference");
+    }
     // Clap usage errors also exit 2.
     let (code, _, _) = kcomp(&["prequential", "--no-such-flag"]);
     assert_eq!(code, 2);
@@ -244,7 +275,7 @@ fn tiny_sweep_config(dir: &Path, lr: &str) -> String {
         &format!(
             "[language]\nn_attr = 2\nn_vals = 3\nmsg_len = 2\nvocab = 3\nrepeats = 4\n\
              holistic_fraction = 0.0\nsynonyms = 1\nword_order = \"fixed\"\nseed = 0\n\n\
-             [prequential]\nordering = \"random\"\nval_size = 6\nthreads = 1\n\n\
+             [prequential]\nscheme = \"reference\"\nordering = \"random\"\nval_size = 6\nthreads = 1\n\n\
              [prequential.schedule]\nkind = \"increment\"\nmin = 10\nstep = 10\n\n\
              [prequential.model]\nemb_dim = 4\nhidden = [8]\n\n\
              [prequential.train]\nlr = {lr}\nbatch_size = 10\nmax_epochs = 10\npatience = 3\n"
@@ -323,7 +354,7 @@ fn sweep_writes_tables_and_resumes_only_matching_runs() {
 
 /// Everything SMALL sets except the validation size.
 fn small_without_val_size() -> Vec<&'static str> {
-    SMALL[2..].to_vec()
+    [&SMALL[..2], &SMALL[4..]].concat()
 }
 
 #[test]
@@ -364,7 +395,9 @@ fn overrides_defaults_and_output_folders() {
     assert!(saved.contains("lr = 0.003"), "{saved}");
     // The title comes from the run's settings.
     assert!(
-        stdout.starts_with("user data w.csv / z.csv; model seed 0, 7 validation rows"),
+        stdout.starts_with(
+            "user data w.csv / z.csv; model seed 0, reference protocol, 7 validation rows"
+        ),
         "{stdout}"
     );
     // --set errors name the key path; unknown keys are refused.

@@ -282,17 +282,35 @@ fn user_facing_configs_default_to_online_unless_reference_keys_are_set() {
     assert_eq!(PanelPrequential::default().config.scheme, Scheme::Online);
     let p: PanelPrequential = toml::from_str("[config]\nordering = \"random\"\n").unwrap();
     assert_eq!(p.config.scheme, Scheme::Online);
-    let p: PanelPrequential = toml::from_str("[config.train]\nlr = 0.1\n").unwrap();
+    // A reference-only key without a scheme is an error naming the key (or the flag) and the
+    // protocol it needs, never a silent switch of estimator; an explicit scheme is kept.
+    let e = toml::from_str::<PanelPrequential>("[config.train]\nlr = 0.1\n").unwrap_err();
+    assert!(
+        e.to_string().contains("prequential.config.train")
+            && e.to_string().contains("--protocol reference"),
+        "{e}"
+    );
+    let p: PanelPrequential =
+        toml::from_str("[config]\nscheme = \"reference\"\n[config.train]\nlr = 0.1\n").unwrap();
     assert_eq!(p.config.scheme, Scheme::Reference);
-    // A reference-only key (as in every configuration written before the online scheme, and
-    // every saved reference run) keeps the reference protocol; an explicit scheme wins.
-    for s in [
-        "prequential.val_size=10",
-        "prequential.model.hidden=[8]",
-        "prequential.scheme=\"reference\"",
-    ] {
-        assert_eq!(scheme(&[s]), Scheme::Reference, "{s}");
+    for s in ["prequential.val_size=10", "prequential.model.hidden=[8]"] {
+        let e = resolve(None, &[], &[s.to_string()])
+            .unwrap_err()
+            .to_string();
+        let key = s.split('=').next().unwrap();
+        let head = key.rsplit_once('.').map_or(key, |(a, _)| a);
+        assert!(
+            (e.contains(key) || e.contains(head)) && e.contains("--protocol reference"),
+            "{s}: {e}"
+        );
     }
+    assert_eq!(
+        scheme(&[
+            "prequential.scheme=\"reference\"",
+            "prequential.val_size=10"
+        ]),
+        Scheme::Reference
+    );
     assert_eq!(
         scheme(&["prequential.scheme=\"online\"", "prequential.val_size=9"]),
         Scheme::Online
@@ -320,6 +338,9 @@ fn user_facing_configs_default_to_online_unless_reference_keys_are_set() {
     );
     assert_ne!(fo, fr);
     assert!(fo.contains("scheme = \"online\""), "{fo}");
+    // Both name their scheme, so a saved reference config.toml (which sets reference-only
+    // keys) reads back without an error.
+    assert!(fr.contains("scheme = \"reference\""), "{fr}");
     let dir = tempfile::tempdir().unwrap();
     for (f, s) in [(&fo, Scheme::Online), (&fr, Scheme::Reference)] {
         let path = dir.path().join("config.toml");

@@ -131,6 +131,14 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
                 "kcomp compare configs/compare/zoo.toml --out results/metric-zoo",
                 Skip("17 estimators on 36 datasets incl. prequential training: minutes"),
             ),
+            (
+                "kcomp compare --w data/g300/W.npy --z data/g300/Z.npy --precision 0.01 --estimators topsim --set topsim.correlation=spearman --set topsim.z_distance=cosine",
+                Fast(&["topsim", "ok"]),
+            ),
+            (
+                "kcomp compare --w data/g300/W.npy --z data/g300/Z.npy --precision 0.01 --estimators compression,topsim --out results/g300",
+                Fast(&["W.npy + Z.npy", "wrote results/g300/summary.md"]),
+            ),
         ],
     ),
     (

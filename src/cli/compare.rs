@@ -4,8 +4,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::panel::run_panel_file;
-use crate::panel::single::{PrequentialOverrides, compare_single, single_dataset};
+use crate::panel::single::{
+    PrequentialOverrides, SingleSettings, compare_single, single_config, single_dataset,
+};
+use crate::panel::{run_files_to_folder, run_panel_file};
 use crate::sweeps::engine::ShardArgs;
 
 /// Compare estimators of K(Z|W) and compositionality on the same datasets.
@@ -13,6 +15,7 @@ use crate::sweeps::engine::ShardArgs;
 /// Two forms:
 ///   kcomp compare CONFIG.toml --out DIR     families x values x seeds (configs/compare/)
 ///   kcomp compare --w W.npy --z Z.npy       one dataset from files (.npy, .csv, .jsonl)
+///   kcomp compare --w W.npy --z Z.npy --out DIR   the same with tables and figures
 ///   kcomp compare --grid FILE.jsonl --record I   one string-to-grid record
 ///
 /// Every estimator shares the dataset's K(Z) (the family's convention; for files: uniform over
@@ -23,17 +26,22 @@ use crate::sweeps::engine::ShardArgs;
 /// Examples:
 ///   kcomp compare configs/compare/default.toml --out results/compare
 ///   kcomp compare --w W.npy --z Z.npy --estimators prequential,compression --json
+///   kcomp compare --w W.npy --z Z.npy --estimators topsim --set topsim.correlation=spearman
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     /// Panel config (TOML; see configs/compare/).
     #[arg(value_name = "CONFIG.toml", conflicts_with_all = ["w", "z"])]
     pub config: Option<PathBuf>,
-    /// Output folder of a panel: runs.csv, summary.csv/md, agreement.csv, figures.
+    /// Output folder: runs.csv, summary.csv/md, agreement.csv, figures (a panel, or one
+    /// dataset from --w/--z).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Reuse the saved datasets of an earlier run whose settings match.
     #[arg(long)]
     pub resume: bool,
+    /// Write into an output folder that holds another run's files.
+    #[arg(long)]
+    pub force: bool,
     /// Worker threads (default: all cores). Results are identical for any value.
     #[arg(long)]
     pub threads: Option<usize>,
@@ -72,6 +80,19 @@ pub struct CompareArgs {
     /// rules, linear1, linear2, mlp-linear, mlp256, gru.
     #[arg(long, value_delimiter = ',', conflicts_with = "config")]
     pub learners: Option<Vec<String>>,
+    /// Estimator settings for --w/--z or --grid: a TOML file with the estimator sections of a
+    /// panel config ([topsim], [tre], [prequential], estimators, llm_report).
+    #[arg(
+        long = "config",
+        id = "settings",
+        value_name = "FILE",
+        conflicts_with = "config"
+    )]
+    pub settings: Option<PathBuf>,
+    /// Set one setting, KEY=VALUE with a dotted key (repeatable), after the config file:
+    /// e.g. --set topsim.z_distance=euclidean, --set prequential.config.train.lr=0.003.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -93,9 +114,11 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
             "{}",
             run_panel_file(
                 path,
+                &args.set,
                 out,
                 threads,
                 args.resume,
+                args.force,
                 args.quiet,
                 sharding.as_ref()
             )?
@@ -105,6 +128,39 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     if args.shard.sharding()?.is_some() {
         anyhow::bail!("--shard, --job, --merge and --plan need a panel config (CONFIG.toml)");
     }
+    let preq = PrequentialOverrides {
+        scheme: args.protocol,
+        learners: args.learners,
+    };
+    let settings = SingleSettings::load(args.settings.as_deref(), &args.set)?;
+    if let (Some(out), Some(w), Some(z)) = (&args.out, &args.w, &args.z) {
+        // One dataset with a run folder: the panel's tables and figures for it.
+        let mut config = single_config(args.estimators, args.llm_report, settings)?;
+        preq.apply(&mut config.prequential.config)?;
+        let report = run_files_to_folder(
+            w,
+            z,
+            args.precision,
+            config,
+            out,
+            threads,
+            args.force,
+            args.quiet || args.json,
+        )?;
+        let summary = out.join("summary.md");
+        if let Ok(text) = std::fs::read_to_string(&summary) {
+            println!("{text}");
+        }
+        print!("{report}");
+        return Ok(());
+    }
+    if args.out.is_some() && args.grid.is_some() {
+        return Err(crate::error::KcompError::param(
+            "out",
+            "a run folder is written for a panel or --w/--z, not for --grid (use --json)",
+        )
+        .into());
+    }
     let grid = args.grid.as_deref();
     let data = single_dataset(
         grid.map(|g| (g, args.record, args.setting.as_deref())),
@@ -112,11 +168,14 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         args.precision,
     )?;
     let quiet = args.quiet || args.json;
-    let preq = PrequentialOverrides {
-        scheme: args.protocol,
-        learners: args.learners,
-    };
-    let cmp = compare_single(&data, args.estimators, args.llm_report, &preq, quiet)?;
+    let cmp = compare_single(
+        &data,
+        args.estimators,
+        args.llm_report,
+        settings,
+        &preq,
+        quiet,
+    )?;
     match args.json {
         true => println!("{}", serde_json::to_string_pretty(&cmp)?),
         false => print!("{cmp}"),

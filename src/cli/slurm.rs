@@ -127,16 +127,25 @@ fn plan(args: &[String]) -> Result<Tally> {
     match cli.command {
         Command::Sweep(a) => {
             no_shard_options(&a.shard)?;
-            sweep_files(&a.configs, &a.out, a.resume, true, s)?;
+            sweep_files(&a.configs, &a.out, a.resume, a.force, true, s)?;
         }
         Command::Reproduce(a) => {
             no_shard_options(&a.shard)?;
-            reproduce(a.rng, &a.out, a.resume, true, s)?;
+            reproduce(a.rng, &a.out, a.resume, a.force, true, s)?;
         }
         Command::Compare(a) if a.config.is_some() => {
             no_shard_options(&a.shard)?;
             let config = a.config.as_deref().unwrap_or(Path::new(""));
-            crate::panel::run_panel_file(config, a.out.as_deref(), 0, a.resume, true, s)?;
+            crate::panel::run_panel_file(
+                config,
+                &a.set,
+                a.out.as_deref(),
+                0,
+                a.resume,
+                a.force,
+                true,
+                s,
+            )?;
         }
         Command::Prequential(a) if a.sweep_h.is_some() => {
             no_shard_options(&a.shard)?;

@@ -34,6 +34,9 @@ pub struct SweepArgs {
     /// recomputing them (an interrupted sweep continues where it stopped).
     #[arg(long)]
     pub resume: bool,
+    /// Write into an output folder that holds another run's files.
+    #[arg(long)]
+    pub force: bool,
     /// Memory limit, e.g. 4G (default: half the physical memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
@@ -65,6 +68,9 @@ pub struct ReproduceArgs {
     /// recomputing them (an interrupted sweep continues where it stopped).
     #[arg(long)]
     pub resume: bool,
+    /// Write into an output folder that holds another run's files.
+    #[arg(long)]
+    pub force: bool,
     /// Memory limit, e.g. 4G (default: half the physical memory).
     #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
@@ -82,6 +88,7 @@ pub fn run_sweep_command(args: SweepArgs) -> anyhow::Result<()> {
             &args.configs,
             &args.out,
             args.resume,
+            args.force,
             args.quiet,
             sharding.as_ref()
         )?
@@ -99,6 +106,7 @@ pub fn run_reproduce(args: ReproduceArgs) -> anyhow::Result<()> {
             args.rng,
             &args.out,
             args.resume,
+            args.force,
             args.quiet,
             sharding.as_ref()
         )?

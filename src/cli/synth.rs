@@ -49,10 +49,17 @@ pub struct ProtocolArgs {
     /// Write W.npy, Z.npy, W.csv and Z.csv into this directory.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Write into a folder that holds another run's files.
+    #[arg(long, requires = "out")]
+    pub force: bool,
 }
 
 fn run_protocol(a: ProtocolArgs) -> anyhow::Result<()> {
     let data = a.params.dataset()?;
+    if let Some(dir) = &a.out {
+        let stamp = serde_json::json!({"command": "synth protocol", "params": &a.params});
+        crate::io::out_dir::claim(dir, &stamp, a.force)?;
+    }
     print!("{}", protocol_text(a.params.kind, &data)?);
     if let Some(dir) = &a.out {
         for path in write_protocol(dir, &data)? {
@@ -72,6 +79,9 @@ pub struct OutputArgs {
     /// Also write W.npy, Z.npy, Z_grid.npy and meta.json into this directory.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Write into a folder that holds another run's files.
+    #[arg(long, requires = "out")]
+    pub force: bool,
     /// Memory limit, e.g. 4G or 512M (default: half the physical memory); runs estimated
     /// above it are refused before anything is allocated.
     #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
@@ -106,7 +116,7 @@ pub fn run_synth(args: SynthArgs) -> anyhow::Result<()> {
         SynthGenerator::Grammar(a) => (SynthSpec::Grammar(a.params), a.output),
     };
     configure(None, common.max_memory)?;
-    let outcome = synth(spec, &common.topsim, common.out.as_deref())?;
+    let outcome = synth(spec, &common.topsim, common.out.as_deref(), common.force)?;
     match common.json {
         true => println!("{}", outcome.to_json()?),
         false => print!("{}", outcome.to_text()),

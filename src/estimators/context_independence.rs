@@ -9,9 +9,10 @@
 //! p(c | v) = n(c, v) / sum_c n(c, v); the score is the mean over concepts, in [0, 1].
 //!
 //! Where the reference code and the paper disagree: the paper picks v_c = argmax_v p(c | v),
-//! the code the argmax of the counts, i.e. of p(v | c); we follow the code. The code also
-//! counts every message twice and adds 1e-7 to every cell; we do the same, so values agree
-//! with it (the doubling only weakens the smoothing). Ties of the argmax go to the smallest
+//! the code the argmax of the counts, i.e. of p(v | c); we follow the code. The code adds 1e-7
+//! to every cell, as we do. Its first version counted every message twice; the upstream commit
+//! "Fix a bug in CI" removed that double count, and we follow the current code (each message
+//! once; the doubling only weakened the smoothing, so values move by about 1e-7). Ties of the argmax go to the smallest
 //! token id (the code's depend on Python set order). The code sizes its matrix by a
 //! `num_concepts` argument, and rows of concepts that never occur would lower the mean; we
 //! count only concepts that occur.
@@ -51,7 +52,7 @@ pub fn context_independence(objects: &[Vec<u32>], messages: &[Vec<u32>]) -> f64 
         for (a, &v) in o.iter().enumerate() {
             let c = concepts[&(a, v)];
             for t in m {
-                n[c * ns + symbols[t]] += 2.0;
+                n[c * ns + symbols[t]] += 1.0;
             }
         }
     }

@@ -4,6 +4,11 @@
 //! the concatenation of its rows (tokens as symbols), so the score depends on the row order.
 //! Native field `normalised`: c log_b(n) / n with b the number of distinct symbols (about 1 for
 //! random sequences; Kaspar & Schuster's normalisation).
+//!
+//! Final phrase: when the sequence ends inside a phrase that is a copy of earlier text, that
+//! last, incomplete phrase is counted (Kaspar & Schuster's rule, `c += 1` at the end). Some
+//! implementations (the `lzcomplexity` package) do not count it, so their value can be one
+//! less on the same sequence.
 
 use crate::dataset::Dataset;
 use crate::error::{KcompError, Result};

@@ -2,9 +2,17 @@
 //! between distances in sentence space W and distances in representation space Z.
 //!
 //! Options: Pearson or Spearman correlation; W distance Hamming, cityblock on one-hot codes
-//! (= 2 x Hamming for equal-length sentences, the seed-004 notebook's choice), Levenshtein
+//! (= 2 x Hamming for equal-length sentences, the choice of Elmoznino et al.'s code), Levenshtein
 //! edit distance, normalised edit distance or Jaccard distance on token sets; Z distance
 //! Euclidean, cosine or Hamming (attributes that differ); all pairs, or a seeded sample of pairs.
+//!
+//! The default Z distance is `auto`: Hamming on discrete Z (categorical attributes, where the
+//! field's usual topsim is Hamming/Hamming and a perfectly compositional language scores 1;
+//! Euclidean on attribute *indices* would rank "red" closer to "green" than to "blue" for no
+//! reason), Euclidean on continuous Z (the Figure 2 sweeps of Elmoznino et al.). The default W
+//! distance, one-hot cityblock, is 2 x Hamming on equal-length messages, so its ranks and its
+//! Pearson correlations equal Hamming's; unlike positional Hamming it also counts extra
+//! positions of unequal-length messages. The estimator reports the distances it used.
 //!
 //! EGG (`egg/core/language_analysis.py`, `TopographicSimilarity`) offers `edit`, `jaccard`,
 //! `hamming`, `cosine` and `euclidean` for either side, with Spearman's rho. Where its code and
@@ -17,12 +25,23 @@
 //!   L / 4L = 0.25. The factor is the same for every pair, so Pearson's r and Spearman's rho,
 //!   hence topsim, are unchanged by it (the maintainers' reply in that thread); only the
 //!   distances themselves were off. We compute the definition ([`WDistance::NormalisedEdit`]).
-//! - **Jaccard**: EGG passes messages to `scipy.spatial.distance.jaccard`, which is positional
-//!   and treats token 0 as absent: among positions where either message is non-zero, the
-//!   fraction where they differ. That is a Hamming distance that skips shared zeros (EOS
-//!   padding), not the Jaccard distance of the token sets. We compute the set version,
-//!   1 - |A n B| / |A u B| over the distinct tokens of each message ([`WDistance::Jaccard`]):
-//!   it ignores order and repetition, like a bag-of-symbols view.
+//! - **Jaccard**: EGG passes messages to `scipy.spatial.distance.jaccard`, which is positional.
+//!   Before scipy 1.15 it was, among positions where either message is non-zero, the fraction
+//!   where they differ (a Hamming distance that skips shared zeros, EOS padding). Since scipy
+//!   1.15 it compares only the zero / non-zero pattern of the two vectors (inputs are cast to
+//!   booleans), so two messages with non-zero tokens at the same positions are at distance 0
+//!   whatever their tokens. Neither is the Jaccard distance of the token sets. We compute the
+//!   set version, 1 - |A n B| / |A u B| over the distinct tokens of each message
+//!   ([`WDistance::Jaccard`]): it ignores order and repetition, like a bag-of-symbols view.
+//! - **Cosine distance to a zero vector** is 1 here (no direction: as far as an orthogonal
+//!   vector); scipy and EGG give NaN there, which would make the correlation NaN.
+//! - **Translation invariance on continuous Z**: Euclidean and cosine distances on whole blocks
+//!   go through |a|^2 + |b|^2 - 2 a.b; Z is centred (column means subtracted) first, so adding a
+//!   constant to Z does not lose precision to large norms. (Cosine is not translation
+//!   invariant by definition; centring is only applied to Euclidean distances.)
+//! - **Ties before Spearman ranks**: distances equal in exact arithmetic can differ in the last
+//!   bits (cosine, Euclidean through dot products); they are rounded to 12 significant digits
+//!   of the largest distance before ranking, so such pairs tie as they should.
 
 use rand::RngExt;
 use rand::SeedableRng;
@@ -66,8 +85,10 @@ pub enum WDistance {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum ZDistance {
-    /// Euclidean distance.
+    /// Hamming on discrete Z, Euclidean on continuous Z.
     #[default]
+    Auto,
+    /// Euclidean distance.
     Euclidean,
     /// 1 - cosine similarity.
     Cosine,
@@ -91,12 +112,33 @@ pub struct TopsimConfig {
     pub seed: u64,
 }
 
+impl ZDistance {
+    /// The distance used on Z that is `discrete` or not: `Auto` resolved.
+    pub fn resolve(self, discrete: bool) -> ZDistance {
+        match (self, discrete) {
+            (ZDistance::Auto, true) => ZDistance::Hamming,
+            (ZDistance::Auto, false) => ZDistance::Euclidean,
+            (other, _) => other,
+        }
+    }
+}
+
+impl TopsimConfig {
+    /// The settings with the Z distance resolved for discrete or continuous Z.
+    pub fn resolved(&self, discrete: bool) -> TopsimConfig {
+        TopsimConfig {
+            z_distance: self.z_distance.resolve(discrete),
+            ..self.clone()
+        }
+    }
+}
+
 impl Default for TopsimConfig {
     fn default() -> Self {
         TopsimConfig {
             correlation: Correlation::Pearson,
             w_distance: WDistance::OneHotCityblock,
-            z_distance: ZDistance::Euclidean,
+            z_distance: ZDistance::Auto,
             max_pairs: 1_000_000,
             seed: 0,
         }
@@ -185,7 +227,7 @@ fn edit_distance(a: &[i64], b: &[i64]) -> usize {
 
 fn z_distance(kind: ZDistance, a: &[f64], b: &[f64]) -> f64 {
     match kind {
-        ZDistance::Euclidean => squared_euclidean(a, b).sqrt(),
+        ZDistance::Auto | ZDistance::Euclidean => squared_euclidean(a, b).sqrt(),
         ZDistance::Cosine => {
             let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
             let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt();
@@ -265,8 +307,25 @@ struct GramZ {
 }
 
 impl GramZ {
-    fn new(z: &[Vec<f64>]) -> Self {
+    /// `centre`: subtract the column means first (Euclidean distances do not change, and large
+    /// offsets no longer cost precision in |a|^2 + |b|^2 - 2 a.b).
+    fn new(z: &[Vec<f64>], centre: bool) -> Self {
         let d = z[0].len();
+        let mut means = vec![0.0; d];
+        if centre {
+            for row in z {
+                for (m, x) in means.iter_mut().zip(row) {
+                    *m += x;
+                }
+            }
+            for m in &mut means {
+                *m /= z.len() as f64;
+            }
+        }
+        let z: Vec<Vec<f64>> = z
+            .iter()
+            .map(|r| r.iter().zip(&means).map(|(x, m)| x - m).collect())
+            .collect();
         let flat: Vec<f64> = z.iter().flatten().copied().collect();
         let norms2 = z.iter().map(|r| r.iter().map(|x| x * x).sum()).collect();
         GramZ {
@@ -291,7 +350,7 @@ impl GramZ {
     fn distance(&self, kind: ZDistance, i: usize, j: usize, dot: f64) -> f64 {
         let (ni, nj) = (self.norms2[i], self.norms2[j]);
         match kind {
-            ZDistance::Euclidean => (ni + nj - 2.0 * dot).max(0.0).sqrt(),
+            ZDistance::Auto | ZDistance::Euclidean => (ni + nj - 2.0 * dot).max(0.0).sqrt(),
             ZDistance::Cosine => {
                 if ni == 0.0 || nj == 0.0 {
                     1.0
@@ -328,19 +387,34 @@ pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
     }
 }
 
+/// Distances rounded to 12 significant digits of the largest, so values equal in exact
+/// arithmetic but not in the last bits tie before ranking.
+fn round_for_ties(mut d: Vec<f64>) -> Vec<f64> {
+    let max = d.iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if max > 0.0 && max.is_finite() {
+        let q = 10f64.powi(max.log10().floor() as i32 - 11);
+        for x in &mut d {
+            *x = (*x / q).round() * q;
+        }
+    }
+    d
+}
+
 /// Average ranks (1-based), ties sharing their mean rank (statrs).
 pub fn average_ranks(x: &[f64]) -> Vec<f64> {
     Data::new(x.to_vec()).ranks(RankTieBreaker::Average)
 }
 
 /// Topological similarity of sentences `w` (rows of word ids) and representations `z` (rows of
-/// reals). Errors on mismatched or too few rows, and when either distance is constant
-/// (the correlation is undefined there).
+/// reals; `ZDistance::Auto` is Euclidean here, as rows of reals carry no kind: the estimator
+/// resolves it from the dataset). Errors on mismatched or too few rows, and when either
+/// distance is constant (the correlation is undefined there).
 pub fn topological_similarity(
     w: &[Vec<i64>],
     z: &[Vec<f64>],
     config: &TopsimConfig,
 ) -> Result<f64> {
+    let config = &config.resolved(false);
     if w.len() != z.len() {
         return Err(KcompError::param(
             "topsim",
@@ -365,7 +439,7 @@ pub fn topological_similarity(
         // width.
         let width = z[0].len();
         let gram = (z.iter().all(|r| r.len() == width) && config.z_distance != ZDistance::Hamming)
-            .then(|| GramZ::new(z));
+            .then(|| GramZ::new(z, config.z_distance != ZDistance::Cosine));
         let packed = PackedW::new(w, config.w_distance);
         let mut dw = vec![0.0; total_pairs];
         let mut dz = vec![0.0; total_pairs];
@@ -424,7 +498,10 @@ pub fn topological_similarity(
     };
     let r = match config.correlation {
         Correlation::Pearson => pearson(&dw, &dz),
-        Correlation::Spearman => pearson(&average_ranks(&dw), &average_ranks(&dz)),
+        Correlation::Spearman => pearson(
+            &average_ranks(&round_for_ties(dw)),
+            &average_ranks(&round_for_ties(dz)),
+        ),
     };
     r.ok_or_else(constant_distance_error)
 }
@@ -451,7 +528,7 @@ pub fn topsim_grid(
             config.w_distance,
             WDistance::Hamming | WDistance::OneHotCityblock
         )
-        && config.z_distance == ZDistance::Euclidean
+        && config.z_distance.resolve(false) == ZDistance::Euclidean
         && n * n.saturating_sub(1) / 2 <= config.max_pairs
         && lam.is_finite()
         && lam > 0.0;
@@ -478,6 +555,12 @@ pub fn topsim_grid(
     topological_similarity(&wr, &zr, config)
 }
 
+/// The kebab-case name of an option value, as in configs and on the command line.
+fn value_name(v: impl clap::ValueEnum) -> String {
+    v.to_possible_value()
+        .map_or_else(String::new, |p| p.get_name().to_string())
+}
+
 /// Topological similarity as a panel score (`topsim`) on a dataset's rows: W as word ids, Z as
 /// attribute values or grid index x precision. `label` names a registered variant (e.g.
 /// `topsim_jaccard`); `None` is `topsim`.
@@ -497,14 +580,16 @@ impl crate::estimators::interface::Estimator for TopsimEstimator {
         data: &crate::dataset::Dataset,
         _progress: &crate::estimators::interface::Progress,
     ) -> Result<crate::estimators::interface::Estimate> {
-        let score = topological_similarity(&data.w_rows(), &data.z_rows_f64(), &self.config)?;
+        let discrete = matches!(data.z, crate::dataset::Targets::Discrete { .. });
+        let config = self.config.resolved(discrete);
+        let score = topological_similarity(&data.w_rows(), &data.z_rows_f64(), &config)?;
         let n = data.n();
         let pairs = n * n.saturating_sub(1) / 2;
-        let sampled = pairs > self.config.max_pairs;
+        let sampled = pairs > config.max_pairs;
         let mut est = crate::estimators::interface::Estimate::score(score)
-            .with("correlation", self.config.correlation)
-            .with("w_distance", self.config.w_distance)
-            .with("z_distance", self.config.z_distance)
+            .with("correlation", config.correlation)
+            .with("w_distance", config.w_distance)
+            .with("z_distance", config.z_distance)
             .with(
                 "pairs",
                 if sampled {
@@ -513,10 +598,19 @@ impl crate::estimators::interface::Estimator for TopsimEstimator {
                     pairs
                 },
             );
+        if self.config.z_distance == ZDistance::Auto {
+            est = est.note(format!(
+                "distances: {} on W, {} on {} Z, {} correlation (topsim.z_distance to change)",
+                value_name(config.w_distance),
+                value_name(config.z_distance),
+                if discrete { "discrete" } else { "continuous" },
+                value_name(config.correlation),
+            ));
+        }
         if sampled {
             est = est.note(format!(
                 "{} of {pairs} pairs sampled (seed {})",
-                self.config.max_pairs, self.config.seed
+                config.max_pairs, config.seed
             ));
         }
         Ok(est)
@@ -675,6 +769,33 @@ mod tests {
     }
 
     #[test]
+    fn euclidean_topsim_is_translation_invariant_and_near_ties_tie() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let w: Vec<Vec<i64>> = (0..60).map(|i| vec![i % 4, (i / 4) % 5, i % 3]).collect();
+        let z: Vec<Vec<f64>> = (0..60)
+            .map(|_| (0..6).map(|_| rng.random::<f64>()).collect())
+            .collect();
+        let cfg = TopsimConfig {
+            z_distance: ZDistance::Euclidean,
+            ..Default::default()
+        };
+        let base = topological_similarity(&w, &z, &cfg).unwrap();
+        for offset in [1e3, 1e5] {
+            let shifted: Vec<Vec<f64>> = z
+                .iter()
+                .map(|r| r.iter().map(|x| x + offset).collect())
+                .collect();
+            let t = topological_similarity(&w, &shifted, &cfg).unwrap();
+            // Before centring: 1.1e-5 at 1e3 and 2.7e-4 at 1e5 (issue 22).
+            assert!((t - base).abs() < 1e-9, "{offset}: {t} vs {base}");
+        }
+        // Values equal but for the last bits tie.
+        let r = round_for_ties(vec![0.1 + 0.2, 0.3, 1.0]);
+        assert_eq!(r[0], r[1]);
+        assert_ne!(r[1], r[2]);
+    }
+
+    #[test]
     fn ranks_average_ties() {
         assert_eq!(
             average_ranks(&[10.0, 20.0, 10.0, 5.0]),
@@ -715,7 +836,7 @@ mod tests {
         let z: Vec<Vec<f64>> = (0..300)
             .map(|_| (0..7).map(|_| rng.random::<f64>() * 4.0 - 2.0).collect())
             .collect();
-        let g = GramZ::new(&z);
+        let g = GramZ::new(&z, false);
         // Columns 128..300: the pairs j >= i of rows 128..256.
         let dots = g.block_dots(128..256);
         assert_eq!(dots.len(), 128 * 172);
@@ -774,9 +895,37 @@ mod tests {
         let d = Dataset::new(w, z, Provenance::default(), kz, None).unwrap();
         let est = TopsimEstimator::default();
         let e = est.estimate(&d, &Progress::hidden()).unwrap();
-        let direct =
-            topological_similarity(&d.w_rows(), &d.z_rows_f64(), &TopsimConfig::default()).unwrap();
+        // Discrete Z: the default resolves to Hamming on Z, so W (each attribute's value as
+        // its own word) has 2 x the Z distance on every pair and topsim is exactly 1.
+        let hamming = TopsimConfig {
+            z_distance: ZDistance::Hamming,
+            ..Default::default()
+        };
+        let direct = topological_similarity(&d.w_rows(), &d.z_rows_f64(), &hamming).unwrap();
         assert_eq!(e.measure, Measure::Score { score: direct });
+        assert!((direct - 1.0).abs() < 1e-12, "{direct}");
         assert_eq!(e.native["pairs"], 351);
+        assert_eq!(e.native["z_distance"], "hamming");
+        assert!(
+            e.notes[0].contains("hamming on discrete Z"),
+            "{:?}",
+            e.notes
+        );
+        // Euclidean on attribute indices (the old default) is well below 1 on the same
+        // language: attribute values 0 and 2 are farther apart than 0 and 1.
+        let euclid =
+            topological_similarity(&d.w_rows(), &d.z_rows_f64(), &TopsimConfig::default()).unwrap();
+        assert!(euclid < 0.95, "{euclid}");
+        // An explicit choice is kept and not annotated.
+        let est = TopsimEstimator {
+            config: TopsimConfig {
+                z_distance: ZDistance::Euclidean,
+                ..Default::default()
+            },
+            label: None,
+        };
+        let e = est.estimate(&d, &Progress::hidden()).unwrap();
+        assert_eq!(e.measure, Measure::Score { score: euclid });
+        assert!(e.notes.is_empty());
     }
 }

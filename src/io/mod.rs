@@ -2,5 +2,6 @@
 
 pub mod limits;
 pub mod npy;
+pub mod out_dir;
 pub mod table;
 pub mod user_data;

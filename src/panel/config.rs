@@ -8,7 +8,7 @@
 //!
 //! [[family]]
 //! name = "language-h"                       # output sub-folder, plot titles
-//! kind = "language"                         # lookup | grammar | language | grid
+//! kind = "language"                         # lookup | grammar | language | protocol | grid | files
 //! parameter = "holistic_fraction"           # the swept generator parameter
 //! values = [0.0, 0.5, 1.0]                  # no duplicates
 //! [family.params]                           # fixed generator parameters (unknown names are errors)
@@ -17,7 +17,8 @@
 //! [topsim]                                  # optional: topsim settings
 //! correlation = "spearman"                  # pearson | spearman
 //! w_distance = "normalised-edit"            # hamming | one-hot-cityblock | edit | normalised-edit | jaccard
-//! z_distance = "hamming"                    # euclidean | cosine | hamming
+//! z_distance = "hamming"                    # auto (default: hamming on discrete Z, euclidean
+//!                                           # on continuous Z) | euclidean | cosine | hamming
 //!
 //! [tre]                                     # optional: TRE settings
 //! composition = "linear"                    # additive | linear
@@ -169,6 +170,23 @@ impl PanelConfig {
         Self::from_toml(&path.display().to_string(), &text)
     }
 
+    /// Reads a TOML file, applies `--set KEY=VALUE` assignments and validates.
+    pub fn from_file_with(path: &Path, sets: &[String]) -> Result<Self> {
+        if sets.is_empty() {
+            return Self::from_file(path);
+        }
+        let mut table = crate::config::read_table(path)?;
+        for s in sets {
+            crate::config::apply_assignment(&mut table, s)?;
+        }
+        let origin = format!("{} with --set", path.display());
+        let config: PanelConfig = crate::config::from_table(table, &origin)?;
+        config
+            .validate()
+            .map_err(|e| KcompError::file(&origin, e.to_string()))?;
+        Ok(config)
+    }
+
     /// Parses and validates TOML text; `origin` names it in errors.
     pub fn from_toml(origin: &str, text: &str) -> Result<Self> {
         let config: PanelConfig =
@@ -205,20 +223,7 @@ impl PanelConfig {
     /// families (kinds, parameters, duplicate values) and every planned generator setting.
     pub fn validate(&self) -> Result<()> {
         self.seed_values()?;
-        if self.estimators.is_empty() {
-            return Err(KcompError::param(
-                "estimators",
-                "list at least one estimator",
-            ));
-        }
-        no_duplicates("estimators", &self.estimators)?;
-        self.tre.validate()?;
-        for name in &self.estimators {
-            super::registry::check_name(name)?;
-        }
-        if self.estimators.iter().any(|e| e == "llm_program") {
-            super::registry::build("llm_program", self)?;
-        }
+        self.validate_estimators()?;
         if self.families.is_empty() {
             return Err(KcompError::param(
                 "family",
@@ -227,10 +232,11 @@ impl PanelConfig {
         }
         let labels: Vec<String> = self.families.iter().map(FamilySpec::label).collect();
         no_duplicates("family.name", &labels)?;
-        if !(self.prequential.val_fraction > 0.0 && self.prequential.val_fraction < 0.5) {
+        // Files do not change with the seed: more seeds would count each dataset repeatedly.
+        if self.families.iter().any(|f| f.kind == "files") && self.seed_values()?.len() > 1 {
             return Err(KcompError::param(
-                "prequential.val_fraction",
-                "must be in (0, 0.5)",
+                "seeds",
+                "a files family reads the same data for every seed: use seeds = 1",
             ));
         }
         if !(1..=1_000_000).contains(&self.bootstrap_resamples) {
@@ -252,6 +258,31 @@ impl PanelConfig {
                 super::family::check(family, value)
                     .map_err(|e| KcompError::param(format!("family {label}"), e.to_string()))?;
             }
+        }
+        Ok(())
+    }
+
+    /// Checks the estimator list and the estimators' settings (also on one dataset).
+    pub fn validate_estimators(&self) -> Result<()> {
+        if self.estimators.is_empty() {
+            return Err(KcompError::param(
+                "estimators",
+                "list at least one estimator",
+            ));
+        }
+        no_duplicates("estimators", &self.estimators)?;
+        self.tre.validate()?;
+        for name in &self.estimators {
+            super::registry::check_name(name)?;
+        }
+        if self.estimators.iter().any(|e| e == "llm_program") {
+            super::registry::build("llm_program", self)?;
+        }
+        if !(self.prequential.val_fraction > 0.0 && self.prequential.val_fraction < 0.5) {
+            return Err(KcompError::param(
+                "prequential.val_fraction",
+                "must be in (0, 0.5)",
+            ));
         }
         Ok(())
     }

@@ -40,6 +40,9 @@ fn parse<T: serde::de::DeserializeOwned>(table: toml::Table) -> Result<T> {
 
 /// Checks a family's settings for one value without generating data.
 pub fn check(family: &FamilySpec, value: &toml::Value) -> Result<()> {
+    if family.kind == "files" {
+        return files_of(family, value).map(|_| ());
+    }
     let table = merged(family, value, 0)?;
     match family.kind.as_str() {
         "lookup" => parse::<LookupParams>(table)?.validate(),
@@ -50,7 +53,7 @@ pub fn check(family: &FamilySpec, value: &toml::Value) -> Result<()> {
         other => Err(KcompError::param(
             "kind",
             format!(
-                "unknown family kind `{other}` (expected lookup, grammar, language, protocol or grid)"
+                "unknown family kind `{other}` (expected lookup, grammar, language, protocol, grid or files)"
             ),
         )),
     }
@@ -58,6 +61,12 @@ pub fn check(family: &FamilySpec, value: &toml::Value) -> Result<()> {
 
 /// Generates the dataset of one (value, seed) of a family.
 pub fn generate(family: &FamilySpec, value: &toml::Value, seed: u64) -> Result<Dataset> {
+    if family.kind == "files" {
+        let (w, z, precision) = files_of(family, value)?;
+        let (wd, zd) = crate::io::user_data::load_user_data(&w, &z, precision)?;
+        let files = vec![w.display().to_string(), z.display().to_string()];
+        return super::single::user_dataset(wd, zd, files);
+    }
     let table = merged(family, value, seed)?;
     match family.kind.as_str() {
         "lookup" => lookup_table::generate(&parse::<LookupParams>(table)?)?.to_dataset(),
@@ -70,6 +79,73 @@ pub fn generate(family: &FamilySpec, value: &toml::Value, seed: u64) -> Result<D
             format!("unknown family kind `{other}`"),
         )),
     }
+}
+
+/// Fixed settings of a `files` family (a researcher's own datasets).
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilesParams {
+    /// Folder the values are relative to (default: the working directory).
+    root: Option<std::path::PathBuf>,
+    /// Grid spacing of continuous Z (as `compare --precision`).
+    precision: Option<f64>,
+}
+
+/// The W and Z files of one value of a `files` family: a folder holding `W.npy` and `Z.npy`
+/// (or `.csv`, `.jsonl`), or an inline table `{ w = "...", z = "...", name = "..." }`. Both
+/// files must exist.
+fn files_of(
+    family: &FamilySpec,
+    value: &toml::Value,
+) -> Result<(std::path::PathBuf, std::path::PathBuf, Option<f64>)> {
+    let params: FilesParams = parse(family.params.clone())?;
+    let root = params.root.unwrap_or_default();
+    let find = |dir: &std::path::Path, stem: &str| {
+        ["npy", "csv", "jsonl"]
+            .iter()
+            .map(|ext| dir.join(format!("{stem}.{ext}")))
+            .find(|p| p.is_file())
+            .ok_or_else(|| {
+                KcompError::file(
+                    dir,
+                    format!("no {stem}.npy, {stem}.csv or {stem}.jsonl here"),
+                )
+            })
+    };
+    let (w, z) = match value {
+        toml::Value::String(folder) => {
+            let dir = root.join(folder);
+            (find(&dir, "W")?, find(&dir, "Z")?)
+        }
+        toml::Value::Table(t) => {
+            for key in t.keys() {
+                if !["w", "z", "name"].contains(&key.as_str()) {
+                    return Err(KcompError::param(
+                        format!("values.{key}"),
+                        "a files value has keys w, z and name only",
+                    ));
+                }
+            }
+            let path = |key: &str| match t.get(key).and_then(|v| v.as_str()) {
+                Some(p) if root.join(p).is_file() => Ok(root.join(p)),
+                Some(p) => Err(KcompError::file(root.join(p), "not found")),
+                None => Err(KcompError::param(
+                    format!("values.{key}"),
+                    "give the file's path as a string",
+                )),
+            };
+            (path("w")?, path("z")?)
+        }
+        other => {
+            return Err(KcompError::param(
+                "values",
+                format!(
+                    "`{other}`: a files value is a folder (\"data/run1\") or {{ w = \"..\", z = \"..\" }}"
+                ),
+            ));
+        }
+    };
+    Ok((w, z, params.precision))
 }
 
 /// Settings of one string-to-grid dataset (seed 001's generator; one record).

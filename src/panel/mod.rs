@@ -74,16 +74,21 @@ pub struct PanelReport {
 /// `quiet`; with `sharding`, only a part of the plan, or the merge of the saved parts.
 pub fn run_panel_file(
     path: &Path,
+    sets: &[String],
     out: Option<&Path>,
     threads: usize,
     resume: bool,
+    force: bool,
     quiet: bool,
     sharding: Option<&Sharding>,
 ) -> Result<PanelOutcome> {
     let out = out.ok_or_else(|| {
         KcompError::Other("a panel needs --out DIR for its tables and figures".into())
     })?;
-    let config = PanelConfig::from_file(path)?;
+    let config = PanelConfig::from_file_with(path, sets)?;
+    // --resume asks to reuse the folder.
+    let stamp = serde_json::json!({"command": "compare", "config": &config});
+    crate::io::out_dir::claim(out, &stamp, force || resume)?;
     let bar = progress_bar(run::plan(&config)?.len() as u64, "datasets");
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
@@ -110,6 +115,58 @@ impl fmt::Display for PanelOutcome {
             PanelOutcome::Part(text) => f.write_str(text),
         }
     }
+}
+
+/// `kcomp compare --w W --z Z --out DIR`: one dataset from files as a one-dataset panel (a
+/// `files` family), so it gets the panel's tables and figures in `out`.
+#[allow(clippy::too_many_arguments)]
+pub fn run_files_to_folder(
+    w: &Path,
+    z: &Path,
+    precision: Option<f64>,
+    mut config: PanelConfig,
+    out: &Path,
+    threads: usize,
+    force: bool,
+    quiet: bool,
+) -> Result<PanelReport> {
+    let name = |p: &Path| {
+        p.file_name().map_or_else(
+            || p.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    };
+    let mut value = toml::Table::new();
+    value.insert("w".into(), w.display().to_string().into());
+    value.insert("z".into(), z.display().to_string().into());
+    value.insert("name".into(), format!("{} + {}", name(w), name(z)).into());
+    let mut params = toml::Table::new();
+    if let Some(p) = precision {
+        params.insert("precision".into(), p.into());
+    }
+    config.name = "files".into();
+    config.families = vec![config::FamilySpec {
+        name: Some("files".into()),
+        kind: "files".into(),
+        parameter: "dataset".into(),
+        values: vec![toml::Value::Table(value)],
+        params,
+    }];
+    config.validate()?;
+    let stamp = serde_json::json!({"command": "compare", "config": &config});
+    crate::io::out_dir::claim(out, &stamp, force)?;
+    let bar = progress_bar(1, "datasets");
+    if quiet {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    }
+    let (result, written) = run_and_report(&config, out, threads, false, &bar)?;
+    bar.finish_and_clear();
+    Ok(PanelReport {
+        datasets: result.plan.len(),
+        estimators: config.estimators.len(),
+        resumed: 0,
+        written,
+    })
 }
 
 impl fmt::Display for PanelReport {

@@ -35,6 +35,13 @@ impl PlannedDataset {
     pub fn value_label(&self) -> String {
         match &self.value {
             toml::Value::String(s) => s.clone(),
+            // A `files` value given as { w, z, name }: its name, else its W file.
+            toml::Value::Table(t) => t
+                .get("name")
+                .or_else(|| t.get("w"))
+                .and_then(|v| v.as_str())
+                .unwrap_or("files")
+                .to_string(),
             other => other.to_string(),
         }
     }

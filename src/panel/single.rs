@@ -5,7 +5,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::dataset::{Dataset, KzMethod, KzReference, Provenance, Targets, TokenData};
 use crate::datasets::string_grid::dataset::{GridSource, record_to_dataset};
@@ -16,7 +16,10 @@ use crate::estimators::prequential::naive::naive_bits;
 use crate::io::user_data::load_user_data;
 use crate::sweeps::summary::progress_bar;
 
-use super::config::PanelConfig;
+use crate::estimators::topsim::TopsimConfig;
+use crate::estimators::tre::TreConfig;
+
+use super::config::{PanelConfig, PanelPrequential};
 use super::registry;
 
 /// A user's W and Z as a dataset with the user-data K(Z) convention.
@@ -174,11 +177,50 @@ pub struct SingleComparison {
     pub estimates: Vec<EstimateRow>,
 }
 
-/// The estimators and settings of a single-dataset comparison: `names`, or every estimator
-/// that can apply (llm_program only with a grid report).
-pub fn single_config(names: Option<Vec<String>>, llm_report: Option<PathBuf>) -> PanelConfig {
+/// Estimator settings of a single-dataset comparison: the estimator sections of a panel
+/// config (`[topsim]`, `[tre]`, `[prequential]`, `estimators`, `llm_report`), read from
+/// `--config FILE` and `--set KEY=VALUE`. Dataset keys (families, seeds) do not apply to one
+/// dataset and are errors.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SingleSettings {
+    pub estimators: Option<Vec<String>>,
+    pub prequential: PanelPrequential,
+    pub topsim: TopsimConfig,
+    pub tre: TreConfig,
+    pub llm_report: Option<PathBuf>,
+}
+
+impl SingleSettings {
+    /// Reads `file` (optional) and applies `sets` (`key.path=value`); errors name the file or
+    /// `--set` and the key.
+    pub fn load(file: Option<&Path>, sets: &[String]) -> Result<Self> {
+        let mut table = match file {
+            Some(path) => crate::config::read_table(path)?,
+            None => toml::Table::new(),
+        };
+        for s in sets {
+            crate::config::apply_assignment(&mut table, s)?;
+        }
+        let origin = match (file, sets.is_empty()) {
+            (Some(p), true) => p.display().to_string(),
+            (Some(p), false) => format!("{} with --set", p.display()),
+            (None, _) => "--set".to_string(),
+        };
+        crate::config::from_table(table, &origin)
+    }
+}
+
+/// The estimators and settings of a single-dataset comparison: `names` (else the settings'
+/// list, else every estimator that can apply: llm_program only with a grid report), checked.
+pub fn single_config(
+    names: Option<Vec<String>>,
+    llm_report: Option<PathBuf>,
+    settings: SingleSettings,
+) -> Result<PanelConfig> {
     let mut config = PanelConfig::single_dataset_defaults();
-    config.estimators = names.unwrap_or_else(|| {
+    let llm_report = llm_report.or(settings.llm_report);
+    config.estimators = names.or(settings.estimators).unwrap_or_else(|| {
         registry::ESTIMATORS
             .iter()
             .filter(|e| **e != "llm_program" || llm_report.is_some())
@@ -186,7 +228,11 @@ pub fn single_config(names: Option<Vec<String>>, llm_report: Option<PathBuf>) ->
             .collect()
     });
     config.llm_report = llm_report;
-    config
+    config.prequential = settings.prequential;
+    config.topsim = settings.topsim;
+    config.tre = settings.tre;
+    config.validate_estimators()?;
+    Ok(config)
 }
 
 /// `kcomp compare` on one dataset: `estimators` (default: all that apply), a progress bar
@@ -195,10 +241,11 @@ pub fn compare_single(
     data: &Dataset,
     estimators: Option<Vec<String>>,
     llm_report: Option<PathBuf>,
+    settings: SingleSettings,
     prequential: &PrequentialOverrides,
     quiet: bool,
 ) -> Result<SingleComparison> {
-    let mut config = single_config(estimators, llm_report);
+    let mut config = single_config(estimators, llm_report, settings)?;
     prequential.apply(&mut config.prequential.config)?;
     let bar = progress_bar(config.estimators.len() as u64, "estimators");
     if quiet {
@@ -254,6 +301,12 @@ impl fmt::Display for SingleComparison {
                 e.estimator,
                 parts.join(", ")
             )?;
+        }
+        // Caveats under the table: what a reader must know before trusting a row.
+        for e in &self.estimates {
+            for note in &e.notes {
+                writeln!(f, "note ({}): {note}", e.estimator)?;
+            }
         }
         Ok(())
     }

@@ -207,6 +207,15 @@ pub fn summary_markdown(result: &PanelResult, summary: &[SummaryRow]) -> String 
          lengths. Mean +- sd over seeds (n = datasets with a value). Lengths in bits.\n",
         result.config.name
     );
+    if result.config.estimators.iter().any(|e| e == "prequential") {
+        md.push_str(&format!(
+            "\nprequential: the {} (`[prequential.config] scheme`).\n",
+            match result.config.prequential.config.scheme {
+                crate::estimators::prequential::code::Scheme::Online => "online scheme",
+                crate::estimators::prequential::code::Scheme::Reference => "reference protocol",
+            }
+        ));
+    }
     for fam in &result.config.families {
         let label = fam.label();
         md.push_str(&format!(

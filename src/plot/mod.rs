@@ -305,27 +305,49 @@ fn tick_label(axis: &XAxis, x: f64) -> String {
                 String::new()
             }
         }
-        XAxis::Linear { integer: false } => format!("{x:.3}")
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_string(),
+        XAxis::Linear { integer: false } => y_tick(x),
     }
 }
 
 fn y_tick(y: f64) -> String {
+    y_tick_in(y, 0.0)
+}
+
+/// A tick label on an axis spanning `span`: enough decimals that ticks about span / 10 apart
+/// read differently (a C axis from 1.0075 to 1.0085 must not show 1.008 three times).
+fn y_tick_in(y: f64, span: f64) -> String {
     // Tick positions are sums of float steps: a tick meant as 0 can land at -1e-16.
-    let a = if y.abs() < 1e-12 { 0.0 } else { y.abs() };
-    let y = if a == 0.0 { 0.0 } else { y };
-    if a != 0.0 && !(1e-3..1e5).contains(&a) {
-        format!("{y:.0e}")
-    } else if a >= 100.0 {
-        format!("{y:.0}")
+    let a = if y.abs() < 1e-12 * span.max(1.0) {
+        0.0
     } else {
-        format!("{y:.3}")
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_string()
+        y.abs()
+    };
+    let y = if a == 0.0 { 0.0 } else { y };
+    // Decimals that separate ticks span / 10 apart (0 when the span is unknown).
+    let needed = if span > 0.0 && span.is_finite() {
+        (-(span / 10.0).log10()).ceil().clamp(0.0, 12.0) as usize
+    } else {
+        0
+    };
+    if a != 0.0 && !(1e-3..1e5).contains(&a) && needed <= 3 {
+        format!("{y:.0e}")
+    } else {
+        let decimals = if a >= 100.0 { needed } else { needed.max(3) };
+        let text = format!("{y:.decimals$}");
+        if decimals == 0 {
+            text
+        } else {
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
     }
+}
+
+/// A title's font size: 20 px, smaller for a long title so it fits `width` px (down to 11).
+fn title_font(title: &str, width: u32) -> u32 {
+    let chars = title.chars().count().max(1) as f64;
+    ((width as f64 - 30.0) / (0.6 * chars))
+        .floor()
+        .clamp(11.0, 20.0) as u32
 }
 
 /// Splits `text` into lines of at most `max_chars` characters at spaces.
@@ -462,8 +484,12 @@ fn draw_panel<DB: DrawingBackend>(
         .y_range
         .unwrap_or_else(|| range_of(ys.iter().copied(), y_log));
     let mut builder = ChartBuilder::on(area);
+    let (area_w, _) = area.dim_in_pixel();
     builder
-        .caption(&panel.title, ("sans-serif", 20))
+        .caption(
+            &panel.title,
+            ("sans-serif", title_font(&panel.title, area_w)),
+        )
         .margin(14)
         .x_label_area_size(50)
         .y_label_area_size(80);
@@ -487,7 +513,7 @@ fn draw_panel<DB: DrawingBackend>(
                 .y_desc(y_label.as_str())
                 .x_labels(x_labels)
                 .x_label_formatter(&|x| tick_label(&panel.x_axis, *x))
-                .y_label_formatter(&|y| y_tick(*y))
+                .y_label_formatter(&|y| y_tick_in(*y, y1 - y0))
                 .label_style(("sans-serif", TICK_FONT))
                 .axis_desc_style(("sans-serif", 17))
                 .light_line_style(TRANSPARENT)
@@ -681,8 +707,9 @@ fn draw_scatter<DB: DrawingBackend>(
     let (legend_area, caption_area) = rest.split_vertically(legend_h);
     let (x0, x1) = plot.x_range;
     let (y0, y1) = plot.y_range;
+    let (area_w, _) = plot_area.dim_in_pixel();
     let mut chart = ChartBuilder::on(&plot_area)
-        .caption(&plot.title, ("sans-serif", 20))
+        .caption(&plot.title, ("sans-serif", title_font(&plot.title, area_w)))
         .margin(14)
         .margin_right(24)
         .x_label_area_size(50)
@@ -700,12 +727,12 @@ fn draw_scatter<DB: DrawingBackend>(
         .x_desc(plot.x_label.as_str())
         .y_desc(plot.y_label.as_str())
         .y_labels(y_ticks)
-        .x_label_formatter(&|x| y_tick(*x))
+        .x_label_formatter(&|x| y_tick_in(*x, x1 - x0))
         .y_label_formatter(&|y| {
             if integer && (y - y.round()).abs() > 1e-6 {
                 String::new()
             } else {
-                y_tick(*y)
+                y_tick_in(*y, y1 - y0)
             }
         })
         .label_style(("sans-serif", TICK_FONT))

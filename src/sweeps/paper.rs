@@ -107,6 +107,7 @@ pub fn sweep_files(
     paths: &[PathBuf],
     out: &Path,
     resume: bool,
+    force: bool,
     quiet: bool,
     sharding: Option<&Sharding>,
 ) -> Result<String> {
@@ -114,6 +115,9 @@ pub fn sweep_files(
         .iter()
         .map(|p| SweepConfig::from_file(p))
         .collect::<Result<Vec<_>>>()?;
+    // --resume asks to reuse the folder.
+    let stamp = serde_json::json!({"command": "sweep", "configs": &configs});
+    crate::io::out_dir::claim(out, &stamp, force || resume)?;
     let start = Instant::now();
     let results = run_all(
         &configs,
@@ -152,10 +156,13 @@ pub fn reproduce(
     rng: RngKind,
     out: &Path,
     resume: bool,
+    force: bool,
     quiet: bool,
     sharding: Option<&Sharding>,
 ) -> Result<String> {
     let configs = paper_configs(rng)?;
+    let stamp = serde_json::json!({"command": "reproduce", "rng": rng_name(rng)});
+    crate::io::out_dir::claim(out, &stamp, force || resume)?;
     let start = Instant::now();
     let results = run_all(&configs, out, true, false, resume, quiet, sharding)?;
     if let Some(s) = sharding.filter(|s| !s.summarises()) {

@@ -21,8 +21,13 @@ pub struct SynthOutcome {
 }
 
 /// Runs `spec` (topological similarity as `topsim` says) and writes W.npy, Z.npy, Z_grid.npy
-/// and meta.json into `out` if given.
-pub fn synth(spec: SynthSpec, topsim: &TopsimOptions, out: Option<&Path>) -> Result<SynthOutcome> {
+/// and meta.json into `out` if given (a folder holding another run's files only with `force`).
+pub fn synth(
+    spec: SynthSpec,
+    topsim: &TopsimOptions,
+    out: Option<&Path>,
+    force: bool,
+) -> Result<SynthOutcome> {
     // Parameters (and the generator's memory) first, so errors name the real culprit.
     match &spec {
         SynthSpec::Lookup(p) => p.validate()?,
@@ -35,6 +40,10 @@ pub fn synth(spec: SynthSpec, topsim: &TopsimOptions, out: Option<&Path>) -> Res
             "topological similarity",
             &[("topsim_max_pairs", topsim_bytes(n, m, d, t.max_pairs))],
         )?;
+    }
+    if let Some(dir) = out {
+        let stamp = serde_json::json!({"command": "synth", "spec": &spec, "topsim": &topsim});
+        crate::io::out_dir::claim(dir, &stamp, force)?;
     }
     let (record, data) = run(&spec, topsim.as_ref())?;
     let mut written = Vec::new();

@@ -173,21 +173,38 @@ pub fn online_default() -> PrequentialConfig {
 }
 
 /// The scheme of a user-facing configuration table (`[prequential]` of `kcomp prequential`,
-/// `[prequential.config]` of a panel): `online` unless the table names one or sets a key only
-/// the reference protocol reads ([`REFERENCE_KEYS`]). Such a table (every configuration written
-/// before the online scheme, and every saved reference run, whose serialisation leaves the
-/// scheme out) keeps meaning the reference protocol.
-/// Returns the reference-only key that chose the reference protocol, if one did.
-pub fn settle_scheme(t: &mut toml::Table) -> Option<&'static str> {
+/// `[prequential.config]` of a panel): the one it names, else `online`. A key only the
+/// reference protocol reads ([`REFERENCE_KEYS`]) in a table that names no scheme is an error
+/// (`Err(key)`), never a silent switch of estimator: the caller names the key and the
+/// protocol it needs. Saved configurations name their scheme ([`with_scheme_named`]).
+pub fn settle_scheme(t: &mut toml::Table) -> std::result::Result<(), &'static str> {
     if t.contains_key("scheme") {
-        return None;
+        return Ok(());
     }
-    let reference_key = REFERENCE_KEYS.iter().copied().find(|k| t.contains_key(*k));
-    if reference_key.is_none() {
-        t.insert("scheme".into(), "online".into());
+    if let Some(key) = REFERENCE_KEYS.iter().copied().find(|k| t.contains_key(*k)) {
+        return Err(key);
     }
-    reference_key
+    t.insert("scheme".into(), "online".into());
+    Ok(())
 }
+
+/// `table` (a serialised prequential configuration, at `path` inside it) with its scheme
+/// written out: serialisation leaves out the default `reference`, and a reference table with
+/// no scheme would be refused when read back ([`settle_scheme`]).
+pub fn with_scheme_named(table: &mut toml::Table, path: &[&str]) {
+    let mut t = table;
+    for part in path {
+        match t.get_mut(*part).and_then(|v| v.as_table_mut()) {
+            Some(inner) => t = inner,
+            None => return,
+        }
+    }
+    t.entry("scheme").or_insert_with(|| "reference".into());
+}
+
+/// Why a reference-only key set without a scheme is refused.
+pub const REFERENCE_ONLY: &str = "only the reference protocol reads it, not the default online \
+     scheme: add --protocol reference (scheme = \"reference\" in a config) to use it, or drop it";
 
 /// Deserialises a panel's `[prequential.config]` with [`settle_scheme`].
 pub fn deserialize_user_config<'de, D>(d: D) -> std::result::Result<PrequentialConfig, D::Error>
@@ -197,7 +214,9 @@ where
     use serde::de::Error;
     let mut value = toml::Value::deserialize(d)?;
     if let Some(t) = value.as_table_mut() {
-        let _ = settle_scheme(t);
+        settle_scheme(t).map_err(|key| {
+            D::Error::custom(format!("prequential.config.{key}: {REFERENCE_ONLY}"))
+        })?;
     }
     PrequentialConfig::deserialize(value).map_err(D::Error::custom)
 }

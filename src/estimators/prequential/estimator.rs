@@ -90,11 +90,13 @@ impl Estimator for PrequentialEstimator {
             .with("k_f_bits", k_f)
             .with("n_encoded", code.n_encoded)
             .with("n_validation", code.n_val);
-        if !code.learners.is_empty() {
-            est = est
+        // The scheme is named on every row: the two give different numbers on the same data.
+        est = match cfg.scheme {
+            Scheme::Online => est
                 .with("scheme", "online")
-                .with("learners", &code.learners);
-        }
+                .with("learners", &code.learners),
+            Scheme::Reference => est.with("scheme", "reference"),
+        };
         if k_f < 0.0 {
             est =
                 est.note("K(f) < 0: the final model codes the data worse than the prequential sum");

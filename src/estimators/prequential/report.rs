@@ -189,9 +189,17 @@ pub struct HPoint {
 }
 
 /// `c_l_vs_h.{png,svg}` of `kcomp prequential --sweep-h`: C^L against the holistic fraction,
-/// mean +- 1 sd over seeds, with seed 004's published emergent-language values (iterated
-/// learning 1.946, none 1.017; 5 seeds) at the ends of the axis for reference.
-pub fn write_h_sweep_figure(points: &[HPoint], stem: &Path) -> Result<Vec<PathBuf>> {
+/// mean +- 1 sd over seeds, with Elmoznino et al.'s published emergent-language values
+/// (iterated learning 1.946, none 1.017; 5 seeds; reference protocol) at the ends of the axis.
+pub fn write_h_sweep_figure(
+    points: &[HPoint],
+    scheme: super::code::Scheme,
+    stem: &Path,
+) -> Result<Vec<PathBuf>> {
+    let scheme_name = match scheme {
+        super::code::Scheme::Online => "online scheme",
+        super::code::Scheme::Reference => "reference protocol",
+    };
     let n = points.iter().map(|p| p.n).max().unwrap_or(0);
     let published = |x: f64, (y, err): (f64, f64)| Point { x, y, err };
     let figure = Figure {
@@ -204,7 +212,7 @@ pub fn write_h_sweep_figure(points: &[HPoint], stem: &Path) -> Result<Vec<PathBu
             y_range: None,
             series: vec![
                 Series {
-                    label: "kcomp (mean +- 1 sd over seeds)".into(),
+                    label: format!("kcomp, {scheme_name} (mean +- 1 sd over seeds)"),
                     points: points
                         .iter()
                         .map(|p| Point {
@@ -217,7 +225,7 @@ pub fn write_h_sweep_figure(points: &[HPoint], stem: &Path) -> Result<Vec<PathBu
                     color: 0,
                 },
                 Series {
-                    label: "published, emergent languages (seed 004, mean +- 1 sd)".into(),
+                    label: "published emergent languages, reference protocol (mean +- 1 sd)".into(),
                     points: vec![
                         published(0.0, EMERGENT_C_L_ITERATED),
                         published(1.0, EMERGENT_C_L_NO_ITERATED),
@@ -228,9 +236,10 @@ pub fn write_h_sweep_figure(points: &[HPoint], stem: &Path) -> Result<Vec<PathBu
             ],
         }],
         caption: format!(
-            "Mean over up to {n} seeds per h; error bars: +-1 sd over seeds. Published \
-             values (5 seeds) are emergent languages with iterated learning (1.946, drawn at \
-             h = 0) and without (1.017, at h = 1), not runs of this generator."
+            "kcomp: {scheme_name}, mean over up to {n} seeds per h; error bars: +-1 sd over \
+             seeds. Published (Elmoznino et al., ICML 2025, Figure 3; reference protocol, 5 \
+             seeds): emergent languages with iterated learning (1.946, drawn at h = 0) and \
+             without (1.017, at h = 1), not runs of this generator."
         ),
     };
     plot::line_figure(stem, &figure)
@@ -246,7 +255,12 @@ mod tests {
         let points: Vec<HPoint> = [(0.0, 3.23, 0.2), (0.5, 1.147, 0.05), (1.0, 1.031, 0.01)]
             .map(|(h, mean, sd)| HPoint { h, mean, sd, n: 5 })
             .to_vec();
-        let written = write_h_sweep_figure(&points, &dir.path().join("c_l_vs_h")).unwrap();
+        let written = write_h_sweep_figure(
+            &points,
+            crate::estimators::prequential::code::Scheme::Online,
+            &dir.path().join("c_l_vs_h"),
+        )
+        .unwrap();
         assert_eq!(written.len(), 2);
         for p in &written {
             assert!(
@@ -257,6 +271,7 @@ mod tests {
         }
         let svg = std::fs::read_to_string(&written[1]).unwrap();
         assert!(svg.contains("holistic fraction h") && svg.contains("1 sd over seeds"));
+        assert!(svg.contains("kcomp, online scheme") && svg.contains("reference protocol"));
         // KCOMP_KEEP_FIGURES=DIR keeps a copy to look at.
         if let Some(keep) = std::env::var_os("KCOMP_KEEP_FIGURES") {
             for p in &written {

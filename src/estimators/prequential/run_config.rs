@@ -266,8 +266,6 @@ pub struct Resolved {
     pub overridden: Vec<String>,
     /// `prequential.val_size` was left to its default (see [`default_val_size`]).
     pub val_size_default: bool,
-    /// Why the reference protocol was chosen without `scheme` being named, to tell the user.
-    pub scheme_note: Option<String>,
 }
 
 /// Reads `path` (if any) and applies the shortcut flags, then the `--set` assignments.
@@ -329,18 +327,21 @@ pub fn resolve(
     } else if !table.contains_key("language") {
         table.insert("language".into(), toml::Value::Table(toml::Table::new()));
     }
-    let mut scheme_note = None;
     if let Some(p) = table
         .entry("prequential")
         .or_insert_with(|| toml::Value::Table(toml::Table::new()))
         .as_table_mut()
     {
-        scheme_note = super::code::settle_scheme(p).map(|key| {
-            format!(
-                "scheme = reference: prequential.{key} is set, a key only the reference protocol \
-                 reads (--protocol online for the online scheme)"
-            )
-        });
+        super::code::settle_scheme(p).map_err(|key| {
+            // Name the flag that set the key when a flag did, else the key path.
+            let prefix = format!("prequential.{key}");
+            let name = flags
+                .iter()
+                .rev()
+                .find(|(s, _)| s.key == prefix || s.key.starts_with(&format!("{prefix}.")))
+                .map_or(prefix.clone(), |(s, _)| format!("--{}", s.flag));
+            KcompError::param(name, super::code::REFERENCE_ONLY)
+        })?;
     }
     let val_size_default = !config::has_key(&table, "prequential.val_size");
     let origin = path.map_or("config".to_string(), |p| p.display().to_string());
@@ -348,7 +349,6 @@ pub fn resolve(
         config: config::from_table(table, &origin)?,
         overridden,
         val_size_default,
-        scheme_note,
     })
 }
 
@@ -398,11 +398,7 @@ impl Resolved {
             }
         }
         let (w, z) = self.config.load_data()?;
-        let val_note = self.settle_val_size(w.n);
-        let note = match (self.scheme_note.take(), val_note) {
-            (Some(a), Some(b)) => Some(format!("{a}\n{b}")),
-            (a, b) => a.or(b),
-        };
+        let note = self.settle_val_size(w.n);
         validate(&w, &z, &self.config.prequential)?;
         if let Some(dir) = &self.config.output.dir {
             check_overwrite(&self.config, dir, force)?;
@@ -457,8 +453,10 @@ impl ConfigFile {
         c.title = None;
         c.output = OutputConfig::default();
         c.prequential.threads = 0;
-        toml::to_string(&c)
-            .map_err(|e| KcompError::Other(format!("cannot serialise the configuration: {e}")))
+        let err = |e: String| KcompError::Other(format!("cannot serialise the configuration: {e}"));
+        let mut table = toml::Table::try_from(&c).map_err(|e| err(e.to_string()))?;
+        super::code::with_scheme_named(&mut table, &["prequential"]);
+        toml::to_string(&table).map_err(|e| err(e.to_string()))
     }
 
     /// A title from the run's own settings (after the config's `title`, if any).
@@ -476,7 +474,7 @@ impl ConfigFile {
         };
         let run = match p.scheme {
             Scheme::Reference => format!(
-                "{what}; model seed {}, {} validation rows",
+                "{what}; model seed {}, reference protocol, {} validation rows",
                 p.seed, p.val_size
             ),
             Scheme::Online => format!("{what}; model seed {}, online scheme", p.seed),
@@ -495,12 +493,27 @@ fn file_name(p: &Path) -> String {
     )
 }
 
+/// Whether a stored fingerprint and ours hold the same settings. Folders written before
+/// fingerprints named the scheme left out `reference` (the default then).
+fn same_settings(stored: &str, ours: &str) -> bool {
+    if stored == ours {
+        return true;
+    }
+    match (config::parse_table(stored), config::parse_table(ours)) {
+        (Ok(mut old), Ok(new)) => {
+            super::code::with_scheme_named(&mut old, &["prequential"]);
+            old == new
+        }
+        _ => false,
+    }
+}
+
 /// A finished run in `dir` made with the same settings, if there is one.
 pub fn finished_run(cfg: &ConfigFile, dir: &Path) -> Result<Option<PrequentialResult>> {
     let Ok(stored) = std::fs::read_to_string(dir.join("config.toml")) else {
         return Ok(None);
     };
-    if stored != cfg.fingerprint()? {
+    if !same_settings(&stored, &cfg.fingerprint()?) {
         return Ok(None);
     }
     let Ok(text) = std::fs::read_to_string(dir.join("result.json")) else {
@@ -516,7 +529,7 @@ pub fn check_overwrite(cfg: &ConfigFile, dir: &Path, force: bool) -> Result<()> 
         return Ok(());
     };
     let ours = cfg.fingerprint()?;
-    if force || stored == ours {
+    if force || same_settings(&stored, &ours) {
         return Ok(());
     }
     let changed = match (config::parse_table(&stored), config::parse_table(&ours)) {

@@ -322,11 +322,7 @@ pub fn run_ask(opts: &AskOptions) -> Result<AskSummary> {
         }
     }
     let client = ChatClient::new(opts.chat.clone())?;
-    let bar = indicatif::ProgressBar::new(wanted.len() as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} prompts, {msg}, {elapsed}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
+    let bar = crate::progress::bar(wanted.len() as u64, "prompts", "");
     bar.inc(summary.skipped as u64);
     let (done, failed) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let message = |d: usize, f: usize| format!("done {d}, skipped {}, failed {f}", summary.skipped);
@@ -351,7 +347,8 @@ pub fn run_ask(opts: &AskOptions) -> Result<AskSummary> {
                         }
                         Err(e) => {
                             failed.fetch_add(1, Ordering::SeqCst);
-                            bar.println(format!("warning: record {i}: {e}"));
+                            // Not bar.println: a log target keeps only throttled lines.
+                            bar.suspend(|| eprintln!("warning: record {i}: {e}"));
                         }
                     }
                     bar.set_message(message(

@@ -40,6 +40,9 @@ pub struct ReportArgs {
     /// UNSAFE: run without the OS sandbox (rlimits only) when it is unavailable.
     #[arg(long)]
     pub allow_unsandboxed: bool,
+    /// Write into an output folder that holds another run's files.
+    #[arg(long)]
+    pub force: bool,
 }
 
 impl ReportArgs {
@@ -56,6 +59,7 @@ impl ReportArgs {
             plots: !self.no_plots,
             allow_unsandboxed: self.allow_unsandboxed,
             write_published: self.write_published,
+            force: self.force,
         })
     }
 }

@@ -45,6 +45,8 @@ pub struct ReportOptions {
     pub allow_unsandboxed: bool,
     /// Also write the tree in the published layout there (`result/`, `result_cg8/`).
     pub write_published: Option<PathBuf>,
+    /// Write into output folders that hold another run's files.
+    pub force: bool,
 }
 
 /// How an answer's status counts in the summary.
@@ -408,13 +410,23 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportSummary> {
     };
     // Refuses before any answer runs if the OS sandbox is missing.
     crate::programs::sandbox::ensure_available(&cfg)?;
+    let out = opts.out.clone().unwrap_or_else(|| opts.dir.join("report"));
+    let stamp = serde_json::json!({
+        "command": "grid report",
+        "options": format!("{:?}", ReportOptions { force: false, ..opts.clone() }),
+    });
+    // Checked now, stamped when written: an interrupted report leaves no folder.
+    crate::io::out_dir::check(&out, &stamp, opts.force)?;
+    if let Some(dest) = &opts.write_published {
+        crate::io::out_dir::check(dest, &stamp, opts.force)?;
+    }
     let start = std::time::Instant::now();
     let rows = score_tree(opts, &cfg)?;
     let seconds = start.elapsed().as_secs_f64();
-    let out = opts.out.clone().unwrap_or_else(|| opts.dir.join("report"));
-    std::fs::create_dir_all(&out).map_err(|e| KcompError::file(&out, e.to_string()))?;
+    crate::io::out_dir::claim(&out, &stamp, opts.force)?;
     let diffs = tables::write_outputs(&rows, &out, opts.alpha, opts.plots)?;
     if let Some(dest) = &opts.write_published {
+        crate::io::out_dir::claim(dest, &stamp, opts.force)?;
         tables::write_published(&rows, dest)?;
     }
     let rule: Vec<&Row> = rows.iter().filter(|r| r.has_rule_answer).collect();

@@ -1,0 +1,96 @@
+//! Output folders: a command refuses to write into a non-empty folder that another run (other
+//! command or settings) or something else filled, unless `--force`. Each folder kcomp writes
+//! gets a small stamp file naming the command and the settings that fill it, so running the
+//! same command again rewrites its own folder without asking.
+
+use std::path::Path;
+
+use crate::error::{KcompError, Result};
+
+/// The stamp file inside an output folder.
+pub const STAMP: &str = ".kcomp-run.json";
+
+/// Checks that `dir` may receive the outputs of the run described by `stamp` (the command and
+/// its settings) and records the stamp. An absent or empty folder, one stamped with the same
+/// run, or `force` (also `--resume`, which asks to reuse a folder) pass; anything else is a
+/// one-line error naming `--force`.
+pub fn claim(dir: &Path, stamp: &serde_json::Value, force: bool) -> Result<()> {
+    let text = check(dir, stamp, force)?;
+    std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
+    let path = dir.join(STAMP);
+    std::fs::write(&path, text).map_err(|e| KcompError::io(&path, e))
+}
+
+/// The check of [`claim`] without creating or stamping anything (for commands that must leave
+/// no folder behind when they stop before writing); returns the stamp's text.
+pub fn check(dir: &Path, stamp: &serde_json::Value, force: bool) -> Result<String> {
+    let text = serde_json::to_string_pretty(stamp)
+        .map_err(|e| KcompError::Other(format!("cannot serialise the run's settings: {e}")))?;
+    let occupied = match std::fs::read_dir(dir) {
+        Ok(mut entries) => entries.next().is_some(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            return Err(KcompError::file(dir, "is a file, not a folder"));
+        }
+        Err(e) => return Err(KcompError::io(dir, e)),
+    };
+    if occupied && !force {
+        let what = match std::fs::read_to_string(dir.join(STAMP)) {
+            Ok(old) if old == text => None,
+            Ok(old) => Some(match serde_json::from_str::<serde_json::Value>(&old) {
+                Ok(v) if v["command"] != stamp["command"] => format!(
+                    "the outputs of another command ({})",
+                    v["command"].as_str().unwrap_or("?")
+                ),
+                _ => "the outputs of a run with other settings".to_string(),
+            }),
+            Err(_) => Some("files kcomp did not write there".to_string()),
+        };
+        if let Some(what) = what {
+            return Err(KcompError::file(
+                dir,
+                format!(
+                    "the output folder holds {what}; choose another folder, or add --force to \
+                     write into it anyway"
+                ),
+            ));
+        }
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn same_run_passes_other_runs_need_force() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("out");
+        let a = json!({"command": "synth", "settings": {"n": 1}});
+        let b = json!({"command": "synth", "settings": {"n": 2}});
+        let c = json!({"command": "sweep"});
+        claim(&dir, &a, false).unwrap();
+        std::fs::write(dir.join("W.npy"), "x").unwrap();
+        // The same run again: rewritten without asking.
+        claim(&dir, &a, false).unwrap();
+        let e = claim(&dir, &b, false).unwrap_err().to_string();
+        assert!(e.contains("other settings") && e.contains("--force"), "{e}");
+        let e = claim(&dir, &c, false).unwrap_err().to_string();
+        assert!(e.contains("another command (synth)"), "{e}");
+        assert_eq!(e.lines().count(), 1);
+        claim(&dir, &b, true).unwrap();
+        claim(&dir, &b, false).unwrap();
+        // A folder kcomp did not fill.
+        let other = tmp.path().join("mine");
+        std::fs::create_dir(&other).unwrap();
+        std::fs::write(other.join("thesis.tex"), "x").unwrap();
+        let e = claim(&other, &a, false).unwrap_err().to_string();
+        assert!(e.contains("did not write") && e.contains("mine"), "{e}");
+        // An empty folder is fine.
+        let empty = tmp.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        claim(&empty, &a, false).unwrap();
+    }
+}
