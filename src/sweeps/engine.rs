@@ -4,7 +4,7 @@
 //! saved settings match. The compare panel, `kcomp sweep`/`reproduce` and the prequential
 //! h-sweep all run through it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -44,7 +44,13 @@ where
     S: Fn(&J) -> serde_json::Value + Sync,
 {
     fn load(&self, job: &J) -> Option<R> {
-        let text = std::fs::read_to_string((self.path)(job)).ok()?;
+        // Only a regular file is read (a FIFO planted in the folder cannot block resume).
+        let bytes = crate::io::files::read_capped(
+            &(self.path)(job),
+            crate::io::limits::MAX_TEXT_FILE_BYTES,
+        )
+        .ok()?;
+        let text = String::from_utf8(bytes).ok()?;
         let saved: Saved<R> = serde_json::from_str(&text).ok()?;
         (saved.settings == (self.settings)(job)).then_some(saved.rows)
     }
@@ -61,13 +67,9 @@ where
     }
 }
 
-/// Writes a file, creating its folder.
-pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| KcompError::io(parent, e))?;
-    }
-    std::fs::write(path, bytes).map_err(|e| KcompError::io(path, e))
-}
+/// Writes a file atomically (a crash never leaves a truncated result that resume trusts),
+/// creating its folder.
+pub use crate::io::files::write_file;
 
 /// How to run the jobs.
 pub struct EngineOptions<'a> {
