@@ -210,6 +210,11 @@ fn a_locked_output_folder_is_refused_with_one_line() {
     assert!(!out.join("report.md").exists());
     drop(held);
     let o = run();
-    assert!(o.status.success(), "{:?} {}", o.status, String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{:?} {}",
+        o.status,
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert!(out.join("report.md").is_file());
 }

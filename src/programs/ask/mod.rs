@@ -139,6 +139,17 @@ pub fn check_extra(extra: &serde_json::Map<String, serde_json::Value>) -> Result
     Ok(())
 }
 
+/// The wait a `Retry-After: SECONDS` header asks for, capped at [`MAX_RETRY_AFTER`]
+/// (an HTTP date or garbage: none, the backoff applies).
+pub fn retry_after(value: &str) -> Option<Duration> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(|s| Duration::from_secs_f64(s.min(MAX_RETRY_AFTER.as_secs_f64())))
+}
+
 /// Whether an HTTP status is retried.
 pub fn retryable(status: u16) -> bool {
     status == 429 || (500..600).contains(&status)
@@ -249,9 +260,7 @@ impl ChatClient {
             .headers()
             .get("retry-after")
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(|s| Duration::from_secs_f64(s.min(MAX_RETRY_AFTER.as_secs_f64())));
+            .and_then(retry_after);
         let text = resp.body_mut().read_to_string().map_err(|e| match e {
             ureq::Error::Timeout(t) => Failure::Retry(format!("timeout ({t})"), None),
             e => Failure::Retry(format!("reading the body: {e}"), None),
@@ -470,6 +479,11 @@ mod tests {
         assert_eq!(answer_text(&serde_json::json!({})), None);
         assert_eq!(model_folder("org/model v2"), "org_model_v2");
         assert_eq!(model_folder(".."), "_..");
+        assert_eq!(retry_after("100000"), Some(MAX_RETRY_AFTER));
+        assert_eq!(retry_after(" 2 "), Some(Duration::from_secs(2)));
+        for bad in ["-1", "nan", "inf", "Wed, 21 Oct 2015 07:28:00 GMT", ""] {
+            assert_eq!(retry_after(bad), None, "{bad}");
+        }
         assert_eq!(model_folder("../../x"), "_.._.._x");
         let mut extra = serde_json::Map::new();
         extra.insert("reasoning_effort".into(), "high".into());
