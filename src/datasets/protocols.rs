@@ -358,7 +358,7 @@ pub fn write_protocol(dir: &std::path::Path, data: &Dataset) -> Result<Vec<std::
                 cells.join(",") + "\n"
             })
             .collect();
-        std::fs::write(&csv, text).map_err(|e| KcompError::io(&csv, e))?;
+        crate::io::files::write_atomic_io(&csv, text).map_err(|e| KcompError::io(&csv, e))?;
         written.push(npy);
         written.push(csv);
     }

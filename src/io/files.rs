@@ -141,31 +141,31 @@ pub fn create_dirs_under(root: &Path, rel: &Path) -> Result<PathBuf> {
 /// there instead of following it). A failed write (full disk) removes the temporary file and
 /// leaves any previous `path` untouched. The folder must exist.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(KcompError::file(path, "is a directory, expected a file"));
+    }
+    write_atomic_io(path, bytes).map_err(|e| KcompError::io(path, e))
+}
+
+/// [`atomic_write`] with the `std::fs::write` signature, for callers that map the error.
+pub fn write_atomic_io(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Result<()> {
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
     let name = path
         .file_name()
-        .ok_or_else(|| KcompError::file(path, "has no file name"))?;
-    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
-        return Err(KcompError::file(path, "is a directory, expected a file"));
-    }
+        .ok_or_else(|| std::io::Error::other("no file name"))?;
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".{}.", name.to_string_lossy()))
         .suffix(".tmp")
-        .tempfile_in(parent)
-        .map_err(|e| KcompError::io(path, e))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.flush())
-        // Outputs are shared files: readable by others as with the default umask.
-        .and_then(|()| {
-            tmp.as_file()
-                .set_permissions(std::fs::Permissions::from_mode(0o644))
-        })
-        .map_err(|e| KcompError::io(path, e))?;
-    tmp.persist(path)
-        .map_err(|e| KcompError::io(path, e.error))?;
+        .tempfile_in(parent)?;
+    tmp.write_all(contents.as_ref())?;
+    tmp.flush()?;
+    // Outputs are shared files: readable by others as with the default umask.
+    tmp.as_file()
+        .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
 

@@ -165,7 +165,7 @@ impl PanelConfig {
 
     /// Reads and validates a TOML file; errors name the file and the field.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| KcompError::io(path, e))?;
+        let text = crate::io::limits::read_text(path)?;
         Self::from_toml(&path.display().to_string(), &text)
     }
 
@@ -226,6 +226,10 @@ impl PanelConfig {
             ));
         }
         let labels: Vec<String> = self.families.iter().map(FamilySpec::label).collect();
+        // A family's label names its folder under the output folder.
+        for l in &labels {
+            crate::io::names::check_component("family.name", l)?;
+        }
         no_duplicates("family.name", &labels)?;
         if !(self.prequential.val_fraction > 0.0 && self.prequential.val_fraction < 0.5) {
             return Err(KcompError::param(

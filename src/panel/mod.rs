@@ -66,6 +66,7 @@ pub fn run_panel_file(
         KcompError::Other("a panel needs --out DIR for its tables and figures".into())
     })?;
     let config = PanelConfig::from_file(path)?;
+    let _lock = crate::io::files::lock_dir(out)?;
     let bar = progress_bar(run::plan(&config)?.len() as u64, "datasets");
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());

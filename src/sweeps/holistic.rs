@@ -312,7 +312,7 @@ pub fn write_tables(
     );
     write_csv(&out.join("table.csv"), &summaries)?;
     let md_path = out.join("table.md");
-    std::fs::write(&md_path, &md).map_err(|e| KcompError::io(&md_path, e))?;
+    crate::io::files::write_atomic_io(&md_path, &md).map_err(|e| KcompError::io(&md_path, e))?;
     let points: Vec<HPoint> = summaries
         .iter()
         .map(|s| HPoint {

@@ -97,6 +97,8 @@ pub fn sweep_files(paths: &[PathBuf], out: &Path, resume: bool, quiet: bool) -> 
         .iter()
         .map(|p| SweepConfig::from_file(p))
         .collect::<Result<Vec<_>>>()?;
+    // One run per output folder (a second one would race the first's saved runs).
+    let _lock = crate::io::files::lock_dir(out)?;
     let start = Instant::now();
     let results = run_all(&configs, out, configs.len() > 1, true, resume, quiet)?;
     let mut text = String::new();
@@ -121,8 +123,10 @@ pub fn sweep_files(paths: &[PathBuf], out: &Path, resume: bool, quiet: bool) -> 
 /// published means; returns the lines the command prints.
 pub fn reproduce(rng: RngKind, out: &Path, resume: bool, quiet: bool) -> Result<String> {
     let configs = paper_configs(rng)?;
+    let _lock = crate::io::files::lock_dir(out)?;
     let start = Instant::now();
-    let results = run_all(&configs, out, true, false, resume, quiet)?;
+    // Every run is saved, so an interrupted reproduce continues with --resume.
+    let results = run_all(&configs, out, true, true, resume, quiet)?;
     let elapsed = start.elapsed().as_secs_f64();
     let runs: usize = results.iter().map(|(r, _)| r.runs.len()).sum();
     let (csv_path, md_path, worst) = write_comparison(&results, out, rng)?;
@@ -164,7 +168,7 @@ pub fn write_comparison(
     let csv_path = out.join("comparison.csv");
     let md_path = out.join("comparison.md");
     let csv_err = |e: csv::Error| KcompError::file(&csv_path, e.to_string());
-    let mut csv = csv::Writer::from_path(&csv_path).map_err(csv_err)?;
+    let mut csv = csv::Writer::from_writer(Vec::new());
     csv.write_record([
         "sweep",
         "value",
@@ -231,8 +235,11 @@ pub fn write_comparison(
             ));
         }
     }
-    csv.flush().map_err(|e| KcompError::io(&csv_path, e))?;
-    std::fs::write(&md_path, md).map_err(|e| KcompError::io(&md_path, e))?;
+    let bytes = csv
+        .into_inner()
+        .map_err(|e| KcompError::io(&csv_path, e.into_error()))?;
+    crate::io::files::atomic_write(&csv_path, &bytes)?;
+    crate::io::files::write_atomic_io(&md_path, md).map_err(|e| KcompError::io(&md_path, e))?;
     Ok((csv_path, md_path, worst))
 }
 
