@@ -841,6 +841,10 @@ fn cases() -> Vec<(&'static str, Expect)> {
             "compare --w {T}/w_wide.csv --z {T}/z_wide1.csv",
             Clean("columns"),
         ),
+        (
+            "synth protocol --kind holistic --colours 1000 --shapes 1000 --repeats 1000",
+            Clean("repeats"),
+        ),
         ("synth lookup --precision 1e10", Clean("precision")),
         ("synth lookup --precision 100", Clean("precision")),
         (
