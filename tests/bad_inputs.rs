@@ -190,6 +190,20 @@ fn fixed_huge_std(out: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// bosdis with a token id of 9,999,999 equals bosdis with that token relabelled 7 (only
+/// observed symbols count): 0.375296011... (kcomp on the relabelled file), in kilobytes.
+fn bosdis_big_token(out: &str) -> Result<(), String> {
+    let v = json(out)?;
+    let score = v["estimates"][0]["score"].as_f64().ok_or("no score")?;
+    near(score, 0.375_296_011_052_509_26, 1e-12, "bosdis")
+}
+
+/// 4 rows, values {0, 10^6}: K(Z) = 4 log2(2) = 4 bits.
+fn k_z_two_observed_values(out: &str) -> Result<(), String> {
+    let v = json(out)?;
+    near(v["k_z"]["bits"].as_f64().ok_or("no k_z")?, 4.0, 0.0, "K(Z)")
+}
+
 /// Skellam(1e-300, 1e300) at 0: ln p = -(mu1 + mu2) + ln I0(2) = -1e300 (finite).
 fn skellam_far_apart(out: &str) -> Result<(), String> {
     let lp = field(out, "logpmf_nats")?;
@@ -340,6 +354,10 @@ fn write_fixtures(tmp: &Path) {
         bytes.extend(data);
         std::fs::write(tmp.join(name), &bytes).unwrap();
     };
+    std::fs::write(tmp.join("w_bigtok.csv"), "9999999,1\n2,3\n4,5\n1,1\n").unwrap();
+    std::fs::write(tmp.join("z_b.csv"), "0\n1\n0\n1\n").unwrap();
+    std::fs::write(tmp.join("z_b_big.csv"), "0\n1000000\n0\n1000000\n").unwrap();
+    std::fs::write(tmp.join("z_const.csv"), "3\n3\n3\n3\n").unwrap();
     npy(
         "shape_overflow.npy",
         "<i8",
@@ -844,6 +862,20 @@ fn cases() -> Vec<(&'static str, Expect)> {
         (
             "synth protocol --kind holistic --colours 1000 --shapes 1000 --repeats 1000",
             Clean("repeats"),
+        ),
+        (
+            "compare --w {T}/w_bigtok.csv --z {T}/z_b.csv --estimators bosdis --json",
+            Number(bosdis_big_token),
+        ),
+        // K(Z) of a discrete file: uniform over the observed values (2 here: 4 bits), not
+        // log2(max + 1) per cell.
+        (
+            "compare --w {T}/w_bigtok.csv --z {T}/z_b_big.csv --estimators bosdis --json",
+            Number(k_z_two_observed_values),
+        ),
+        (
+            "compare --w {T}/w_bigtok.csv --z {T}/z_const.csv --estimators bosdis",
+            Clean("z"),
         ),
         ("synth lookup --precision 1e10", Clean("precision")),
         ("synth lookup --precision 100", Clean("precision")),
