@@ -147,7 +147,7 @@ shapes = 5
 /// Peak resident memory (bytes) of one `kcomp` run, from wait4's rusage of that child only
 /// (other tests' children do not count).
 fn peak_rss(args: &[&str]) -> f64 {
-    let child = Command::new(env!("CARGO_BIN_EXE_kcomp"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kcomp"))
         .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -158,6 +158,8 @@ fn peak_rss(args: &[&str]) -> f64 {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
     assert_eq!(pid, child.id() as i32);
+    // Already reaped by wait4 (std's wait then reports ECHILD): nothing is left behind.
+    assert!(child.wait().is_err());
     assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
     usage.ru_maxrss as f64 * 1024.0
 }
