@@ -198,6 +198,7 @@ impl HSweep {
 
     /// Runs the sweep (a progress bar if `progress`) and writes its tables and figure.
     pub fn run(&self, progress: bool) -> Result<HSweepOutput> {
+        let _lock = crate::io::files::lock_dir(&self.dir)?;
         let pb = progress_bar(progress);
         let results = run_sweep(&self.runs, &self.dir, self.resume, &pb)?;
         pb.finish_and_clear();

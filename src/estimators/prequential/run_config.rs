@@ -421,6 +421,11 @@ impl Resolved {
 impl SingleRun {
     /// Trains (with a progress bar if `progress`) and writes the outputs, if a folder is set.
     pub fn run(&self, progress: bool) -> Result<PrequentialResult> {
+        // One run per output folder, held from the start (a second run stops at once).
+        let _lock = match &self.config.output.dir {
+            Some(dir) => Some(crate::io::files::lock_dir(dir)?),
+            None => None,
+        };
         let pb = progress_bar(progress);
         let r = language_compositionality(&self.w, &self.z, &self.config.prequential, Some(&pb))?;
         pb.finish_and_clear();
