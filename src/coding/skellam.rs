@@ -134,12 +134,18 @@ pub fn skellam_logpmf_nats(k: i64, mu1: f64, mu2: f64) -> f64 {
     let d = (mu1 - mu2) / (s1 + s2);
     let diff2 = d * d;
     let kf = k as f64;
-    // ln mu1 - ln mu2, not ln(mu1 / mu2): the ratio under- or overflows for far-apart means
-    // (1e-300 / 1e300 = 0, and 0 x ln 0 is NaN at k = 0).
+    // ln(mu1 / mu2) (exact for close means), or ln mu1 - ln mu2 when the ratio under- or
+    // overflows for far-apart means (1e-300 / 1e300 = 0; and 0 x ln 0 is NaN at k = 0).
+    let ratio = mu1 / mu2;
+    let log_ratio = if ratio.is_normal() {
+        ratio.ln()
+    } else {
+        mu1.ln() - mu2.ln()
+    };
     let tilt = if mu1 == mu2 || k == 0 {
         0.0
     } else {
-        0.5 * kf * (mu1.ln() - mu2.ln())
+        0.5 * kf * log_ratio
     };
     -diff2 + tilt + log_ive(kf.abs(), 2.0 * s1 * s2)
 }
