@@ -411,14 +411,24 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportSummary> {
             "is a symbolic link; kcomp does not write through links (pass --out)",
         ));
     }
-    // One run per output folder; checked before any answer runs.
-    let mut locks = vec![crate::io::files::lock_dir(&out)?];
+    // One run per output folder: an existing folder is locked before any answer runs; a new
+    // one is created (and locked) only once the answers are scored, so an interrupted run
+    // leaves nothing behind.
+    let mut folders = vec![out.clone()];
     if let Some(dest) = opts.write_published.as_ref().filter(|d| **d != out) {
-        locks.push(crate::io::files::lock_dir(dest)?);
+        folders.push(dest.clone());
+    }
+    let early: Vec<bool> = folders.iter().map(|f| f.is_dir()).collect();
+    let mut locks = Vec::new();
+    for (f, _) in folders.iter().zip(&early).filter(|(_, e)| **e) {
+        locks.push(crate::io::files::lock_dir(f)?);
     }
     let start = std::time::Instant::now();
     let rows = score_tree(opts, &cfg)?;
     let seconds = start.elapsed().as_secs_f64();
+    for (f, _) in folders.iter().zip(&early).filter(|(_, e)| !**e) {
+        locks.push(crate::io::files::lock_dir(f)?);
+    }
     let diffs = tables::write_outputs(&rows, &out, opts.alpha, opts.plots)?;
     if let Some(dest) = &opts.write_published {
         tables::write_published(&rows, dest)?;
