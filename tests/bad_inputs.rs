@@ -190,6 +190,26 @@ fn fixed_huge_std(out: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// bosdis with a token id of 9,999,999 equals bosdis with that token relabelled 7 (only
+/// observed symbols count): 0.375296011... (kcomp on the relabelled file), in kilobytes.
+fn bosdis_big_token(out: &str) -> Result<(), String> {
+    let v = json(out)?;
+    let score = v["estimates"][0]["score"].as_f64().ok_or("no score")?;
+    near(score, 0.375_296_011_052_509_26, 1e-12, "bosdis")
+}
+
+/// 4 rows, values {0, 10^6}: K(Z) = 4 log2(2) = 4 bits.
+fn k_z_two_observed_values(out: &str) -> Result<(), String> {
+    let v = json(out)?;
+    near(v["k_z"]["bits"].as_f64().ok_or("no k_z")?, 4.0, 0.0, "K(Z)")
+}
+
+/// Skellam(1e-300, 1e300) at 0: ln p = -(mu1 + mu2) + ln I0(2) = -1e300 (finite).
+fn skellam_far_apart(out: &str) -> Result<(), String> {
+    let lp = field(out, "logpmf_nats")?;
+    near(lp / -1e300, 1.0, 1e-12, "ln p / -1e300")
+}
+
 fn expand(template: &str, tmp: &Path) -> Vec<String> {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
     template
@@ -320,6 +340,96 @@ fn write_fixtures(tmp: &Path) {
         sweep("", "[1, 2]", "seeds = 2").replace("\"lookup\"", "\"nope\""),
     )
     .unwrap();
+    // Issue 19: headers and tables that must be refused, not panic or be clamped.
+    let npy = |name: &str, descr: &str, shape: &str, data: &[u8]| {
+        let mut header =
+            format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+        while !(10 + header.len() + 1).is_multiple_of(64) {
+            header.push(' ');
+        }
+        header.push('\n');
+        let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+        bytes.extend((header.len() as u16).to_le_bytes());
+        bytes.extend(header.as_bytes());
+        bytes.extend(data);
+        std::fs::write(tmp.join(name), &bytes).unwrap();
+    };
+    std::fs::write(tmp.join("w_bigtok.csv"), "9999999,1\n2,3\n4,5\n1,1\n").unwrap();
+    std::fs::write(tmp.join("z_b.csv"), "0\n1\n0\n1\n").unwrap();
+    std::fs::write(tmp.join("z_b_big.csv"), "0\n1000000\n0\n1000000\n").unwrap();
+    std::fs::write(tmp.join("z_const.csv"), "3\n3\n3\n3\n").unwrap();
+    npy(
+        "shape_overflow.npy",
+        "<i8",
+        "(18446744073709551615, 0)",
+        &[],
+    );
+    let mut big = (1u64 << 63).to_le_bytes().to_vec();
+    big.extend(1u64.to_le_bytes());
+    npy("u64_big.npy", "<u8", "(2, 1)", &big);
+    std::fs::write(
+        tmp.join("w_typo.csv"),
+        std::iter::once("1,x\n".to_string())
+            .chain((1..60).map(|i| format!("{},{}\n", i % 4, i % 3)))
+            .collect::<String>(),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("w_wide.csv"),
+        (0..2)
+            .map(|_| vec!["1"; 70_000].join(",") + "\n")
+            .collect::<String>(),
+    )
+    .unwrap();
+    std::fs::write(tmp.join("z_wide1.csv"), "1\n0\n").unwrap();
+    std::fs::write(
+        tmp.join("z_int.csv"),
+        (0..60)
+            .map(|i| format!("{},{}\n", i % 4, i % 3))
+            .collect::<String>(),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("std_discrete.toml"),
+        format!(
+            "[files]\nw = \"{0}/w.csv\"\nz = \"{0}/z_int.csv\"\n[prequential]\nscheme = \"reference\"\n[prequential.model]\nstd = {{ kind = \"fixed\", std = -1.0 }}\n",
+            tmp.display()
+        ),
+    )
+    .unwrap();
+    let panel = |family: &str, extra: &str, estimators: &str| {
+        format!(
+            "name = \"p\"\nseeds = 1\nestimators = [{estimators}]\n{extra}[[family]]\nname = \"{family}\"\nkind = \"lookup\"\nparameter = \"ngram\"\nvalues = [1]\n[family.params]\nsamples = 20\nlength = 2\nvocab = 4\ndim = 2\n"
+        )
+    };
+    std::fs::write(tmp.join("panel.toml"), panel("ok", "", "\"exact\"")).unwrap();
+    std::fs::write(tmp.join("panel_up.toml"), panel("../../X", "", "\"exact\"")).unwrap();
+    std::fs::write(tmp.join("panel_abs.toml"), panel("/tmp/X", "", "\"exact\"")).unwrap();
+    std::fs::write(
+        tmp.join("panel_tre0.toml"),
+        panel("ok", "[tre]\nsteps = 0\n", "\"tre\""),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("sweep_up.toml"),
+        sweep("", "[1, 2]", "seeds = 2").replace("name = \"t\"", "name = \"../../X\""),
+    )
+    .unwrap();
+    std::fs::write(
+        tmp.join("sweep_abs.toml"),
+        sweep("", "[1, 2]", "seeds = 2").replace("name = \"t\"", "name = \"/tmp/X\""),
+    )
+    .unwrap();
+    let many: Vec<String> = (1..=200_000).map(|i| i.to_string()).collect();
+    std::fs::write(
+        tmp.join("sweep_200k.toml"),
+        sweep("", &format!("[{}]", many.join(", ")), "seeds = 1"),
+    )
+    .unwrap();
+    let tree = tmp.join("linktree");
+    std::fs::create_dir_all(tree.join("m/h")).unwrap();
+    std::fs::write(tree.join("m/h/0.txt"), "```python\nprint(1)\n```").unwrap();
+    std::os::unix::fs::symlink(tmp.join("adir"), tree.join("report")).unwrap();
     std::fs::write(tmp.join("answer.txt"), "```python\nprint('....')\n```\n").unwrap();
     std::fs::write(tmp.join("empty.txt"), "").unwrap();
     std::fs::write(tmp.join("big_answer.txt"), "x".repeat(17 << 20)).unwrap();
@@ -807,6 +917,125 @@ fn cases() -> Vec<(&'static str, Expect)> {
             Clean("timeout"),
         ),
         ("grid report {T} --data {D}/rgp --alpha 2", Clean("alpha")),
+        // issue 19: panics, hangs, wrong numbers, ignored input, writes outside --out
+        (
+            "prequential --w {T}/shape_overflow.npy --z {T}/z.csv --precision 0.01",
+            Clean("shape_overflow.npy"),
+        ),
+        (
+            "compare --w {T}/u64_big.npy --z {T}/z_wide1.csv",
+            Clean("2^63"),
+        ),
+        (
+            "compare --w {T}/w_typo.csv --z {T}/z_int.csv",
+            Clean("w_typo.csv"),
+        ),
+        (
+            "compare --w {T}/w_wide.csv --z {T}/z_wide1.csv",
+            Clean("columns"),
+        ),
+        (
+            "synth protocol --kind holistic --colours 1000 --shapes 1000 --repeats 1000",
+            Clean("repeats"),
+        ),
+        (
+            "compare --w {T}/w_bigtok.csv --z {T}/z_b.csv --estimators bosdis --json",
+            Number(bosdis_big_token),
+        ),
+        // K(Z) of a discrete file: uniform over the observed values (2 here: 4 bits), not
+        // log2(max + 1) per cell.
+        (
+            "compare --w {T}/w_bigtok.csv --z {T}/z_b_big.csv --estimators bosdis --json",
+            Number(k_z_two_observed_values),
+        ),
+        (
+            "compare --w {T}/w_bigtok.csv --z {T}/z_const.csv --estimators bosdis",
+            Clean("z"),
+        ),
+        ("synth lookup --precision 1e10", Clean("precision")),
+        ("synth lookup --precision 100", Clean("precision")),
+        (
+            "codelength skellam --mu1 1e-300 --mu2 1e300 --k 0",
+            Number(skellam_far_apart),
+        ),
+        (
+            "prequential --protocol reference --max-epochs 1000000000 --patience 1000000000 --tolerance 0",
+            Clean("max_epochs"),
+        ),
+        (
+            "prequential --protocol online --warm-start",
+            Clean("warm_start"),
+        ),
+        ("prequential --protocol online --hidden 8", Clean("model")),
+        (
+            "prequential --protocol online --val-size 10",
+            Clean("val_size"),
+        ),
+        ("prequential --config {T}/std_discrete.toml", Clean("std")),
+        ("prequential --config /dev/zero", Clean("/dev/zero")),
+        ("compare /dev/zero --out {T}/p", Clean("/dev/zero")),
+        (
+            "compare --w {T}/w.csv --z {T}/z_int.csv --record 3",
+            Clean("record"),
+        ),
+        (
+            "compare --w {T}/w.csv --z {T}/z_int.csv --setting h",
+            Clean("setting"),
+        ),
+        ("compare --grid {T}/missing.jsonl --out {T}/p", Clean("out")),
+        (
+            "compare --w {T}/w.csv --z {T}/z_int.csv --resume",
+            Clean("resume"),
+        ),
+        (
+            "compare --w {T}/w.csv --z {T}/z_int.csv --threads 100000",
+            Clean("threads"),
+        ),
+        (
+            "compare {T}/panel.toml --out {T}/p --precision 0.01",
+            Clean("precision"),
+        ),
+        (
+            "compare {T}/panel.toml --out {T}/p --estimators exact",
+            Clean("estimators"),
+        ),
+        (
+            "compare {T}/panel.toml --out {T}/p --record 1",
+            Clean("record"),
+        ),
+        (
+            "compare {T}/panel.toml --out {T}/p --setting h",
+            Clean("setting"),
+        ),
+        (
+            "compare {T}/panel.toml --out {T}/p --llm-report {T}/adir",
+            Clean("llm-report"),
+        ),
+        (
+            "compare {T}/panel_up.toml --out {T}/p",
+            Clean("family.name"),
+        ),
+        (
+            "compare {T}/panel_abs.toml --out {T}/p",
+            Clean("family.name"),
+        ),
+        (
+            "compare {T}/panel_tre0.toml --out {T}/p",
+            Clean("tre.steps"),
+        ),
+        ("sweep {T}/sweep_up.toml --out {T}/o", Clean("name")),
+        ("sweep {T}/sweep_abs.toml --out {T}/o", Clean("name")),
+        ("sweep {T}/sweep_200k.toml --out {T}/o", Clean("values")),
+        (
+            "sweep {T}/dup_values.toml --out {T}/o --threads -1",
+            Clean("--threads"),
+        ),
+        ("reproduce --threads -1", Clean("--threads")),
+        ("synth lookup --samples -5", Clean("--samples")),
+        (
+            "grid report {T}/linktree --data {D}/rgp --no-plots",
+            Clean("symbolic link"),
+        ),
         // the command line itself
         ("", Clean("subcommand")),
         ("nope", Clean("nope")),

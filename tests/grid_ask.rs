@@ -281,3 +281,163 @@ fn generate_ask_report_against_a_local_server() {
         "{per}"
     );
 }
+
+/// A server answering every request with `status` and `body`; counts the requests and keeps
+/// their Authorization headers.
+fn fixed_server(
+    status: &'static str,
+    body: String,
+) -> (String, Arc<AtomicUsize>, Arc<Mutex<Vec<String>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let count = Arc::new(AtomicUsize::new(0));
+    let auth = Arc::new(Mutex::new(Vec::new()));
+    let (c, a) = (count.clone(), auth.clone());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let Some((headers, _)) = read_request(&mut stream) else {
+                continue;
+            };
+            c.fetch_add(1, Ordering::SeqCst);
+            a.lock().unwrap().extend(
+                headers
+                    .iter()
+                    .filter(|h| h.starts_with("authorization"))
+                    .cloned(),
+            );
+            respond(&mut stream, status, &body);
+        }
+    });
+    (url, count, auth)
+}
+
+fn one_record_dataset(dir: &std::path::Path) -> std::path::PathBuf {
+    let file = dir.join("k=4_u=2_d=16_type=h.jsonl");
+    let o = kcomp(
+        &[
+            "grid",
+            "generate",
+            "--compat",
+            "rgp",
+            "--setting",
+            "h",
+            "--records",
+            "1",
+            "-o",
+            file.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert!(o.status.success());
+    file
+}
+
+fn ask_args<'a>(file: &'a str, url: &'a str, model: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "grid",
+        "ask",
+        "--dataset",
+        file,
+        "--base-url",
+        url,
+        "--model",
+        model,
+        "--api-key-env",
+        "KCOMP_TEST_KEY",
+        "--out",
+        out,
+        "--retries",
+        "0",
+    ]
+}
+
+fn one_line_error(o: &std::process::Output, needle: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(needle), "{needle}: {err}");
+}
+
+#[test]
+fn ask_refuses_hostile_options_and_names_before_any_request() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = one_record_dataset(tmp.path());
+    let file = file.to_str().unwrap();
+    // The response names another model: it must not steer where the answer goes.
+    let resp = serde_json::json!({
+        "model": "../../escaped",
+        "choices": [{"message": {"content": "```python\nprint(1)\n```"}}]
+    });
+    let (url, count, auth) = fixed_server("200 OK", resp.to_string());
+    let out = tmp.path().join("a/b/out");
+    let outs = out.to_str().unwrap();
+
+    // --extra may not replace what kcomp sends.
+    for extra in ["messages=[]", "model=other", "temperature=9", "stream=true"] {
+        let mut args = ask_args(file, &url, "m", outs);
+        args.extend(["--extra", extra]);
+        one_line_error(&kcomp(&args, Some("k")), "extra");
+    }
+    // No key or an empty key: refused unless --no-auth (even for a local server).
+    one_line_error(
+        &kcomp(&ask_args(file, &url, "m", outs), None),
+        "KCOMP_TEST_KEY",
+    );
+    one_line_error(
+        &kcomp(&ask_args(file, &url, "m", outs), Some("")),
+        "--no-auth",
+    );
+    // An --out that cannot hold files (a regular file) fails before the first request.
+    let blocker = tmp.path().join("file");
+    std::fs::write(&blocker, "x").unwrap();
+    one_line_error(
+        &kcomp(
+            &ask_args(file, &url, "m", blocker.to_str().unwrap()),
+            Some("k"),
+        ),
+        "file",
+    );
+    assert_eq!(count.load(Ordering::SeqCst), 0, "a request was sent");
+
+    // --model .. stays inside --out; --no-auth sends no key even when one is set.
+    let mut args = ask_args(file, &url, "..", outs);
+    args.push("--no-auth");
+    let o = kcomp(&args, Some("sk-should-not-be-sent"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+    assert!(auth.lock().unwrap().is_empty());
+    assert!(out.join("_../h/0.txt").is_file());
+    let above: Vec<_> = std::fs::read_dir(tmp.path().join("a/b"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(above, vec![std::ffi::OsString::from("out")]);
+    assert!(!tmp.path().join("a/h").exists() && !tmp.path().join("escaped").exists());
+}
+
+#[test]
+fn ask_prints_escaped_failure_reasons_without_a_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = one_record_dataset(tmp.path());
+    let (url, count, _) = fixed_server(
+        "400 Bad Request",
+        "{\"error\": \"\u{1b}]0;pwned\u{7}\u{1b}[2Jbad model\"}".to_string(),
+    );
+    let out = tmp.path().join("out");
+    let o = kcomp(
+        &ask_args(file.to_str().unwrap(), &url, "m", out.to_str().unwrap()),
+        Some("k"),
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(count.load(Ordering::SeqCst), 1);
+    // stderr is a pipe here: the reason is still printed, escaped.
+    assert!(err.contains("warning: record 0: HTTP 400"), "{err}");
+    assert!(
+        err.contains("bad model") && err.contains("\\u{1b}"),
+        "{err}"
+    );
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    assert!(!out.join("m/h/0.txt").exists());
+}

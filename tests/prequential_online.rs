@@ -311,10 +311,14 @@ fn user_facing_configs_default_to_online_unless_reference_keys_are_set() {
         ]),
         Scheme::Reference
     );
-    assert_eq!(
-        scheme(&["prequential.scheme=\"online\"", "prequential.val_size=9"]),
-        Scheme::Online
-    );
+    // An explicit online scheme with a setting only the reference reads: an error naming it,
+    // not a silently ignored value (issue 19).
+    let sets: Vec<String> = ["prequential.scheme=\"online\"", "prequential.val_size=9"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let e = resolve(None, &[], &sets).unwrap_err().to_string();
+    assert!(e.contains("val_size"), "{e}");
     // A padding token (`--pad`) keeps the online scheme and adds the GRU to its learners.
     let padded = resolve(None, &[], &["prequential.online.pad=8".into()])
         .unwrap()

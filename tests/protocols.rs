@@ -143,3 +143,71 @@ shapes = 5
     };
     assert_eq!(params.dataset().unwrap().n(), 9);
 }
+
+/// Peak resident memory (bytes) of one `kcomp` run, from wait4's rusage of that child only
+/// (other tests' children do not count).
+fn peak_rss(args: &[&str]) -> f64 {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kcomp"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("run kcomp");
+    let mut status = 0;
+    // SAFETY: a zeroed rusage is a valid out-parameter; the pid is our own child, waited once.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(pid, child.id() as i32);
+    // Already reaped by wait4 (std's wait then reports ECHILD): nothing is left behind.
+    assert!(child.wait().is_err());
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    usage.ru_maxrss as f64 * 1024.0
+}
+
+#[test]
+fn the_memory_estimate_bounds_the_measured_peak() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    // A folder per run: synth refuses to overwrite another run's outputs.
+    let run = |c: &str, r: &str| {
+        let out = format!("{out}/{c}x{r}");
+        let args = [
+            "synth",
+            "protocol",
+            "--kind",
+            "context-sensitive",
+            "--colours",
+            c,
+            "--shapes",
+            c,
+            "--repeats",
+            r,
+            "--out",
+            &out,
+        ];
+        peak_rss(&args)
+    };
+    // The process itself (binary, allocator, thread stacks) is not what the estimate counts.
+    let base = run("2", "1");
+    // The largest sizes that run in a few seconds on a busy CI core.
+    for (c, r) in [(300usize, 1usize), (100, 20)] {
+        let measured = run(&c.to_string(), &r.to_string()) - base;
+        let params = ProtocolParams {
+            kind: ProtocolKind::ContextSensitive,
+            colours: c,
+            shapes: c,
+            repeats: r,
+            seed: 0,
+        };
+        let estimate: f64 = params.memory_terms().iter().map(|t| t.1).sum();
+        assert!(
+            estimate >= measured,
+            "{c} x {c} x {r}: estimate {estimate:.3e} B < measured {measured:.3e} B"
+        );
+        // And not absurdly above it (the estimate still admits what fits).
+        assert!(
+            estimate < 20.0 * measured.max(1e6),
+            "{estimate:.3e} vs {measured:.3e}"
+        );
+    }
+}

@@ -54,11 +54,11 @@ pub struct CompareArgs {
     /// String-to-grid file (.jsonl, seed 001's format): compare on one of its records.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["w", "z", "config"])]
     pub grid: Option<PathBuf>,
-    /// Record of --grid (0-based).
-    #[arg(long, default_value_t = 0, requires = "grid")]
-    pub record: usize,
+    /// Record of --grid (0-based; default 0).
+    #[arg(long)]
+    pub record: Option<usize>,
     /// Layout setting of --grid when the file name does not say it (h, v, b, r, hr, ...).
-    #[arg(long, requires = "grid")]
+    #[arg(long)]
     pub setting: Option<String>,
     /// A `kcomp grid report` folder (or its per_answer.csv) for the llm_program estimator.
     #[arg(long, value_name = "PATH")]
@@ -104,10 +104,34 @@ pub struct CompareArgs {
     pub shard: ShardArgs,
 }
 
+/// Refuses options the chosen form would ignore, naming the first one.
+fn refuse_ignored(form: &str, given: &[(bool, &str)]) -> crate::error::Result<()> {
+    match given.iter().find(|(set, _)| *set) {
+        Some((_, name)) => Err(crate::error::KcompError::param(
+            *name,
+            format!("is not used by {form}; it would be ignored"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Runs `kcomp compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let threads = args.threads.unwrap_or(0);
+    crate::io::limits::check_threads("threads", threads, true)?;
     if let Some(path) = &args.config {
+        // The panel's settings come from its config file.
+        refuse_ignored(
+            "a panel (set it in the config file)",
+            &[
+                (args.precision.is_some(), "precision"),
+                (args.estimators.is_some(), "estimators"),
+                (args.record.is_some(), "record"),
+                (args.setting.is_some(), "setting"),
+                (args.llm_report.is_some(), "llm-report"),
+                (args.json, "json"),
+            ],
+        )?;
         let out = args.out.as_deref();
         let sharding = args.shard.sharding()?;
         print!(
@@ -154,6 +178,19 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         print!("{report}");
         return Ok(());
     }
+    refuse_ignored(
+        "a single dataset (--w/--z or --grid)",
+        &[(args.resume, "resume")],
+    )?;
+    if args.grid.is_none() {
+        refuse_ignored(
+            "--w/--z (only --grid has records and settings)",
+            &[
+                (args.record.is_some(), "record"),
+                (args.setting.is_some(), "setting"),
+            ],
+        )?;
+    }
     if args.out.is_some() && args.grid.is_some() {
         return Err(crate::error::KcompError::param(
             "out",
@@ -163,7 +200,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     }
     let grid = args.grid.as_deref();
     let data = single_dataset(
-        grid.map(|g| (g, args.record, args.setting.as_deref())),
+        grid.map(|g| (g, args.record.unwrap_or(0), args.setting.as_deref())),
         args.w.as_deref().zip(args.z.as_deref()),
         args.precision,
     )?;

@@ -5,12 +5,12 @@
 use clap::{Args, Subcommand};
 
 use crate::datasets::string_grid::args::{GenerateArgs, PromptArgs};
+use crate::io::files::write_file;
 use crate::io::limits::configure;
 use crate::programs::ask::args::AskArgs;
 use crate::programs::ask::run_ask;
 use crate::programs::mapping_table::args::ScoreArgs;
 use crate::programs::reports::args::ReportArgs;
-use crate::programs::reports::layout::write_file;
 use crate::programs::reports::run_report;
 
 /// Arguments of `kcomp grid`.
@@ -57,7 +57,7 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
             configure(None, a.max_memory)?;
             let text = a.jsonl()?;
             match a.output {
-                Some(p) => write_file(&p, &text)?,
+                Some(p) => write_file(&p, text.as_bytes())?,
                 None => print!("{text}"),
             }
         }

@@ -47,9 +47,28 @@ pub enum Command {
     Pcfgset(pcfgset::PcfgsetArgs),
 }
 
+/// The command line with negative numbers accepted as option values in every subcommand, so
+/// `--threads -1` is refused by the option's own parser, which names it, instead of being
+/// taken for an unknown flag `-1`.
+pub fn command() -> clap::Command {
+    fn allow_negative(cmd: clap::Command) -> clap::Command {
+        cmd.allow_negative_numbers(true)
+            .mut_subcommands(allow_negative)
+    }
+    allow_negative(<Cli as clap::CommandFactory>::command())
+}
+
+/// Parses the process's arguments with [`command`].
+fn parse() -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))
+}
+
 /// Runs the CLI and returns the process exit code (0 success, 2 any error).
 pub fn main_with_exit_code() -> i32 {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
         Err(err) if err.use_stderr() => {
             // One line, like every other error: the message without clap's usage lines.
@@ -69,7 +88,7 @@ pub fn main_with_exit_code() -> i32 {
                 .map(str::trim)
                 .filter(|l| !l.is_empty())
                 .collect();
-            eprintln!("{}", line.join(" "));
+            eprintln!("{}", crate::io::names::terminal(&line.join(" ")));
             return 2;
         }
         Err(err) => {
@@ -80,9 +99,10 @@ pub fn main_with_exit_code() -> i32 {
     match run(cli) {
         Ok(()) => 0,
         Err(err) => {
-            // Exactly one line, even if a message carries a newline.
+            // Exactly one line, even if a message carries a newline; names read from disk
+            // in it cannot send escape sequences to the terminal.
             let msg = format!("{err:#}").replace('\n', " ");
-            eprintln!("error: {msg}");
+            eprintln!("error: {}", crate::io::names::terminal(&msg));
             2
         }
     }

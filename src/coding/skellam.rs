@@ -134,10 +134,18 @@ pub fn skellam_logpmf_nats(k: i64, mu1: f64, mu2: f64) -> f64 {
     let d = (mu1 - mu2) / (s1 + s2);
     let diff2 = d * d;
     let kf = k as f64;
-    let tilt = if mu1 == mu2 {
+    // ln(mu1 / mu2) (exact for close means), or ln mu1 - ln mu2 when the ratio under- or
+    // overflows for far-apart means (1e-300 / 1e300 = 0; and 0 x ln 0 is NaN at k = 0).
+    let ratio = mu1 / mu2;
+    let log_ratio = if ratio.is_normal() {
+        ratio.ln()
+    } else {
+        mu1.ln() - mu2.ln()
+    };
+    let tilt = if mu1 == mu2 || k == 0 {
         0.0
     } else {
-        0.5 * kf * (mu1 / mu2).ln()
+        0.5 * kf * log_ratio
     };
     -diff2 + tilt + log_ive(kf.abs(), 2.0 * s1 * s2)
 }
@@ -272,6 +280,17 @@ mod tests {
             let e = checked_code_length(k, mu1, mu2).unwrap_err().to_string();
             assert!(e.contains(name), "{e}");
         }
+    }
+
+    #[test]
+    fn far_apart_means_keep_a_finite_probability() {
+        // Skellam(1e-300, 1e300) at 0: ln p = -(mu1 + mu2) + ln I0(2) = -1e300 in f64.
+        let v = checked_code_length(0, 1e-300, 1e300).unwrap();
+        let lp = v["logpmf_nats"].as_f64().unwrap();
+        assert!((lp / -1e300 - 1.0).abs() < 1e-12, "{lp}");
+        // At k = 1 the tilt ln(mu1/mu2)/2 = -690.8 is finite too.
+        let lp1 = skellam_logpmf_nats(1, 1e-300, 1e300);
+        assert!(lp1.is_finite() && lp1 <= lp, "{lp1}");
     }
 
     #[test]

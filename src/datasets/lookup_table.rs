@@ -120,6 +120,15 @@ impl LookupParams {
         validate::positive("noise", self.noise)?;
         validate::positive("table_std", self.table_std)?;
         validate::not_all_zero("table_std", self.table_std, self.noise, self.precision)?;
+        // Table entries (vocab^ngram x dim at most) and noisy values (samples x dim).
+        let entries = (self.vocab as f64).powi(self.ngram.min(64) as i32) * self.dim as f64;
+        validate::expect_nonzero(
+            self.precision,
+            &[
+                ("table_std", self.table_std, entries),
+                ("noise", self.noise, self.samples as f64 * self.dim as f64),
+            ],
+        )?;
         crate::coding::discretised_gaussian::check_grid(
             self.table_std,
             self.precision,

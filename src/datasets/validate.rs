@@ -66,6 +66,31 @@ pub fn finite(name: &str, value: f64) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a grid so coarse that Z is expected to hold no non-zero value at all: `counts` pairs
+/// a standard deviation (in value units) with how many values it draws. A Skellam(mu, mu)
+/// value is non-zero with probability about 2 mu for small mu, so the expected number of
+/// non-zero values is the sum of 2 mu x count. Below 1, K(Z|W) is ~0 bits and C(Z) =
+/// K(Z)/K(Z|W) is a division by rounding noise (C of millions, or negative).
+pub fn expect_nonzero(precision: f64, counts: &[(&str, f64, f64)]) -> Result<()> {
+    use crate::coding::discretised_gaussian::skellam_mu;
+    let expected: f64 = counts
+        .iter()
+        .map(|&(_, std, n)| 2.0 * skellam_mu(std, precision) * n)
+        .sum();
+    if expected < 1.0 {
+        let names: Vec<&str> = counts.iter().map(|c| c.0).collect();
+        return Err(KcompError::param(
+            "precision",
+            format!(
+                "precision {precision:e} is so coarse against {} that Z is expected to hold \
+                 {expected:.2e} non-zero values: K(Z|W) is ~0 and C(Z) would be undefined",
+                names.join(" and ")
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Refuses a precision so coarse that every value of Z is 0 (both the parameters' and the
 /// noise's Skellam mu underflow to 0): K(Z|W) = 0 and C(Z) = K(Z)/K(Z|W) is undefined.
 pub fn not_all_zero(std_name: &str, std: f64, noise: f64, precision: f64) -> Result<()> {

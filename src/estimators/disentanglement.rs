@@ -88,7 +88,18 @@ pub fn posdis(attributes: &[Vec<u64>], messages: &[Vec<u64>]) -> Option<f64> {
 /// symbols `>= vocab` are not counted, as in EGG's histogram of width `vocab_size`).
 pub fn bosdis(attributes: &[Vec<u64>], messages: &[Vec<u64>], vocab: usize) -> Option<f64> {
     let a = columns(attributes, attributes.first()?.len());
-    let hist: Vec<Vec<u64>> = (1..vocab as u64)
+    // Only symbols that occur: a symbol absent from every message has a constant count (0),
+    // which `gap_mi_first_second` skips, so the score is the same and the work and memory
+    // are bounded by the messages, not by the vocabulary (a token id of 10^7 allocated a
+    // 10^7 x N histogram).
+    let observed: std::collections::BTreeSet<u64> = messages
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|&x| x >= 1 && x < vocab as u64)
+        .collect();
+    let hist: Vec<Vec<u64>> = observed
+        .into_iter()
         .map(|s| {
             messages
                 .iter()

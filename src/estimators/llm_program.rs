@@ -68,8 +68,9 @@ impl LlmProgramEstimator {
         } else {
             path.to_path_buf()
         };
-        let mut reader =
-            csv::Reader::from_path(&file).map_err(|e| KcompError::file(&file, e.to_string()))?;
+        // A regular file only, read whole (no FIFO or /dev/zero).
+        let bytes = crate::io::files::read_capped(&file, crate::io::limits::MAX_TEXT_FILE_BYTES)?;
+        let mut reader = csv::Reader::from_reader(&bytes[..]);
         let rows = reader
             .deserialize()
             .collect::<std::result::Result<Vec<AnswerRow>, _>>()

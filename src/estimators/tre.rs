@@ -119,8 +119,11 @@ impl TreConfig {
         if !(self.lr.is_finite() && self.lr > 0.0) {
             return Err(KcompError::param("tre.lr", "must be a positive number"));
         }
-        if self.steps > 1_000_000 {
-            return Err(KcompError::param("tre.steps", "must be at most 1000000"));
+        if !(1..=1_000_000).contains(&self.steps) {
+            return Err(KcompError::param(
+                "tre.steps",
+                "must be in 1..=1000000 (0 would score an untrained model)",
+            ));
         }
         Ok(())
     }

@@ -6,7 +6,6 @@
 //! limit defaults to half the machine's physical memory and is changed by `--max-memory`
 //! (process-wide, through [`set_max_memory`]).
 
-use std::io::Read;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -175,52 +174,8 @@ pub fn check_threads(name: &str, threads: usize, zero_means_all: bool) -> Result
     Ok(())
 }
 
-/// Checks that `path` is a regular file (not a FIFO, device or directory, which could block or
-/// have no size) and returns its size in bytes.
-pub fn regular_file_size(path: &Path) -> Result<u64> {
-    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => KcompError::file(path, "file not found"),
-        _ => KcompError::io(path, e),
-    })?;
-    if meta.is_dir() {
-        return Err(KcompError::file(path, "is a directory, expected a file"));
-    }
-    if !meta.is_file() {
-        return Err(KcompError::file(
-            path,
-            "is not a regular file (a FIFO, socket or device cannot be read safely)",
-        ));
-    }
-    Ok(meta.len())
-}
-
-/// Reads a regular file of at most `cap` bytes whole.
-pub fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>> {
-    let size = regular_file_size(path)?;
-    if size > cap {
-        return Err(KcompError::file(
-            path,
-            format!(
-                "is {} long, above the {} this input may have",
-                human_bytes(size as f64),
-                human_bytes(cap as f64)
-            ),
-        ));
-    }
-    let file = std::fs::File::open(path).map_err(|e| KcompError::io(path, e))?;
-    let mut buf = Vec::with_capacity(size as usize);
-    // `take` guards against a file that grows while it is read.
-    file.take(cap.saturating_add(1))
-        .read_to_end(&mut buf)
-        .map_err(|e| KcompError::io(path, e))?;
-    if buf.len() as u64 > cap {
-        return Err(KcompError::file(
-            path,
-            "grew beyond the size limit while read",
-        ));
-    }
-    Ok(buf)
-}
+// Regular-file checks and capped reads live in `io::files`; re-exported for the callers here.
+pub use crate::io::files::{read_capped, regular_file_size};
 
 /// Reads a UTF-8 text file of at most [`MAX_TEXT_FILE_BYTES`].
 pub fn read_text(path: &Path) -> Result<String> {

@@ -1,6 +1,8 @@
-//! Files: NumPy `.npy` for W and Z, user data (.npy, CSV, JSONL), CSV tables, resource limits.
+//! Files: safe reads and atomic writes (`files`), names as data (`names`), NumPy `.npy` for W and Z, user data (.npy, CSV, JSONL), CSV tables, resource limits.
 
+pub mod files;
 pub mod limits;
+pub mod names;
 pub mod npy;
 pub mod out_dir;
 pub mod table;

@@ -33,7 +33,7 @@ pub fn write_dataset(
         "precision": precision,
         "run": meta,
     });
-    std::fs::write(
+    crate::io::files::write_atomic_io(
         &meta_path,
         serde_json::to_string_pretty(&meta).expect("serialisable"),
     )

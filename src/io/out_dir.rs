@@ -17,8 +17,7 @@ pub const STAMP: &str = ".kcomp-run.json";
 pub fn claim(dir: &Path, stamp: &serde_json::Value, force: bool) -> Result<()> {
     let text = check(dir, stamp, force)?;
     std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
-    let path = dir.join(STAMP);
-    std::fs::write(&path, text).map_err(|e| KcompError::io(&path, e))
+    crate::io::files::atomic_write(&dir.join(STAMP), text.as_bytes())
 }
 
 /// The check of [`claim`] without creating or stamping anything (for commands that must leave
@@ -27,7 +26,10 @@ pub fn check(dir: &Path, stamp: &serde_json::Value, force: bool) -> Result<Strin
     let text = serde_json::to_string_pretty(stamp)
         .map_err(|e| KcompError::Other(format!("cannot serialise the run's settings: {e}")))?;
     let occupied = match std::fs::read_dir(dir) {
-        Ok(mut entries) => entries.next().is_some(),
+        // The lock file of a finished run is not content.
+        Ok(entries) => entries
+            .flatten()
+            .any(|e| e.file_name() != crate::io::files::LOCK_FILE),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
         Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
             return Err(KcompError::file(dir, "is a file, not a folder"));

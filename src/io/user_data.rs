@@ -3,8 +3,9 @@
 //!
 //! - `.npy`: 1-D (one column) or 2-D arrays; integer dtypes (any width, signed or not) or
 //!   float32/float64 (Z only).
-//! - `.csv`: one row per sample, comma-separated numbers; a first line that does not parse as
-//!   numbers is taken as a header.
+//! - `.csv`: one row per sample, comma-separated numbers; a first line none of whose fields
+//!   is a number is taken as a header (a first line mixing numbers and text is an error).
+//! - At most [`MAX_COLUMNS`] columns; `uint64` values above 2^63-1 are refused.
 //! - `.jsonl` / `.ndjson`: one JSON array of numbers (or a single number) per line.
 //!
 //! Z is discrete when every value is an integer and no precision is given; otherwise it is
@@ -68,12 +69,9 @@ macro_rules! impl_from_ints {
 impl_from_ints!(i64, i32, i16, i8, u32, u16, u8);
 
 impl From<Vec<u64>> for Values {
+    /// Only called on values checked to be at most i64::MAX (see `read_npy_table`).
     fn from(v: Vec<u64>) -> Self {
-        Values::Int(
-            v.into_iter()
-                .map(|x| x.min(i64::MAX as u64) as i64)
-                .collect(),
-        )
+        Values::Int(v.into_iter().map(|x| x as i64).collect())
     }
 }
 impl From<Vec<f64>> for Values {
@@ -86,6 +84,10 @@ impl From<Vec<f32>> for Values {
         Values::Float(v.into_iter().map(|x| x as f64).collect())
     }
 }
+
+/// Most columns a W or Z table may have (a sequence length or a representation dimension):
+/// the estimators' work grows with it, and wider tables are refused at once.
+pub const MAX_COLUMNS: usize = 65_536;
 
 /// Bytes of memory per byte of a text table while it is parsed (rows of `f64`, then the
 /// flat copy and the typed copy): every value takes at least 2 bytes of text.
@@ -152,6 +154,19 @@ fn check_table_file(path: &Path, ext: &str) -> Result<()> {
     let size = crate::io::limits::regular_file_size(path)?;
     let values_bytes = if ext == "npy" {
         let (shape, item, data_start) = npy_header(path, size)?;
+        // ndarray needs the product of the non-zero axes (in bytes) to fit an isize: a shape
+        // like (2^64-1, 0) holds no values yet cannot be built.
+        let fits = shape
+            .iter()
+            .filter(|&&d| d > 0)
+            .try_fold(item.max(1), |acc, &d| acc.checked_mul(d))
+            .is_some_and(|b| b <= isize::MAX as u64);
+        if !fits {
+            return Err(KcompError::file(
+                path,
+                format!("the header declares shape {shape:?}, too large for an array"),
+            ));
+        }
         let count = shape.iter().map(|&d| d as f64).product::<f64>();
         let needed = count * item as f64;
         if needed > (size - data_start) as f64 {
@@ -190,7 +205,18 @@ fn read_npy_table(path: &Path) -> Result<Table> {
     attempt!(i8);
     attempt!(u16);
     attempt!(u32);
-    attempt!(u64);
+    // uint64 above i64::MAX has no exact i64: refused, never clamped.
+    if let Ok(a) = read_npy::<_, ArrayD<u64>>(path) {
+        if let Some((i, v)) = a.iter().enumerate().find(|(_, v)| **v > i64::MAX as u64) {
+            return Err(KcompError::file(
+                path,
+                format!(
+                    "value {i} (flat index) is {v}, above the largest integer kcomp reads (2^63-1)"
+                ),
+            ));
+        }
+        return from_array(path, a);
+    }
     attempt!(f64);
     attempt!(f32);
     // Report the real reason with the most common type.
@@ -268,12 +294,11 @@ fn read_csv_table(path: &Path) -> Result<Table> {
         if fields.iter().all(|f| f.trim().is_empty()) {
             continue;
         }
-        match parse_row(path, i + 1, &fields) {
-            Ok(r) => rows.push(r),
-            Err(e) if i == 0 => {
-                let _ = e; // header line
-            }
-            Err(e) => return Err(e),
+        // A first line is a header only when none of its fields is a number: a typo in the
+        // first data row (`1,x`) is an error, not a header that silently drops the row.
+        let is_header = i == 0 && fields.iter().all(|f| f.trim().parse::<f64>().is_err());
+        if !is_header {
+            rows.push(parse_row(path, i + 1, &fields)?);
         }
     }
     finish_rows(path, rows)
@@ -344,6 +369,15 @@ pub fn read_table(path: &Path) -> Result<Table> {
 pub fn check_table(t: &Table, path: &Path) -> Result<()> {
     if t.rows == 0 || t.cols == 0 {
         return Err(KcompError::file(path, "empty array: no data rows"));
+    }
+    if t.cols > MAX_COLUMNS {
+        return Err(KcompError::file(
+            path,
+            format!(
+                "{} columns, more than the {MAX_COLUMNS} kcomp reads",
+                t.cols
+            ),
+        ));
     }
     if let Values::Float(v) = &t.values
         && let Some(i) = v.iter().position(|x| !x.is_finite())

@@ -57,6 +57,9 @@ impl Default for TrainConfig {
     }
 }
 
+/// Largest `max_epochs` accepted (see [`TrainConfig::validate`]).
+pub const MAX_EPOCHS: usize = 100_000;
+
 impl TrainConfig {
     /// Validates the settings.
     pub fn validate(&self) -> Result<()> {
@@ -68,6 +71,14 @@ impl TrainConfig {
         }
         if self.max_epochs == 0 {
             return Err(KcompError::param("max_epochs", "must be at least 1"));
+        }
+        // Bounds the work of one training (with patience >= max_epochs and tolerance 0 every
+        // epoch runs): ten times the default.
+        if self.max_epochs > MAX_EPOCHS {
+            return Err(KcompError::param(
+                "max_epochs",
+                format!("must be at most {MAX_EPOCHS}, got {}", self.max_epochs),
+            ));
         }
         if !(self.tolerance.is_finite() && self.tolerance >= 0.0) {
             return Err(KcompError::param("tolerance", "must be >= 0 and finite"));

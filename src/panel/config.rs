@@ -166,7 +166,7 @@ impl PanelConfig {
 
     /// Reads and validates a TOML file; errors name the file and the field.
     pub fn from_file(path: &Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| KcompError::io(path, e))?;
+        let text = crate::io::limits::read_text(path)?;
         Self::from_toml(&path.display().to_string(), &text)
     }
 
@@ -231,6 +231,10 @@ impl PanelConfig {
             ));
         }
         let labels: Vec<String> = self.families.iter().map(FamilySpec::label).collect();
+        // A family's label names its folder under the output folder.
+        for l in &labels {
+            crate::io::names::check_component("family.name", l)?;
+        }
         no_duplicates("family.name", &labels)?;
         // Files do not change with the seed: more seeds would count each dataset repeatedly.
         if self.families.iter().any(|f| f.kind == "files") && self.seed_values()?.len() > 1 {

@@ -89,6 +89,12 @@ pub fn run_panel_file(
     // --resume asks to reuse the folder.
     let stamp = serde_json::json!({"command": "compare", "config": &config});
     crate::io::out_dir::claim(out, &stamp, force || resume)?;
+    // One run per output folder (a second one would race the first's saved runs); the
+    // parts of a sharded run share the folder by design, so only whole runs and merges lock.
+    let _lock = match sharding {
+        Some(s) if !s.summarises() => None,
+        _ => Some(crate::io::files::lock_dir(out)?),
+    };
     let bar = progress_bar(run::plan(&config)?.len() as u64, "datasets");
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());

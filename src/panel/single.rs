@@ -29,10 +29,27 @@ pub fn user_dataset(w: TokenData, z: Targets, files: Vec<String>) -> Result<Data
         Targets::Discrete { .. } => KzMethod::Uniform,
         Targets::Continuous { .. } => KzMethod::NaiveGaussian,
     };
-    let k_z = KzReference {
-        bits: naive_bits(&z, &all),
-        method,
+    let bits = match &z {
+        // Uniform over the values observed in the file (log2 of their number per cell), as
+        // documented: not log2(max + 1), which one large value inflates (10^6 made C 10x) and
+        // which charged a constant Z log2(2) per cell.
+        Targets::Discrete { values, .. } => {
+            let distinct = values
+                .iter()
+                .collect::<std::collections::BTreeSet<_>>()
+                .len();
+            if distinct < 2 {
+                return Err(KcompError::param(
+                    "z",
+                    "every value of Z is the same: K(Z) = 0 bits under the uniform code over \
+                     the observed values, so C = K(Z)/K(Z|W) is undefined",
+                ));
+            }
+            values.len() as f64 * (distinct as f64).log2()
+        }
+        Targets::Continuous { .. } => naive_bits(&z, &all),
     };
+    let k_z = KzReference { bits, method };
     let provenance = Provenance {
         family: "user".into(),
         files,

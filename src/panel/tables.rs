@@ -258,7 +258,7 @@ pub fn write_tables(result: &PanelResult, dir: &Path) -> Result<Vec<PathBuf>> {
         .collect();
     write_csv(&paths[0], &result.rows)?;
     write_csv(&paths[1], &summary)?;
-    std::fs::write(&paths[2], summary_markdown(result, &summary))
+    crate::io::files::write_atomic_io(&paths[2], summary_markdown(result, &summary))
         .map_err(|e| KcompError::io(&paths[2], e))?;
     write_csv(&paths[3], &agree)?;
     Ok(paths)

@@ -140,8 +140,19 @@ impl SweepConfig {
                 "seeds come from `seeds`/`seed_list`",
             ));
         }
-        for (i, v) in self.values.iter().enumerate() {
-            if self.values[..i].contains(v) {
+        // The sweep's name is its folder under the output folder.
+        crate::io::names::check_component("name", &self.name)?;
+        // Counted before anything per value: a huge list is refused at once.
+        if self.values.len() > MAX_RUNS {
+            return Err(KcompError::param(
+                "values",
+                format!("{} values is more than {MAX_RUNS} runs", self.values.len()),
+            ));
+        }
+        // Duplicates through a set of labels (linear; a pairwise scan is quadratic).
+        let mut seen = std::collections::HashSet::new();
+        for v in &self.values {
+            if !seen.insert(value_label(v)) {
                 return Err(KcompError::param(
                     "values",
                     format!("{} is listed twice", value_label(v)),

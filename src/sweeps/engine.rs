@@ -51,7 +51,13 @@ where
     S: Fn(&J) -> serde_json::Value + Sync,
 {
     fn load(&self, job: &J) -> Option<R> {
-        let text = std::fs::read_to_string((self.path)(job)).ok()?;
+        // Only a regular file is read (a FIFO planted in the folder cannot block resume).
+        let bytes = crate::io::files::read_capped(
+            &(self.path)(job),
+            crate::io::limits::MAX_TEXT_FILE_BYTES,
+        )
+        .ok()?;
+        let text = String::from_utf8(bytes).ok()?;
         let saved: Saved<R> = serde_json::from_str(&text).ok()?;
         (saved.settings == (self.settings)(job)).then_some(saved.rows)
     }
@@ -64,7 +70,7 @@ where
         };
         let text = serde_json::to_string_pretty(&saved)
             .map_err(|e| KcompError::Other(format!("{}: {e}", path.display())))?;
-        write_file_atomic(&path, text.as_bytes())
+        write_file(&path, text.as_bytes())
     }
 
     fn location(&self, job: &J) -> PathBuf {
@@ -72,33 +78,9 @@ where
     }
 }
 
-/// Writes a file, creating its folder.
-pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| KcompError::io(parent, e))?;
-    }
-    std::fs::write(path, bytes).map_err(|e| KcompError::io(path, e))
-}
-
-/// Writes a file through a temporary file in the same folder and a rename, so that a reader
-/// (a merge, another task on a shared file system) never sees it half written and a task
-/// killed while writing leaves no truncated result behind.
-pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write;
-    let parent = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent).map_err(|e| KcompError::io(parent, e))?;
-    let mut file =
-        tempfile::NamedTempFile::new_in(parent).map_err(|e| KcompError::io(parent, e))?;
-    file.write_all(bytes).map_err(|e| KcompError::io(path, e))?;
-    // A temporary file is private (0600); a saved result is as readable as any other output.
-    let mode = <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o644);
-    file.as_file()
-        .set_permissions(mode)
-        .map_err(|e| KcompError::io(path, e))?;
-    file.persist(path)
-        .map_err(|e| KcompError::io(path, e.error))?;
-    Ok(())
-}
+/// Writes a file atomically (a crash never leaves a truncated result that resume trusts),
+/// creating its folder.
+pub use crate::io::files::write_file;
 
 /// How to run the jobs.
 pub struct EngineOptions<'a> {

@@ -219,6 +219,7 @@ impl HSweep {
 
     /// Runs the sweep (a progress bar if `progress`) and writes its tables and figure.
     pub fn run(&self, progress: bool) -> Result<HSweepOutput> {
+        let _lock = crate::io::files::lock_dir(&self.dir)?;
         let pb = progress_bar(progress);
         let sharding = self.sharding.as_ref();
         let results = run_sweep(&self.runs, &self.dir, self.resume, &pb, sharding)?;
@@ -344,7 +345,7 @@ pub fn write_tables(
     md += &format!("\n{}\n", published_note(scheme));
     write_csv(&out.join("table.csv"), &summaries)?;
     let md_path = out.join("table.md");
-    std::fs::write(&md_path, &md).map_err(|e| KcompError::io(&md_path, e))?;
+    crate::io::files::write_atomic_io(&md_path, &md).map_err(|e| KcompError::io(&md_path, e))?;
     let points: Vec<HPoint> = summaries
         .iter()
         .map(|s| HPoint {

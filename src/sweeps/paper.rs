@@ -118,6 +118,12 @@ pub fn sweep_files(
     // --resume asks to reuse the folder.
     let stamp = serde_json::json!({"command": "sweep", "configs": &configs});
     crate::io::out_dir::claim(out, &stamp, force || resume)?;
+    // One run per output folder (a second one would race the first's saved runs); the
+    // parts of a sharded run share the folder by design, so only whole runs and merges lock.
+    let _lock = match sharding {
+        Some(s) if !s.summarises() => None,
+        _ => Some(crate::io::files::lock_dir(out)?),
+    };
     let start = Instant::now();
     let results = run_all(
         &configs,
@@ -163,8 +169,15 @@ pub fn reproduce(
     let configs = paper_configs(rng)?;
     let stamp = serde_json::json!({"command": "reproduce", "rng": rng_name(rng)});
     crate::io::out_dir::claim(out, &stamp, force || resume)?;
+    // One run per output folder (a second one would race the first's saved runs); the
+    // parts of a sharded run share the folder by design, so only whole runs and merges lock.
+    let _lock = match sharding {
+        Some(s) if !s.summarises() => None,
+        _ => Some(crate::io::files::lock_dir(out)?),
+    };
     let start = Instant::now();
-    let results = run_all(&configs, out, true, false, resume, quiet, sharding)?;
+    // Every run is saved, so an interrupted reproduce continues with --resume.
+    let results = run_all(&configs, out, true, true, resume, quiet, sharding)?;
     if let Some(s) = sharding.filter(|s| !s.summarises()) {
         return super::engine::finish_part(s);
     }
@@ -209,7 +222,7 @@ pub fn write_comparison(
     let csv_path = out.join("comparison.csv");
     let md_path = out.join("comparison.md");
     let csv_err = |e: csv::Error| KcompError::file(&csv_path, e.to_string());
-    let mut csv = csv::Writer::from_path(&csv_path).map_err(csv_err)?;
+    let mut csv = csv::Writer::from_writer(Vec::new());
     csv.write_record([
         "sweep",
         "value",
@@ -276,8 +289,11 @@ pub fn write_comparison(
             ));
         }
     }
-    csv.flush().map_err(|e| KcompError::io(&csv_path, e))?;
-    std::fs::write(&md_path, md).map_err(|e| KcompError::io(&md_path, e))?;
+    let bytes = csv
+        .into_inner()
+        .map_err(|e| KcompError::io(&csv_path, e.into_error()))?;
+    crate::io::files::atomic_write(&csv_path, &bytes)?;
+    crate::io::files::write_atomic_io(&md_path, md).map_err(|e| KcompError::io(&md_path, e))?;
     Ok((csv_path, md_path, worst))
 }
 

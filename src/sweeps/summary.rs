@@ -308,7 +308,7 @@ pub fn write_tables(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
         "parameter": cfg.parameter,
         "summary": result.summary,
     });
-    std::fs::write(
+    crate::io::files::write_atomic_io(
         &json_path,
         serde_json::to_string_pretty(&json).expect("serialisable"),
     )

@@ -369,7 +369,25 @@ pub fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<(
         return Err(KcompError::param("w/z", "no rows"));
     }
     if cfg.scheme == Scheme::Online {
-        // Every row is encoded: no validation rows, no chunk schedule.
+        // Every row is encoded: no validation rows, no chunk schedule. Settings only the
+        // reference protocol reads are errors when changed, not silently ignored (defaults
+        // pass: saved fingerprints list them).
+        let d = PrequentialConfig::default();
+        for (changed, key) in [
+            (cfg.warm_start != d.warm_start, "warm_start"),
+            (cfg.model != d.model, "model"),
+            (cfg.train != d.train, "train"),
+            (cfg.schedule != d.schedule, "schedule"),
+            (cfg.final_stop != d.final_stop, "final_stop"),
+        ] {
+            if changed {
+                return Err(KcompError::param(
+                    format!("prequential.{key}"),
+                    "is read only by the reference protocol; the online scheme would ignore it \
+                     (leave it at its default, or choose the reference protocol)",
+                ));
+            }
+        }
         cfg.online.validate()?;
         if let Some(p) = cfg.online.pad
             && p as usize >= w.vocab
@@ -391,6 +409,14 @@ pub fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<(
                 "the validation set ({}) leaves no row to encode out of {}",
                 cfg.val_size, w.n
             ),
+        ));
+    }
+    // A categorical head has no std: a std set for discrete Z would be ignored (a negative
+    // one would pass unnoticed).
+    if matches!(z, Targets::Discrete { .. }) && cfg.model.std != ModelConfig::default().std {
+        return Err(KcompError::param(
+            "model.std",
+            "applies to continuous Z only (this Z is discrete: its head is categorical)",
         ));
     }
     model_spec(w, z, &cfg.model).validate()?;

@@ -57,13 +57,13 @@ pub fn to_text(r: &PrequentialResult, title: &str) -> String {
 pub fn write_json(r: &PrequentialResult, path: &Path) -> Result<()> {
     let text = serde_json::to_string_pretty(&to_json(r))
         .map_err(|e| KcompError::Other(format!("cannot serialise the result: {e}")))?;
-    std::fs::write(path, text + "\n").map_err(|e| KcompError::io(path, e))
+    crate::io::files::atomic_write(path, (text + "\n").as_bytes())
 }
 
 /// Writes the curve as CSV, one row per chunk.
 pub fn write_csv(r: &PrequentialResult, path: &Path) -> Result<()> {
-    let mut wtr =
-        csv::Writer::from_path(path).map_err(|e| KcompError::file(path, e.to_string()))?;
+    // In memory, then written atomically (resume trusts only whole files).
+    let mut wtr = csv::Writer::from_writer(Vec::new());
     let err = |e: csv::Error| KcompError::file(path, e.to_string());
     wtr.write_record([
         "chunk",
@@ -95,7 +95,10 @@ pub fn write_csv(r: &PrequentialResult, path: &Path) -> Result<()> {
         ])
         .map_err(err)?;
     }
-    wtr.flush().map_err(|e| KcompError::io(path, e))
+    let bytes = wtr
+        .into_inner()
+        .map_err(|e| KcompError::io(path, e.into_error()))?;
+    crate::io::files::atomic_write(path, &bytes)
 }
 
 /// Draws the prequential curve (code length per row of each chunk against the rows the model

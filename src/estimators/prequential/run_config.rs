@@ -345,8 +345,18 @@ pub fn resolve(
     }
     let val_size_default = !config::has_key(&table, "prequential.val_size");
     let origin = path.map_or("config".to_string(), |p| p.display().to_string());
+    let config: ConfigFile = config::from_table(table, &origin)?;
+    // The online scheme encodes every row: a --val-size given with it would be ignored.
+    if config.prequential.scheme == super::code::Scheme::Online
+        && overridden.iter().any(|k| k == "prequential.val_size")
+    {
+        return Err(KcompError::param(
+            "val_size",
+            "is read only by the reference protocol; the online scheme encodes every row",
+        ));
+    }
     Ok(Resolved {
-        config: config::from_table(table, &origin)?,
+        config,
         overridden,
         val_size_default,
     })
@@ -415,6 +425,11 @@ impl Resolved {
 impl SingleRun {
     /// Trains (with a progress bar if `progress`) and writes the outputs, if a folder is set.
     pub fn run(&self, progress: bool) -> Result<PrequentialResult> {
+        // One run per output folder, held from the start (a second run stops at once).
+        let _lock = match &self.config.output.dir {
+            Some(dir) => Some(crate::io::files::lock_dir(dir)?),
+            None => None,
+        };
         let pb = progress_bar(progress);
         let r = language_compositionality(&self.w, &self.z, &self.config.prequential, Some(&pb))?;
         pb.finish_and_clear();
@@ -508,15 +523,21 @@ fn same_settings(stored: &str, ours: &str) -> bool {
     }
 }
 
+/// A file of an earlier run: a regular file only (a FIFO planted in the output folder cannot
+/// block `--resume`), read whole up to the text-file limit.
+fn read_stored(path: &Path) -> Result<String> {
+    crate::io::limits::read_text(path)
+}
+
 /// A finished run in `dir` made with the same settings, if there is one.
 pub fn finished_run(cfg: &ConfigFile, dir: &Path) -> Result<Option<PrequentialResult>> {
-    let Ok(stored) = std::fs::read_to_string(dir.join("config.toml")) else {
+    let Ok(stored) = read_stored(&dir.join("config.toml")) else {
         return Ok(None);
     };
     if !same_settings(&stored, &cfg.fingerprint()?) {
         return Ok(None);
     }
-    let Ok(text) = std::fs::read_to_string(dir.join("result.json")) else {
+    let Ok(text) = read_stored(&dir.join("result.json")) else {
         return Ok(None);
     };
     Ok(serde_json::from_str(&text).ok())
@@ -525,7 +546,7 @@ pub fn finished_run(cfg: &ConfigFile, dir: &Path) -> Result<Option<PrequentialRe
 /// Refuses to overwrite, in `dir`, a run made with other settings (unless `force`): the error
 /// names the settings that differ.
 pub fn check_overwrite(cfg: &ConfigFile, dir: &Path, force: bool) -> Result<()> {
-    let Ok(stored) = std::fs::read_to_string(dir.join("config.toml")) else {
+    let Ok(stored) = read_stored(&dir.join("config.toml")) else {
         return Ok(());
     };
     let ours = cfg.fingerprint()?;
@@ -550,8 +571,10 @@ pub fn check_overwrite(cfg: &ConfigFile, dir: &Path, force: bool) -> Result<()> 
 pub fn write_outputs(r: &PrequentialResult, cfg: &ConfigFile, dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
     let cfg_path = dir.join("config.toml");
-    std::fs::write(&cfg_path, cfg.fingerprint()?).map_err(|e| KcompError::io(&cfg_path, e))?;
+    // result.json first, config.toml (the mark of a finished run for resume) after it; both
+    // atomic.
     write_json(r, &dir.join("result.json"))?;
+    crate::io::files::atomic_write(&cfg_path, cfg.fingerprint()?.as_bytes())?;
     write_csv(r, &dir.join("curve.csv"))?;
     write_png(r, &dir.join("curve.png"), &cfg.title())
 }

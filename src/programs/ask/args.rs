@@ -21,9 +21,13 @@ pub struct AskArgs {
     /// Model name sent to the endpoint (also the answer folder).
     #[arg(long)]
     pub model: String,
-    /// Environment variable holding the API key (never written or logged).
+    /// Environment variable holding the API key (never written or logged); a missing or
+    /// empty key is refused unless --no-auth.
     #[arg(long, default_value = "OPENAI_API_KEY")]
     pub api_key_env: String,
+    /// Send no API key (a local server that needs none).
+    #[arg(long)]
+    pub no_auth: bool,
     /// Answer tree root (kcomp layout MODEL/SETTING/<i>.txt unless --published-layout).
     #[arg(long)]
     pub out: PathBuf,
@@ -48,7 +52,8 @@ pub struct AskArgs {
     /// max_tokens of the request (omitted when not given).
     #[arg(long)]
     pub max_tokens: Option<u64>,
-    /// Extra request field KEY=VALUE (VALUE as JSON, else a string); repeatable.
+    /// Extra request field KEY=VALUE (VALUE as JSON, else a string); repeatable. Not for
+    /// fields kcomp sets (model, messages, temperature, max_tokens, stream).
     #[arg(long = "extra", value_name = "KEY=VALUE")]
     pub extra: Vec<String>,
     /// Requests in flight at once.
@@ -57,7 +62,8 @@ pub struct AskArgs {
     /// Retries on 429, 5xx, timeouts and connection errors.
     #[arg(long, default_value_t = 5)]
     pub retries: u32,
-    /// First retry delay in seconds (doubled each retry; Retry-After wins).
+    /// First retry delay in seconds (doubled each retry; a server's Retry-After wins, capped
+    /// at 60 s).
     #[arg(long, default_value_t = 2.0)]
     pub backoff: f64,
     /// Timeout of one request in seconds.
@@ -80,6 +86,7 @@ fn extra_fields(items: &[String]) -> Result<serde_json::Map<String, serde_json::
         let value = serde_json::from_str(v).unwrap_or_else(|_| serde_json::Value::from(v));
         map.insert(k.to_string(), value);
     }
+    super::check_extra(&map)?;
     Ok(map)
 }
 
@@ -108,6 +115,7 @@ impl AskArgs {
                 extra: extra_fields(&self.extra)?,
                 timeout: secs("request-timeout", self.request_timeout)?,
                 retries: self.retries,
+                no_auth: self.no_auth,
                 backoff: secs("backoff", self.backoff)?,
             },
             concurrency: self.concurrency,

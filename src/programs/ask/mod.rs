@@ -2,12 +2,16 @@
 //! endpoint and saves the answers where `grid report` reads them.
 //!
 //! - [`ChatClient`]: one blocking POST `{base_url}/chat/completions` per prompt (ureq), the
-//!   API key from an environment variable (sent as a bearer token, never written or logged),
-//!   retries with exponential backoff on 429, 5xx, timeouts and connection errors (a
-//!   `Retry-After` in seconds is honoured), other statuses fail at once.
-//! - [`run_ask`]: a pool of `concurrency` threads; answers that exist are skipped (resume);
-//!   the raw response JSON is saved beside the extracted answer text; a progress bar counts
-//!   done, skipped and failed prompts;
+//!   API key from an environment variable (sent as a bearer token, never written or logged;
+//!   a missing or empty key is refused unless `--no-auth`), retries with exponential backoff
+//!   on 429, 5xx, timeouts and connection errors (a `Retry-After` in seconds is honoured up
+//!   to [`MAX_RETRY_AFTER`]), other statuses fail at once. `--extra` cannot replace the
+//!   fields kcomp sets ([`OWNED_FIELDS`]).
+//! - [`run_ask`]: locks `--out` and creates the answer folders before the first request (an
+//!   unwritable `--out` fails at once); a pool of `concurrency` threads; answers that exist
+//!   are skipped (resume); the raw response JSON is saved beside the extracted answer text
+//!   (both written atomically, below `--out` only: the model name is one safe path
+//!   component); every failure prints its reason (escaped) on stderr, terminal or not;
 //! - [`args`]: the command-line options, checked into [`AskOptions`].
 
 pub mod args;
@@ -52,6 +56,8 @@ pub struct ChatOptions {
     pub timeout: Duration,
     /// Retries after the first attempt.
     pub retries: u32,
+    /// Send no Authorization header (a local server that needs no key).
+    pub no_auth: bool,
     /// First backoff; doubled after each retry.
     pub backoff: Duration,
 }
@@ -70,6 +76,23 @@ pub struct AskOptions {
     pub concurrency: usize,
 }
 
+/// Longest wait a server's `Retry-After` can impose before a retry (larger values are cut
+/// to this): a hostile or broken server cannot stall a run for hours.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// Request fields kcomp sets itself; `--extra` may not replace them (use `--model`,
+/// `--temperature`, `--max-tokens`; kcomp reads one JSON response, so no streaming).
+pub const OWNED_FIELDS: [&str; 8] = [
+    "model",
+    "messages",
+    "temperature",
+    "max_tokens",
+    "max_completion_tokens",
+    "stream",
+    "stream_options",
+    "prompt",
+];
+
 /// A chat-completions client.
 pub struct ChatClient {
     agent: ureq::Agent,
@@ -87,6 +110,46 @@ enum Failure {
     Fatal(String),
 }
 
+/// Checks `--extra` fields: keys must be plain names and none of [`OWNED_FIELDS`].
+pub fn check_extra(extra: &serde_json::Map<String, serde_json::Value>) -> Result<()> {
+    for k in extra.keys() {
+        if k.is_empty()
+            || !k
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+        {
+            return Err(KcompError::param(
+                "extra",
+                format!(
+                    "`{}` is not a request field name (letters, digits, `_`, `-`, `.`)",
+                    crate::io::names::terminal(k)
+                ),
+            ));
+        }
+        if OWNED_FIELDS.contains(&k.as_str()) {
+            return Err(KcompError::param(
+                "extra",
+                format!(
+                    "`{k}` is set by kcomp (use --model, --temperature or --max-tokens; \
+                     streaming is not supported); --extra may not replace it"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The wait a `Retry-After: SECONDS` header asks for, capped at [`MAX_RETRY_AFTER`]
+/// (an HTTP date or garbage: none, the backoff applies).
+pub fn retry_after(value: &str) -> Option<Duration> {
+    value
+        .trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s >= 0.0)
+        .map(|s| Duration::from_secs_f64(s.min(MAX_RETRY_AFTER.as_secs_f64())))
+}
+
 /// Whether an HTTP status is retried.
 pub fn retryable(status: u16) -> bool {
     status == 429 || (500..600).contains(&status)
@@ -101,8 +164,7 @@ pub fn answer_text(response: &serde_json::Value) -> Option<String> {
 }
 
 impl ChatClient {
-    /// Builds a client; the key must be set (an empty key is allowed only for 127.0.0.1 and
-    /// localhost, local servers that need none).
+    /// Builds a client; the key must be set and non-empty unless `no_auth`.
     pub fn new(opts: ChatOptions) -> Result<ChatClient> {
         if opts.model.trim().is_empty() {
             return Err(KcompError::param("model", "must not be empty"));
@@ -114,14 +176,30 @@ impl ChatClient {
                 format!("must start with http:// or https://, got `{base}`"),
             ));
         }
-        let key = std::env::var(&opts.api_key_env).unwrap_or_default();
-        let local = base.contains("://127.0.0.1") || base.contains("://localhost");
-        if key.is_empty() && !local {
+        let key = match opts.no_auth {
+            true => String::new(),
+            false => std::env::var(&opts.api_key_env).unwrap_or_default(),
+        };
+        if key.trim().is_empty() && !opts.no_auth {
             return Err(KcompError::param(
                 "api-key-env",
-                format!("environment variable {} is not set", opts.api_key_env),
+                format!(
+                    "environment variable {} is not set or empty (pass --no-auth for a server \
+                     that needs no key)",
+                    crate::io::names::terminal(&opts.api_key_env)
+                ),
             ));
         }
+        if key.chars().any(|c| c.is_control()) {
+            return Err(KcompError::param(
+                "api-key-env",
+                format!(
+                    "environment variable {} holds control characters",
+                    crate::io::names::terminal(&opts.api_key_env)
+                ),
+            ));
+        }
+        check_extra(&opts.extra)?;
         if let Some(t) = opts.temperature
             && !(t.is_finite() && (0.0..=2.0).contains(&t))
         {
@@ -182,9 +260,7 @@ impl ChatClient {
             .headers()
             .get("retry-after")
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<f64>().ok())
-            .filter(|s| s.is_finite() && *s >= 0.0)
-            .map(|s| Duration::from_secs_f64(s.min(300.0)));
+            .and_then(retry_after);
         let text = resp.body_mut().read_to_string().map_err(|e| match e {
             ureq::Error::Timeout(t) => Failure::Retry(format!("timeout ({t})"), None),
             e => Failure::Retry(format!("reading the body: {e}"), None),
@@ -193,7 +269,9 @@ impl ChatClient {
             return Err(Failure::Retry(format!("HTTP {status}"), wait));
         }
         if !(200..300).contains(&status) {
+            // The body is the server's text: escaped before it reaches a terminal.
             let head: String = text.chars().take(200).collect();
+            let head = crate::io::names::terminal(&head).into_owned();
             return Err(Failure::Fatal(format!("HTTP {status}: {head}")));
         }
         serde_json::from_str(&text).map_err(|e| Failure::Fatal(format!("malformed JSON: {e}")))
@@ -220,9 +298,10 @@ impl ChatClient {
     }
 }
 
-/// A path-safe folder name for a model (`org/model` -> `org_model`).
+/// A path-safe folder name for a model (`org/model` -> `org_model`; `..` -> `_..`): one
+/// component below `--out`, never a hidden file or a parent folder.
 pub fn model_folder(model: &str) -> String {
-    model
+    let plain: String = model
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || "-_.=".contains(c) {
@@ -231,23 +310,28 @@ pub fn model_folder(model: &str) -> String {
                 '_'
             }
         })
-        .collect()
+        .collect();
+    crate::io::names::path_component(&plain)
 }
 
 /// The answer file of record `i` (the raw response goes beside it, `.response.json`).
 pub fn answer_path(opts: &AskOptions, i: usize) -> PathBuf {
+    opts.out.join(answer_rel(opts, i))
+}
+
+/// [`answer_path`] relative to `--out` (plain components only).
+pub fn answer_rel(opts: &AskOptions, i: usize) -> PathBuf {
     let stem = opts
         .dataset
         .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
+        .map(|s| crate::io::names::path_component(&s.to_string_lossy()))
         .unwrap_or_default();
     let model = model_folder(&opts.chat.model);
     let result = matches!(opts.prompt, PromptKind::Result(_));
     match opts.layout {
         Layout::Published => {
             let top = if result { "result_cg8" } else { "result" };
-            opts.out
-                .join(top)
+            Path::new(top)
                 .join(model)
                 .join(stem)
                 .join(format!("{i}.txt"))
@@ -263,7 +347,7 @@ pub fn answer_path(opts: &AskOptions, i: usize) -> PathBuf {
             } else {
                 format!("{i}.txt")
             };
-            opts.out.join(model).join(folder).join(file)
+            Path::new(&model).join(folder).join(file)
         }
     }
 }
@@ -283,12 +367,13 @@ fn prompt_of(rec: &Record, kind: PromptKind) -> Result<String> {
     }
 }
 
-fn save(path: &Path, response: &serde_json::Value, answer: &str) -> Result<()> {
+fn save(out: &Path, rel: &Path, response: &serde_json::Value, answer: &str) -> Result<()> {
+    use crate::programs::reports::layout::write_under;
     // `3.txt` -> `3.response.json`, `3.result.txt` -> `3.result.response.json`.
-    let raw = path.with_extension("response.json");
-    crate::programs::reports::layout::write_file(&raw, &format!("{response:#}\n"))?;
-    // The answer last: its presence marks the record done for resume.
-    crate::programs::reports::layout::write_file(path, answer)
+    let raw = rel.with_extension("response.json");
+    write_under(out, &raw, &format!("{response:#}\n"))?;
+    // The answer last (atomically): its presence marks the record done for resume.
+    write_under(out, rel, answer)
 }
 
 /// Asks every record's prompt (see the module docs).
@@ -313,15 +398,24 @@ pub fn run_ask(opts: &AskOptions) -> Result<AskSummary> {
     let mut todo = Vec::new();
     let mut summary = AskSummary::default();
     for &i in &wanted {
-        let path = answer_path(opts, i);
+        let rel = answer_rel(opts, i);
         let prompt = prompt_of(&records[i], opts.prompt)?;
-        if path.is_file() {
+        if opts.out.join(&rel).is_file() {
             summary.skipped += 1;
         } else {
-            todo.push((i, path, prompt));
+            todo.push((i, rel, prompt));
         }
     }
     let client = ChatClient::new(opts.chat.clone())?;
+    // Before the first request: one run per --out, and the answer folders exist and take a
+    // file (an unwritable --out fails now, not after every request was paid for).
+    let _lock = crate::io::files::lock_dir(&opts.out)?;
+    if let Some((_, rel, _)) = todo.first() {
+        let folder = rel.parent().unwrap_or(Path::new(""));
+        let dir = crate::io::files::create_dirs_under(&opts.out, folder)?;
+        tempfile::tempfile_in(&dir)
+            .map_err(|e| KcompError::file(&dir, format!("not writable: {e}")))?;
+    }
     let bar = crate::progress::bar(wanted.len() as u64, "prompts", "");
     bar.inc(summary.skipped as u64);
     let (done, failed) = (AtomicUsize::new(0), AtomicUsize::new(0));
@@ -333,13 +427,13 @@ pub fn run_ask(opts: &AskOptions) -> Result<AskSummary> {
             scope.spawn(|| {
                 loop {
                     let k = next.fetch_add(1, Ordering::SeqCst);
-                    let Some((i, path, prompt)) = todo.get(k) else {
+                    let Some((i, rel, prompt)) = todo.get(k) else {
                         break;
                     };
                     let outcome = client.complete(prompt).and_then(|(resp, _)| {
                         let text = answer_text(&resp)
                             .ok_or_else(|| "no choices[0].message.content".to_string())?;
-                        save(path, &resp, &text).map_err(|e| e.to_string())
+                        save(&opts.out, rel, &resp, &text).map_err(|e| e.to_string())
                     });
                     match outcome {
                         Ok(()) => {
@@ -347,7 +441,9 @@ pub fn run_ask(opts: &AskOptions) -> Result<AskSummary> {
                         }
                         Err(e) => {
                             failed.fetch_add(1, Ordering::SeqCst);
-                            // Not bar.println: a log target keeps only throttled lines.
+                            // Printed with or without a terminal (println of a hidden bar
+                            // prints nothing); the reason may carry the server's text.
+                            let e = crate::io::names::terminal(&e).into_owned();
                             bar.suspend(|| eprintln!("warning: record {i}: {e}"));
                         }
                     }
@@ -378,5 +474,21 @@ mod tests {
         assert_eq!(answer_text(&v).as_deref(), Some("hi"));
         assert_eq!(answer_text(&serde_json::json!({})), None);
         assert_eq!(model_folder("org/model v2"), "org_model_v2");
+        assert_eq!(model_folder(".."), "_..");
+        assert_eq!(retry_after("100000"), Some(MAX_RETRY_AFTER));
+        assert_eq!(retry_after(" 2 "), Some(Duration::from_secs(2)));
+        for bad in ["-1", "nan", "inf", "Wed, 21 Oct 2015 07:28:00 GMT", ""] {
+            assert_eq!(retry_after(bad), None, "{bad}");
+        }
+        assert_eq!(model_folder("../../x"), "_.._.._x");
+        let mut extra = serde_json::Map::new();
+        extra.insert("reasoning_effort".into(), "high".into());
+        assert!(check_extra(&extra).is_ok());
+        for k in ["messages", "model", "temperature", "stream", "a b", ""] {
+            let mut bad = extra.clone();
+            bad.insert(k.into(), 1.into());
+            let e = check_extra(&bad).unwrap_err().to_string();
+            assert!(e.contains("`extra`"), "{k}: {e}");
+        }
     }
 }

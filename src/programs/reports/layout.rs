@@ -87,7 +87,7 @@ pub fn collect_jobs(dir: &Path, skip: Option<&Path>) -> Result<Vec<Job>> {
             let Some((setting, dataset)) = folder_dataset(&sub) else {
                 eprintln!(
                     "warning: {}: unknown setting folder, skipped",
-                    sdir.display()
+                    crate::io::names::terminal(&sdir.display().to_string())
                 );
                 continue;
             };
@@ -171,12 +171,16 @@ pub fn python_json(pairs: &[(&str, serde_json::Value)]) -> String {
     format!("{{\n{}\n}}", body.join(",\n"))
 }
 
-/// Writes a file, creating its folder.
-pub fn write_file(path: &Path, text: &str) -> Result<()> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| KcompError::file(parent, e.to_string()))?;
-    }
-    std::fs::write(path, text).map_err(|e| KcompError::file(path, e.to_string()))
+/// Writes a file atomically below `root` (trusted, given by the user): the folders of `rel`
+/// are created without following links, and the file replaces a link instead of following
+/// it (see [`crate::io::files`]). `rel` must be built from [`crate::io::names::path_component`]s.
+pub fn write_under(root: &Path, rel: &Path, text: &str) -> Result<()> {
+    let folder = rel.parent().unwrap_or(Path::new(""));
+    let dir = crate::io::files::create_dirs_under(root, folder)?;
+    let name = rel
+        .file_name()
+        .ok_or_else(|| KcompError::file(root.join(rel), "has no file name"))?;
+    crate::io::files::atomic_write(&dir.join(name), text.as_bytes())
 }
 
 /// The fields of `stat_{n}.json` (the evaluator's fields less c_n and c_m).

@@ -113,14 +113,18 @@ impl Row {
     }
 }
 
-fn read_text(p: &Path) -> std::result::Result<String, String> {
-    std::fs::read(p)
+/// Reads a file of the answer tree `root`: a regular file (no FIFO or device, which would
+/// block or never end) that does not lead outside the tree through a symbolic link.
+fn read_text(root: &Path, p: &Path) -> std::result::Result<String, String> {
+    crate::io::files::check_within(p, root)
+        .and_then(|()| crate::io::files::read_capped(p, crate::io::limits::MAX_TEXT_FILE_BYTES))
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .map_err(|e| format!("unreadable: {e}"))
 }
 
 /// Scores one job: both parsers, the stored scores and the result answer.
 fn score_job(
+    root: &Path,
     j: &Job,
     recs: &std::result::Result<Vec<Record>, String>,
     parser: ParserMode,
@@ -129,9 +133,10 @@ fn score_job(
 ) -> Row {
     let rec = recs.as_ref().ok().and_then(|r| r.get(j.record));
     let task = rec.map_or_else(TaskSize::default, TaskSize::of_record);
-    let answer = j.answer.as_deref().map(read_text).transpose();
-    let program = j.program.as_deref().map(read_text).transpose();
-    let result_answer = j.result_answer.as_deref().and_then(|p| read_text(p).ok());
+    let read = |p: &Path| read_text(root, p);
+    let answer = j.answer.as_deref().map(read).transpose();
+    let program = j.program.as_deref().map(read).transpose();
+    let result_answer = j.result_answer.as_deref().and_then(|p| read(p).ok());
     let result_correct = match (rec, &result_answer) {
         (Some(rec), Some(a)) => {
             let q = result_query.unwrap_or(rec.output.len() - 1);
@@ -146,7 +151,7 @@ fn score_job(
     let stored = j
         .stored_info
         .as_deref()
-        .and_then(|p| read_text(p).ok())
+        .and_then(|p| read(p).ok())
         .and_then(|t| serde_json::from_str(&t).ok());
     let failed = |status: String| {
         let mk = |m| unscorable(m, &task, &status);
@@ -279,6 +284,7 @@ pub fn score_tree(opts: &ReportOptions, cfg: &SandboxConfig) -> Result<Vec<Row>>
         .par_iter()
         .map(|j| {
             let row = score_job(
+                &opts.dir,
                 j,
                 &datasets[&j.dataset],
                 opts.parser,
@@ -420,15 +426,38 @@ pub fn run_report(opts: &ReportOptions) -> Result<ReportSummary> {
     if let Some(dest) = &opts.write_published {
         crate::io::out_dir::check(dest, &stamp, opts.force)?;
     }
+    // The default folder is inside the answer tree: a link planted there is not followed.
+    if opts.out.is_none() && std::fs::symlink_metadata(&out).is_ok_and(|m| m.is_symlink()) {
+        return Err(KcompError::file(
+            &out,
+            "is a symbolic link; kcomp does not write through links (pass --out)",
+        ));
+    }
+    // One run per output folder: an existing folder is locked before any answer runs; a new
+    // one is created (and locked) only once the answers are scored, so an interrupted run
+    // leaves nothing behind.
+    let mut folders = vec![out.clone()];
+    if let Some(dest) = opts.write_published.as_ref().filter(|d| **d != out) {
+        folders.push(dest.clone());
+    }
+    let early: Vec<bool> = folders.iter().map(|f| f.is_dir()).collect();
+    let mut locks = Vec::new();
+    for (f, _) in folders.iter().zip(&early).filter(|(_, e)| **e) {
+        locks.push(crate::io::files::lock_dir(f)?);
+    }
     let start = std::time::Instant::now();
     let rows = score_tree(opts, &cfg)?;
     let seconds = start.elapsed().as_secs_f64();
     crate::io::out_dir::claim(&out, &stamp, opts.force)?;
+    for (f, _) in folders.iter().zip(&early).filter(|(_, e)| !**e) {
+        locks.push(crate::io::files::lock_dir(f)?);
+    }
     let diffs = tables::write_outputs(&rows, &out, opts.alpha, opts.plots)?;
     if let Some(dest) = &opts.write_published {
         crate::io::out_dir::claim(dest, &stamp, opts.force)?;
         tables::write_published(&rows, dest)?;
     }
+    drop(locks);
     let rule: Vec<&Row> = rows.iter().filter(|r| r.has_rule_answer).collect();
     Ok(ReportSummary {
         answers: rule.len(),

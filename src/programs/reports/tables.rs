@@ -3,7 +3,7 @@
 
 use super::{Cell, Row, cells, layout, mannwhitney, mean_std, plots};
 use crate::datasets::string_grid::Setting;
-use crate::error::{KcompError, Result};
+use crate::error::Result;
 use crate::programs::mapping_table::score::{EVALUATOR_FIELDS, LOW_ERRORS, LOW_TABLE_FACTOR};
 use serde::Serialize;
 use std::path::Path;
@@ -16,13 +16,15 @@ fn fmt(x: f64) -> String {
     }
 }
 
+/// Names in the tables are data: every text cell is made formula-safe and the file is
+/// written atomically ([`crate::io::table::write_csv`]).
 fn write_csv<T: Serialize>(path: &Path, rows: &[T]) -> Result<()> {
-    let err = |e: csv::Error| KcompError::file(path, e.to_string());
-    let mut w = csv::Writer::from_path(path).map_err(err)?;
-    for r in rows {
-        w.serialize(r).map_err(err)?;
-    }
-    w.flush().map_err(|e| KcompError::file(path, e.to_string()))
+    crate::io::table::write_csv(path, rows)
+}
+
+/// A name read from the answer tree as a Markdown table cell.
+fn md_name(name: &str) -> String {
+    crate::io::names::markdown_cell(name)
 }
 
 /// A row of per_answer.csv: the evaluator's fields of the selected parser, kcomp's own
@@ -311,7 +313,7 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, draw: bool) -> Result
         let acc = c.result_acc.map(fmt).unwrap_or_default();
         md.push_str(&format!(
             "| {} | {} | {} | {} | {} | {} | {} | {} ± {} | {} ± {} | {} ± {} | {} | {} | {} |\n",
-            c.model,
+            md_name(&c.model),
             c.setting.name(),
             c.total,
             c.scored,
@@ -386,8 +388,7 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, draw: bool) -> Result
             }
         }
     }
-    let p = out.join("report.md");
-    std::fs::write(&p, md).map_err(|e| KcompError::file(&p, e.to_string()))?;
+    crate::io::files::atomic_write(&out.join("report.md"), md.as_bytes())?;
     Ok(d)
 }
 
@@ -440,7 +441,11 @@ fn table3(cells: &[Cell], out: &Path) -> Result<String> {
     for r in &rows {
         md.push_str(&format!(
             "| {} | {} | {} | {} | {} |\n",
-            r.model, r.setting, r.accuracy, r.answers, r.c_mean
+            md_name(r.model),
+            r.setting,
+            r.accuracy,
+            r.answers,
+            r.c_mean
         ));
     }
     md.push_str(&format!(
@@ -495,7 +500,7 @@ fn groups(cells: &[Cell], out: &Path, alpha: f64) -> Result<String> {
                         .iter()
                         .find(|i| &i.0 == m)
                         .map_or(f64::NAN, |i| mean_std(&i.1).0);
-                    parts.push(format!("{m} {}", fmt(mean)));
+                    parts.push(format!("{} {}", md_name(m), fmt(mean)));
                     rows.push((setting.name(), metric, gi + 1, m.clone(), fmt(mean)));
                 }
                 text.push(format!("({})", parts.join(", ")));
@@ -528,28 +533,33 @@ fn groups(cells: &[Cell], out: &Path, alpha: f64) -> Result<String> {
 /// means over records 0..n, n = the number of consecutive records from 0), and
 /// `result_cg8/{model}/{dataset}/{i}.txt` (result answers).
 pub fn write_published(rows: &[Row], dest: &Path) -> Result<()> {
+    use crate::io::names::path_component;
     let mut groups: std::collections::BTreeMap<(&str, &str), Vec<&Row>> = Default::default();
     for r in rows {
         groups.entry((&r.model, &r.dataset)).or_default().push(r);
     }
     for ((model, dataset), mut rs) in groups {
         rs.sort_by_key(|r| r.record);
-        let dir = dest.join("result").join(model).join(dataset);
-        let cg = dest.join("result_cg8").join(model).join(dataset);
+        // Model and dataset names were read from disk: one safe path component each, and
+        // nothing is written through a link planted under `dest`.
+        let (model, dataset) = (path_component(model), path_component(dataset));
+        let dir = Path::new("result").join(&model).join(&dataset);
+        let cg = Path::new("result_cg8").join(&model).join(&dataset);
+        let write = |rel: std::path::PathBuf, text: &str| layout::write_under(dest, &rel, text);
         for r in &rs {
             if let Some(a) = &r.result_answer {
-                layout::write_file(&cg.join(format!("{}.txt", r.record)), a)?;
+                write(cg.join(format!("{}.txt", r.record)), a)?;
             }
             if !r.has_rule_answer {
                 continue;
             }
             let i = r.record;
             if let Some(a) = &r.answer {
-                layout::write_file(&dir.join(format!("{i}.txt")), a)?;
+                write(dir.join(format!("{i}.txt")), a)?;
             }
-            layout::write_file(&dir.join(format!("{i}.py")), &r.program)?;
+            write(dir.join(format!("{i}.py")), &r.program)?;
             let info = layout::python_json(&r.scores().evaluator_pairs());
-            layout::write_file(&dir.join(format!("{i}_info.json")), &info)?;
+            write(dir.join(format!("{i}_info.json")), &info)?;
         }
         let scored: Vec<&Row> = rs.iter().filter(|r| r.has_rule_answer).copied().collect();
         let n = scored
@@ -559,8 +569,8 @@ pub fn write_published(rows: &[Row], dest: &Path) -> Result<()> {
             .count();
         if n > 0 {
             let scores: Vec<_> = scored[..n].iter().map(|r| r.scores()).collect();
-            layout::write_file(
-                &dir.join(format!("stat_{n}.json")),
+            write(
+                dir.join(format!("stat_{n}.json")),
                 &layout::stat_json(&scores),
             )?;
         }
