@@ -2,7 +2,7 @@
 //! same run:
 //! - Skellam log-pmf: kcomp's series/Debye evaluation vs a naive direct sum of
 //!   `exp(-mu1-mu2) mu1^(k+j) mu2^j / ((k+j)! j!)` in log space (what one would write first);
-//! - lookup-table generation and grammar generation + CYK parse at the seed-004 defaults
+//! - lookup-table generation and grammar generation + CYK parse at the defaults of Elmoznino et al.
 //!   (N = 1000), the units of work of the Figure 2 sweeps;
 //! - topological similarity of a default lookup dataset (N = 1000, D = 64: 499,500 pairs): the
 //!   fused one-pass path the sweeps take (`topsim_grid`), the general path on materialised

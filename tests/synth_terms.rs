@@ -1,4 +1,4 @@
-//! Exact terms, closed forms, seed-004 trends, published means and determinism of the
+//! Exact terms, closed forms, published trends, published means and determinism of the
 //! synthetic representations.
 
 use kcomp::coding::bits::nats_to_bits;

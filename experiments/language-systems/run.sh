@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# C^L(Z) against the holistic fraction h on the emergent protocol (seed 004, Section 4.2):
+# C^L(Z) against the holistic fraction h on the emergent protocol (Elmoznino et al., ICML 2025, Section 4.2):
 # 2 attributes x 8 values, 2-word messages over 8 symbols, 50 utterances per object, 400
 # validation rows, chunks of 50, MLP 64-emb / 256-256, Adam 1e-3, patience 50, tol 1e-3.
 # Each (h, seed) uses language seed = model seed = seed. Writes results/ next to this script:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prequential K(Z|W) on lookup-table representations (seed 004, Section 4.1) beside the exact
+# Prequential K(Z|W) on lookup-table representations (Elmoznino et al., ICML 2025, Section 4.1) beside the exact
 # K(Z|W) = K(f) + K(Z|W,f) known from the generator. Never published: see README.md here.
 #
 # For q = 1 (K = 10) and q = 2 (K = 2, as the reference's q sweep), M = 16, D = 64,

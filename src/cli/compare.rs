@@ -51,7 +51,7 @@ pub struct CompareArgs {
     /// Z file: integer attributes, or floats with --precision.
     #[arg(long, value_name = "FILE", requires = "w")]
     pub z: Option<PathBuf>,
-    /// String-to-grid file (.jsonl, seed 001's format): compare on one of its records.
+    /// String-to-grid file (.jsonl, Xu et al.'s format): compare on one of its records.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["w", "z", "config"])]
     pub grid: Option<PathBuf>,
     /// Record of --grid (0-based; default 0).

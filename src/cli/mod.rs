@@ -15,7 +15,7 @@ use clap::{Parser, Subcommand};
 /// kcomp: estimate the compositionality of data, representations and programs through
 /// Kolmogorov complexity. All description lengths are in bits.
 ///
-/// Start with `kcomp reproduce` (seed 004's synthetic sweeps), `kcomp synth lookup --help` or
+/// Start with `kcomp reproduce` (Elmoznino et al.'s synthetic sweeps), `kcomp synth lookup --help` or
 /// `kcomp synth grammar --help`.
 #[derive(Debug, Parser)]
 #[command(name = "kcomp", version, about, long_about)]
@@ -33,7 +33,7 @@ pub enum Command {
     Synth(synth::SynthArgs),
     /// Run a TOML sweep of parameter values x seeds (tables, summaries, plots).
     Sweep(sweep::SweepArgs),
-    /// Reproduce seed 004's Figure 2 sweeps and compare with the published means.
+    /// Reproduce Elmoznino et al.'s Figure 2 sweeps and compare with the published means.
     Reproduce(sweep::ReproduceArgs),
     /// Every estimator of K(Z|W) and compositionality on the same datasets.
     Compare(Box<compare::CompareArgs>),

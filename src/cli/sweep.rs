@@ -1,4 +1,4 @@
-//! `kcomp sweep` (any TOML sweep) and `kcomp reproduce` (seed 004's Figure 2 sweeps, built in).
+//! `kcomp sweep` (any TOML sweep) and `kcomp reproduce` (Elmoznino et al.'s Figure 2 sweeps, built in).
 
 use std::path::PathBuf;
 
@@ -44,7 +44,7 @@ pub struct SweepArgs {
     pub shard: ShardArgs,
 }
 
-/// Reproduce seed 004's synthetic sweeps (Figure 2: lookup tables and grammars).
+/// Reproduce Elmoznino et al.'s synthetic sweeps (Figure 2: lookup tables and grammars).
 ///
 /// Runs the seven built-in sweeps of configs/paper (about 1,300 runs), writes each sweep's
 /// tables and plots to OUT/<sweep>/, and OUT/comparison.{csv,md}: our per-sample means beside

@@ -2,7 +2,7 @@
 //!
 //! - [`bits`]: nats/bits conversion and `log2` helpers;
 //! - [`skellam`]: the Skellam distribution (log-pmf accurate in the far tails, entropy, sampling);
-//! - [`discretised_gaussian`]: seed 004's "mean, std, precision" discretised Gaussian, values on
+//! - [`discretised_gaussian`]: Elmoznino et al.'s "mean, std, precision" discretised Gaussian, values on
 //!   an integer grid.
 
 pub mod bits;

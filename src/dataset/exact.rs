@@ -1,4 +1,4 @@
-//! Exact complexity terms of generated data (seed 004, Section 4.1): K(Z) is the sum
+//! Exact complexity terms of generated data (Elmoznino et al., ICML 2025, Section 4.1): K(Z) is the sum
 //! K(p_w) + K(W|p_w) + K(f) + K(Z|W,f) and K(Z|W) = K(f) + K(Z|W,f), so C(Z) = K(Z)/K(Z|W).
 //! All terms in bits. Generators compute them; the `exact` estimator reports them.
 

@@ -1,5 +1,5 @@
 //! Language systems: objects Z with `n_attr` attributes of `n_vals` values each, described by
-//! messages W of `msg_len` tokens over a vocabulary of `vocab` symbols (seed 004, Section 4.2).
+//! messages W of `msg_len` tokens over a vocabulary of `vocab` symbols (Elmoznino et al., ICML 2025, Section 4.2).
 //!
 //! - **Compositional** part: every attribute value has its own word (a string of
 //!   `msg_len / n_attr` tokens, drawn at random without repetition within the attribute); a
@@ -354,7 +354,7 @@ mod tests {
 // K(Z|W) is their sum (repeats cost nothing: each row's z is decoded from its w). Near h = 1 a
 // bare table message -> object (log2 (S^A)! / (S^A - O)!) can be shorter than lexicon plus
 // exceptions; the exact term stays the language's own program.
-// K(Z) = N log2(V^A): uniform over the objects (seed 004's convention).
+// K(Z) = N log2(V^A): uniform over the objects (Elmoznino et al.'s convention).
 // ---------------------------------------------------------------------------------------------
 
 /// log2(n! / (n - k)!), the falling factorial, exact summation for moderate k.

@@ -1,4 +1,4 @@
-//! Lookup-table representations (seed 004, Section 4.1 and Appendix H).
+//! Lookup-table representations (Elmoznino et al., ICML 2025, Section 4.1 and Appendix H).
 //!
 //! A sentence `w` of length M over a vocabulary of K words is split into M/q contiguous q-grams.
 //! One table of shape (K^q, D q / M), shared by all positions, maps each q-gram (index
@@ -372,7 +372,7 @@ pub fn generate_with_dense_limit(
     })
 }
 
-/// Closed-form expectation of the per-sample C(Z) (seed 004 notes):
+/// Closed-form expectation of the per-sample C(Z) (Elmoznino et al., ICML 2025):
 /// `(K(p_w) + M log K + n_tab h1 + D h0) / (n_tab h1 + D h0)`, h1/h0 the entropies of table
 /// entries and noise.
 pub fn expected_c_per_sample(params: &LookupParams) -> Result<f64> {

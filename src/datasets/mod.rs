@@ -1,10 +1,10 @@
 //! Generators of synthetic datasets.
 //!
-//! - [`lookup_table`]: seed 004's lookup-table representations (Section 4.1, Appendix H);
+//! - [`lookup_table`]: Elmoznino et al.'s lookup-table representations (Section 4.1, Appendix H);
 //! - [`protocols`]: the seven test languages of Korbak et al. 2020;
-//! - [`grammar`]: seed 004's context-free-grammar representations;
+//! - [`grammar`]: Elmoznino et al.'s context-free-grammar representations;
 //! - [`validate`]: shared parameter checks;
-//! - [`string_grid`]: seed 001's string-to-grid datasets (Python-`random` compatible);
+//! - [`string_grid`]: Xu et al.'s string-to-grid datasets (Python-`random` compatible);
 //! - [`variable_length`]: padded variable-length messages whose last real token carries Z.
 
 pub mod grammar;
@@ -19,7 +19,7 @@ use crate::dataset::exact::ComplexityTerms;
 use crate::dataset::{self, Dataset, KzMethod, KzReference, Provenance};
 use crate::error::Result;
 
-/// A seed-004 representation (lookup table or grammar) as a panel [`Dataset`]: W tokens over
+/// A representation of Elmoznino et al. (lookup table or grammar) as a panel [`Dataset`]: W tokens over
 /// `vocab`, Z on the grid at `precision`, K(Z) = the exact four terms (totals), and the exact
 /// terms themselves.
 pub(crate) fn representation_dataset(
@@ -42,7 +42,7 @@ pub(crate) fn representation_dataset(
     )
 }
 
-/// `to_dataset` of a seed-004 representation: one body for both generators.
+/// `to_dataset` of a representation of Elmoznino et al.: one body for both generators.
 macro_rules! representation_to_dataset {
     ($generated:ty, $family:literal) => {
         impl $generated {

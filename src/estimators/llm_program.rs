@@ -1,4 +1,4 @@
-//! `llm_program`: seed 001's C(P) of LLM-written programs, read from a `kcomp grid report`
+//! `llm_program`: Xu et al.'s C(P) of LLM-written programs, read from a `kcomp grid report`
 //! (`per_answer.csv`), for the string-to-grid dataset they were written for.
 //!
 //! A report covers the published records (Python seed 0, the published 4x4 shape). A dataset

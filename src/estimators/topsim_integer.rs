@@ -2,7 +2,7 @@
 //! distances of equal-length sentences and Euclidean distances of integer vectors, over all
 //! pairs, without materialising the N(N-1)/2 distances.
 //!
-//! This is the setting of seed 004's Figure 2 (one-hot cityblock = 2 x Hamming, Euclidean on
+//! This is the setting of Elmoznino et al.'s Figure 2 (one-hot cityblock = 2 x Hamming, Euclidean on
 //! the grid indices; both scale factors drop out of r), where topsim was most of a lookup run:
 //! writing two 4 MB distance lists per run cost more in page faults than the distances did.
 //! What makes one pass exact enough:

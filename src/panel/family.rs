@@ -148,7 +148,7 @@ fn files_of(
     Ok((w, z, params.precision))
 }
 
-/// Settings of one string-to-grid dataset (seed 001's generator; one record).
+/// Settings of one string-to-grid dataset (Xu et al.'s generator; one record).
 #[derive(Debug, Clone, serde::Deserialize)]
 #[serde(deny_unknown_fields, default)]
 struct GridFamilyParams {

@@ -4,7 +4,7 @@
 //! - `kcomp` (default): ChaCha8 seeded from a `u64`, Poisson draws from `rand_distr`; portable
 //!   and independent of thread count because every run owns its stream;
 //! - `numpy`: NumPy's legacy `RandomState` seeded with the array `[seed, seed]`, which is what the
-//!   seed-004 notebook did (it passed `random_seed=(i, i)` from `enumerate`); with it the
+//!   authors' notebook did (it passed `random_seed=(i, i)` from `enumerate`); with it the
 //!   published per-seed figures are replayed exactly.
 
 use rand::{RngExt, SeedableRng};
@@ -21,7 +21,7 @@ pub enum RngKind {
     /// kcomp's own stream (ChaCha8).
     #[default]
     Kcomp,
-    /// NumPy legacy `RandomState((seed, seed))`, the stream of the published seed-004 sweeps.
+    /// NumPy legacy `RandomState((seed, seed))`, the stream of the published sweeps of Elmoznino et al.
     Numpy,
 }
 

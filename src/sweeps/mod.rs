@@ -6,7 +6,7 @@
 //! - [`config`]: the sweep TOML format;
 //! - [`summary`]: running a sweep; runs.csv, summary.csv (mean, std, n per value), JSON;
 //! - [`plot`]: figures of C and topological similarity against the swept parameter;
-//! - [`paper`]: seed 004's Figure 2 sweeps and the comparison with the published means;
+//! - [`paper`]: Elmoznino et al.'s Figure 2 sweeps and the comparison with the published means;
 //! - [`published`]: the published values (Figure 2 means, emergent-language C^L);
 //! - [`holistic`]: the prequential sweep over the holistic fraction h;
 //! - [`synth`]: one synthetic run as `kcomp synth` makes it, its table and JSON;

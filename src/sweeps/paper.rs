@@ -1,4 +1,4 @@
-//! Running sweep configs and reproducing seed 004's Figure 2: the seven built-in sweeps of
+//! Running sweep configs and reproducing Elmoznino et al.'s Figure 2: the seven built-in sweeps of
 //! configs/paper, their tables and plots, and the comparison of our per-sample means with the
 //! published ones (comparison.csv/.md).
 
@@ -185,7 +185,7 @@ pub fn reproduce(
     let runs: usize = results.iter().map(|(r, _)| r.runs.len()).sum();
     let (csv_path, md_path, worst) = write_comparison(&results, out, rng)?;
     let mut text = format!(
-        "seed-004 Figure 2 sweeps: {runs} runs in {elapsed:.1} s ({} stream)\n",
+        "Figure 2 sweeps of Elmoznino et al. (ICML 2025): {runs} runs in {elapsed:.1} s ({} stream)\n",
         rng_name(rng)
     );
     for (result, dir) in &results {

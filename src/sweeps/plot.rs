@@ -44,7 +44,7 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
         .collect();
     if !published.is_empty() {
         per_sample.push(Series {
-            label: "published mean (seed 004, Fig. 2)".into(),
+            label: "published mean (Elmoznino et al., ICML 2025, Fig. 2)".into(),
             points: published,
             reference: true,
             color: 1,
@@ -77,7 +77,7 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
             },
         ],
         caption: format!(
-            "Mean over {n} seeds; error bars: +-1 sd over seeds. Published means: seed 004's \
+            "Mean over {n} seeds; error bars: +-1 sd over seeds. Published means: Elmoznino et al.'s \
              per-seed data (10 seeds)."
         ),
     };

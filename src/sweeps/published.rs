@@ -1,11 +1,11 @@
-//! Published per-sample C(Z) means of seed 004's Figure 2 (10 seeds each), to compare against.
+//! Published per-sample C(Z) means of Elmoznino et al.'s Figure 2 (10 seeds each), to compare against.
 //!
 //! Sources: the means quoted in shared/notes/representational-compositionality.md, and for the
 //! other points the means of the authors' published per-seed data
 //! (papers/theory/data/*.csv in their repository), rounded to 6 decimals.
 
 /// Where the published values come from, as printed under the comparison table.
-pub const SOURCE: &str = "Published = the mean over 10 seeds of seed 004's per-seed Figure 2 \
+pub const SOURCE: &str = "Published = the mean over 10 seeds of Elmoznino et al.'s per-seed Figure 2 \
      data (the authors' papers/theory/data/*.csv; the notes' quoted means where they give one), \
      rounded to 6 decimals; the table is src/sweeps/published.rs.";
 

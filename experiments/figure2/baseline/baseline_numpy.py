@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""NumPy/SciPy timing baseline for the Figure-2 sweeps of kcomp (seed 004).
+"""NumPy/SciPy timing baseline for the Figure-2 sweeps of kcomp (Elmoznino et al., ICML 2025).
 
 This is an independent re-implementation of the *procedure* used by the authors'
 reference code (EricElmoznino/complexity_compositionality:

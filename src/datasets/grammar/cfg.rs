@@ -1,4 +1,4 @@
-//! The binary context-free grammar of seed 004's grammar representations.
+//! The binary context-free grammar of Elmoznino et al.'s grammar representations.
 //!
 //! Symbols: the T parts of speech (POS) `0..T` (word `i` has POS `i % T`), then the non-terminals
 //! of each level. Rules are keyed by their right-hand side: level 0 maps the 2T allowed POS

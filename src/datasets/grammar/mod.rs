@@ -1,4 +1,4 @@
-//! Context-free-grammar representations (seed 004, Section 4.1 and Appendix H).
+//! Context-free-grammar representations (Elmoznino et al., ICML 2025, Section 4.1 and Appendix H).
 //!
 //! Sentences come from a POS-transition sampler (START -> T1 | T2; POS t -> t+1 | t+2, every
 //! allowed next word equally likely). Each sentence is parsed by our CYK parser

@@ -1,4 +1,4 @@
-//! String-to-grid datasets of the rule-generation paper (seed 001): each of `k` input
+//! String-to-grid datasets of the rule-generation paper (Xu et al., ACL 2026): each of `k` input
 //! positions takes one of `u` letters and drives a fixed set of grid cells, so the mapping is
 //! compositional by construction. [`generate`] reproduces the published generator's random
 //! stream (Python `random.seed(seed)` once per file) so that `--compat rgp` output equals the

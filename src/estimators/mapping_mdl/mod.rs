@@ -1,4 +1,4 @@
-//! The shortest mapping table that reproduces a discrete dataset: seed 001's program length
+//! The shortest mapping table that reproduces a discrete dataset: Xu et al.'s program length
 //! L(P) measured without an LLM (`shared/notes/estimator-panel.md`, "Program length without
 //! an LLM").
 //!

@@ -1,4 +1,4 @@
-//! Prequential coding (seed 004, Section 3.1 and Appendix G): the code length of Z given W
+//! Prequential coding (Elmoznino et al., ICML 2025, Section 3.1 and Appendix G): the code length of Z given W
 //! obtained by training models on growing prefixes of the data, and the language-system
 //! compositionality C^L(Z) = K(Z) / K(Z|W). All lengths in bits.
 //!

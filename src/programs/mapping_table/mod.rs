@@ -1,4 +1,4 @@
-//! The mapping-table metric of the rule-generation paper (seed 001): a program an LLM wrote
+//! The mapping-table metric of the rule-generation paper (Xu et al., ACL 2026): a program an LLM wrote
 //! for a string-to-grid dataset is read as a mapping table P+ of size L(P+) = sum n + sum m,
 //! run on the 16 samples for its error count E(P), and scored
 //! C(P) = 100 (L_z - clip(L(P), L_s, L_z)) / (L_z - L_s) with L(P) = L(P+) + (N+M) E(P).
