@@ -62,27 +62,9 @@ __all__ = [
     "tre_cosine",
 ]
 
-#: Every estimator of ``kcomp compare`` (code lengths first, then scores).
-ESTIMATORS: List[str] = [
-    "exact",
-    "mapping_mdl",
-    "prequential",
-    "compression",
-    "topsim",
-    "topsim_normalised_edit",
-    "topsim_jaccard",
-    "posdis",
-    "bosdis",
-    "entropy",
-    "mutual_information",
-    "context_independence",
-    "conflict_count",
-    "lz76",
-    "tre",
-    "tre_linear",
-    "tre_cosine",
-    "llm_program",
-]
+#: Every estimator of ``kcomp compare`` (code lengths first, then scores), from the library's
+#: registry so the two never disagree.
+ESTIMATORS: List[str] = list(_kcomp.ESTIMATORS)
 
 #: Estimators that give a score (not a code length); each is also a function of this module.
 SCORES: List[str] = ESTIMATORS[4:17]

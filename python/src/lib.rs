@@ -129,9 +129,10 @@ fn compare(
     llm_report: Option<PathBuf>,
     topsim_json: Option<String>,
 ) -> PyResult<String> {
-    use kcomp::panel::single::{compare_one, single_config, user_dataset};
+    use kcomp::panel::single::{SingleSettings, compare_one, single_config, user_dataset};
     let (w, z) = user_data(w, z, precision)?;
-    let mut config = single_config(estimators, llm_report);
+    let settings = SingleSettings::load(None, &[]).map_err(to_py)?;
+    let mut config = single_config(estimators, llm_report, settings).map_err(to_py)?;
     if let Some(text) = topsim_json {
         config.topsim = serde_json::from_str(&text)
             .map_err(|e| to_py(format!("invalid parameter `topsim`: {e}")))?;
@@ -299,7 +300,7 @@ fn synth<'py>(py: Python<'py>, kind: &str, args: Vec<String>) -> PyResult<Genera
         other => return Err(to_py(format!("unknown generator {other:?}"))),
     };
     let outcome = py
-        .detach(|| kcomp::sweeps::synth::synth(spec, &topsim, None))
+        .detach(|| kcomp::sweeps::synth::synth(spec, &topsim, None, false))
         .map_err(to_py)?;
     let text = outcome.to_json().map_err(to_py)?;
     let d = outcome.data;
@@ -455,5 +456,6 @@ fn _kcomp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(grid_report, m)?)?;
     m.add_function(wrap_pyfunction!(panel, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("ESTIMATORS", kcomp::panel::registry::ESTIMATORS.to_vec())?;
     Ok(())
 }
