@@ -140,10 +140,12 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
                 path,
                 &args.set,
                 out,
-                threads,
-                args.resume,
-                args.force,
-                args.quiet,
+                crate::panel::PanelRunFlags {
+                    threads,
+                    resume: args.resume,
+                    force: args.force,
+                    quiet: args.quiet,
+                },
                 sharding.as_ref()
             )?
         );

@@ -140,10 +140,12 @@ fn plan(args: &[String]) -> Result<Tally> {
                 config,
                 &a.set,
                 a.out.as_deref(),
-                0,
-                a.resume,
-                a.force,
-                true,
+                crate::panel::PanelRunFlags {
+                    threads: 0,
+                    resume: a.resume,
+                    force: a.force,
+                    quiet: true,
+                },
                 s,
             )?;
         }

@@ -70,18 +70,32 @@ pub struct PanelReport {
     pub written: Vec<PathBuf>,
 }
 
-/// Runs the panel of the config file `path` into `out` (required) with a progress bar unless
-/// `quiet`; with `sharding`, only a part of the plan, or the merge of the saved parts.
+/// How `kcomp compare CONFIG` runs: worker threads (0 = all cores), reuse of saved datasets,
+/// overwrite of another run's folder, and the progress bar.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PanelRunFlags {
+    pub threads: usize,
+    pub resume: bool,
+    pub force: bool,
+    pub quiet: bool,
+}
+
+/// Runs the panel of the config file `path` (with `sets` applied) into `out` (required) with
+/// a progress bar unless `flags.quiet`; with `sharding`, only a part of the plan, or the merge
+/// of the saved parts.
 pub fn run_panel_file(
     path: &Path,
     sets: &[String],
     out: Option<&Path>,
-    threads: usize,
-    resume: bool,
-    force: bool,
-    quiet: bool,
+    flags: PanelRunFlags,
     sharding: Option<&Sharding>,
 ) -> Result<PanelOutcome> {
+    let PanelRunFlags {
+        threads,
+        resume,
+        force,
+        quiet,
+    } = flags;
     let out = out.ok_or_else(|| {
         KcompError::Other("a panel needs --out DIR for its tables and figures".into())
     })?;
