@@ -3,6 +3,9 @@
 //! surviving process) and the status the run got. Every fixture reads its targets as JSON
 //! from stdin and prints `denied <what>` or `ESCAPED <what>` per attempt.
 
+#[path = "common/hostile.rs"]
+mod hostile;
+use hostile::{assert_all_denied, fixture};
 use kcomp::programs::sandbox::{RunOutput, RunStatus, SandboxConfig, run_many, run_python};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -12,13 +15,6 @@ fn cfg() -> SandboxConfig {
         timeout: Duration::from_millis(1500),
         ..SandboxConfig::default()
     }
-}
-
-fn fixture(name: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/hostile")
-        .join(name);
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
 /// Host-side targets: a folder outside the sandbox, a secret file, the dataset, a victim.
@@ -72,27 +68,6 @@ impl Targets {
 
 fn run_fixture(name: &str, input: &str) -> RunOutput {
     run_python(&fixture(name), input, &cfg()).expect("sandbox available")
-}
-
-/// Every attempt line says `denied`, at least `n` of them, and none `ESCAPED`.
-fn assert_all_denied(out: &RunOutput, n: usize) {
-    assert!(
-        !out.stdout.contains("ESCAPED"),
-        "escaped:\n{}\nstderr:\n{}",
-        out.stdout,
-        out.stderr
-    );
-    let denied = out
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("denied"))
-        .count();
-    assert!(
-        denied >= n,
-        "{denied} < {n} denials:\n{}\nstderr:\n{}",
-        out.stdout,
-        out.stderr
-    );
 }
 
 fn alive(pid: u32) -> bool {

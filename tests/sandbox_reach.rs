@@ -4,6 +4,9 @@
 //! timeout, its own source). Each fixture in tests/data/hostile/ prints `denied <what>` or
 //! `ESCAPED <what>` per attempt; victims are checked from outside.
 
+#[path = "common/hostile.rs"]
+mod hostile;
+use hostile::{assert_all_denied, fixture};
 use kcomp::programs::sandbox::{RunOutput, RunStatus, SandboxConfig, run_many, run_python};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -15,35 +18,8 @@ fn cfg() -> SandboxConfig {
     }
 }
 
-fn fixture(name: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/hostile")
-        .join(name);
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
 fn run_fixture(name: &str, input: &str) -> RunOutput {
     run_python(&fixture(name), input, &cfg()).expect("sandbox available")
-}
-
-fn assert_all_denied(out: &RunOutput, n: usize) {
-    assert!(
-        !out.stdout.contains("ESCAPED"),
-        "escaped:\n{}\nstderr:\n{}",
-        out.stdout,
-        out.stderr
-    );
-    let denied = out
-        .stdout
-        .lines()
-        .filter(|l| l.starts_with("denied"))
-        .count();
-    assert!(
-        denied >= n,
-        "{denied} < {n} denials:\n{}\nstderr:\n{}",
-        out.stdout,
-        out.stderr
-    );
 }
 
 /// A folder outside the sandbox with a secret in it.
