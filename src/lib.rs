@@ -21,6 +21,7 @@
 //!   interpreter and the scoring of its five tests);
 //! - [`programs`]: scoring LLM-written programs by the mapping table they imply (extraction,
 //!   parsers, scores, the sandbox, `grid ask`, grid reports);
+//! - [`representation`]: C(Z) of a representation alone (learned sentences W, every term coded);
 //! - [`plot`]: the one plotting module (PNG + SVG);
 //! - [`io`]: files (.npy, CSV, JSONL user data) and size limits;
 //! - [`rng`]: seeded random streams (ChaCha8, exact NumPy/CPython replays);
@@ -40,6 +41,7 @@ pub mod neural;
 pub mod panel;
 pub mod plot;
 pub mod programs;
+pub mod representation;
 pub mod progress;
 pub mod rng;
 pub mod sweeps;
