@@ -250,6 +250,35 @@ fn score_writes_the_report_and_refuses_bad_input() {
         serde_json::from_str(&std::fs::read_to_string(out.join("scores.json")).unwrap()).unwrap();
     assert!(json["definitions"]["ordered_rate_pct"].is_string());
     assert_eq!(json["overall"][1]["coverage_pct"], 100.0);
+    // The same command again rewrites its folder; other outputs need --force.
+    let o = kcomp(&[
+        "commongen",
+        "score",
+        FIXTURE,
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let copy = tmp.path().join("copy.jsonl");
+    std::fs::copy(FIXTURE, &copy).unwrap();
+    let o = kcomp(&[
+        "commongen",
+        "score",
+        copy.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--force"));
+    let o = kcomp(&[
+        "commongen",
+        "score",
+        copy.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--force",
+    ]);
+    assert!(o.status.success());
     // Bad inputs: one line naming the file or field, status 2.
     let bad = tmp.path().join("bad.jsonl");
     for (line, why) in [

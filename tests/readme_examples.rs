@@ -269,6 +269,33 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
             ),
         ],
     ),
+    (
+        "docs/ordered-commongen.md",
+        &[
+            (
+                "kcomp commongen prompts --out data/commongen-prompts.jsonl",
+                Fast(&[]),
+            ),
+            (
+                "kcomp commongen prompts --sets 0 --templates 0",
+                Fast(&["\"id\":\"s000-o23-t0\"", "in the specified order"]),
+            ),
+            (
+                "kcomp commongen ask --base-url https://api.openai.com/v1 --model gpt-4o --temperature 0 --out answers",
+                Skip(
+                    "needs a model endpoint and an API key; tests/ordered_commongen.rs runs ask -> score against a local server",
+                ),
+            ),
+            (
+                "kcomp commongen score answers --out results/commongen",
+                Skip("needs the answers of the ask above"),
+            ),
+            (
+                "kcomp commongen score tests/data/ordered_commongen/outputs.jsonl --out results/commongen-fixture",
+                Fast(&["model-b", "report.md"]),
+            ),
+        ],
+    ),
 ];
 
 /// The commands of the README's fenced code blocks, trailing `# comments` removed.

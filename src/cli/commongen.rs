@@ -75,6 +75,9 @@ pub enum CommongenCommand {
         /// Output folder of the report.
         #[arg(long)]
         out: PathBuf,
+        /// Write into --out even if it holds other files.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -102,12 +105,16 @@ pub fn run(args: CommongenArgs) -> anyhow::Result<()> {
             eprintln!("{s}");
             s.check()?;
         }
-        CommongenCommand::Score { outputs, out } => {
+        CommongenCommand::Score {
+            outputs,
+            out,
+            force,
+        } => {
             let sets = data::concept_sets();
             let read = score::read_outputs(&outputs, &sets)?;
             let scores = score::score_outputs(&read, &sets, &data::Lexicon::builtin())?;
             print!("{scores}");
-            for p in report::write_report(&scores, &out)?.files {
+            for p in report::write_report(&scores, &outputs, &out, force)?.files {
                 println!("wrote {}", p.display());
             }
         }

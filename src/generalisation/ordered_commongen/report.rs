@@ -246,11 +246,17 @@ pub struct Written {
     pub files: Vec<PathBuf>,
 }
 
-/// Writes every table, report.md, scores.json and the figure into `out`.
-pub fn write_report(scores: &Scores, out: &Path) -> Result<Written> {
+/// Writes every table, report.md, scores.json and the figure into `out`, which must be
+/// empty or hold this command's outputs for the same `source` (see
+/// [`crate::io::out_dir::claim`]) unless `force`.
+pub fn write_report(scores: &Scores, source: &Path, out: &Path, force: bool) -> Result<Written> {
     use crate::io::files::atomic_write;
     use crate::io::table::write_csv;
-    std::fs::create_dir_all(out).map_err(|e| crate::error::KcompError::io(out, e))?;
+    let stamp = serde_json::json!({
+        "command": "commongen score",
+        "outputs": source.to_string_lossy(),
+    });
+    crate::io::out_dir::claim(out, &stamp, force)?;
     let mut files = Vec::new();
     let mut put = |name: &str| {
         let p = out.join(name);
