@@ -16,5 +16,6 @@ pub mod generator;
 pub mod interpreter;
 pub mod localism;
 pub mod naturalise;
+pub mod rules;
 
 pub use interpreter::{Expr, Function, Semantics, evaluate_sequence, parse};
