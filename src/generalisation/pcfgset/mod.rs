@@ -14,5 +14,8 @@ pub mod check;
 pub mod evaluate;
 pub mod generator;
 pub mod interpreter;
+pub mod localism;
+pub mod naturalise;
+pub mod rules;
 
 pub use interpreter::{Expr, Function, Semantics, evaluate_sequence, parse};
