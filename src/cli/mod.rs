@@ -6,6 +6,7 @@ pub mod compare;
 pub mod grid;
 pub mod pcfgset;
 pub mod prequential;
+pub mod represent;
 pub mod slurm;
 pub mod sweep;
 pub mod synth;
@@ -45,6 +46,8 @@ pub enum Command {
     Slurm(slurm::SlurmArgs),
     /// PCFG SET (Hupkes et al., JAIR 2020): interpreter, checks, scoring of the five tests.
     Pcfgset(pcfgset::PcfgsetArgs),
+    /// Learn sentences W for a representation Z alone, code every term, report C(Z).
+    Represent(Box<crate::representation::report::RepresentArgs>),
 }
 
 /// The command line with negative numbers accepted as option values in every subcommand, so
@@ -120,5 +123,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Grid(args) => grid::run(args),
         Command::Slurm(args) => slurm::run(args),
         Command::Pcfgset(args) => pcfgset::run(args),
+        Command::Represent(args) => Ok(represent::run(*args)?),
     }
 }
