@@ -7,6 +7,7 @@ pub mod compare;
 pub mod grid;
 pub mod pcfgset;
 pub mod prequential;
+pub mod represent;
 pub mod slurm;
 pub mod sweep;
 pub mod synth;
@@ -48,6 +49,8 @@ pub enum Command {
     Pcfgset(pcfgset::PcfgsetArgs),
     /// Ordered CommonGen (Sakai et al., ACL 2025): prompts, ask, coverage and order scores.
     Commongen(commongen::CommongenArgs),
+    /// Learn sentences W for a representation Z alone, code every term, report C(Z).
+    Represent(Box<crate::representation::report::RepresentArgs>),
 }
 
 /// The command line with negative numbers accepted as option values in every subcommand, so
@@ -124,5 +127,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Slurm(args) => slurm::run(args),
         Command::Pcfgset(args) => pcfgset::run(args),
         Command::Commongen(args) => commongen::run(args),
+        Command::Represent(args) => Ok(represent::run(*args)?),
     }
 }

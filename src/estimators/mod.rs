@@ -10,7 +10,8 @@
 //!   one-pass form on integer data, the Figure 2 setting);
 //! - [`information`], [`context_independence`], [`conflict_count`], [`lz76`]: message entropy
 //!   and I(W; Z), context independence, conflict count and Lempel-Ziv complexity;
-//! - [`tre`]: tree reconstruction error (additive, L1).
+//! - [`tre`]: tree reconstruction error (additive, L1);
+//! - [`learned_w`]: C(Z) of a representation alone, W learned from Z (`crate::representation`).
 //!
 //! LLM-written programs are scored in `crate::programs`, not here.
 
@@ -22,6 +23,7 @@ pub mod disentanglement;
 pub mod ground_truth;
 pub mod information;
 pub mod interface;
+pub mod learned_w;
 pub mod llm_program;
 pub mod lz76;
 pub mod mapping_mdl;

@@ -8,6 +8,7 @@ use crate::estimators::disentanglement::{BosdisEstimator, PosdisEstimator};
 use crate::estimators::ground_truth::ExactEstimator;
 use crate::estimators::information::{EntropyEstimator, MutualInformationEstimator};
 use crate::estimators::interface::Estimator;
+use crate::estimators::learned_w::LearnedWEstimator;
 use crate::estimators::llm_program::LlmProgramEstimator;
 use crate::estimators::lz76::Lz76Estimator;
 use crate::estimators::mapping_mdl::MappingMdlEstimator;
@@ -18,8 +19,9 @@ use crate::estimators::tre::{Composition, TreConfig, TreError, TreEstimator};
 use super::config::PanelConfig;
 
 /// Every estimator the panel knows, in the default table order.
-pub const ESTIMATORS: [&str; 18] = [
+pub const ESTIMATORS: [&str; 19] = [
     "exact",
+    "learned_w",
     "mapping_mdl",
     "prequential",
     "compression",
@@ -59,6 +61,7 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
     check_name(name)?;
     Ok(match name {
         "exact" => Box::new(ExactEstimator),
+        "learned_w" => Box::new(LearnedWEstimator::default()),
         "llm_program" => match &config.llm_report {
             Some(path) => Box::new(LlmProgramEstimator::from_report(path)?),
             None => {

@@ -9,10 +9,44 @@
 //! the code-length terms are then measured on the learned W by prequential coding (valid codes,
 //! in bits), and model selection over (V, M, size) keeps the shortest total.
 
+//!
+//! - [`kmeans`]: the baseline learner (block-wise k-means, no autodiff);
+//! - [`terms`]: every term as a code length in bits on a learned W;
+//! - [`select`]: MDL selection of (M, V) by the total code length;
+//! - [`ami`]: recovery of a true W (adjusted mutual information after matching positions);
+//! - [`report`]: the outputs of `kcomp represent` (W.npy, terms.json/csv, figure).
+
+pub mod ami;
+pub mod kmeans;
+pub mod report;
+pub mod select;
+pub mod terms;
+
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::{Targets, TokenData};
-use crate::error::Result;
+use crate::error::{KcompError, Result};
+
+/// The learners `kcomp represent --learner` knows.
+pub const LEARNERS: &[&str] = &["kmeans", "autoencoder"];
+
+/// The learner behind a name of [`LEARNERS`].
+pub fn learner_by_name(name: &str) -> Result<Box<dyn SentenceLearner>> {
+    match name {
+        "kmeans" => Ok(Box::new(kmeans::KMeansLearner::default())),
+        "autoencoder" => Err(KcompError::param(
+            "learner",
+            "the auto-encoder is not in this build yet (use --learner kmeans)",
+        )),
+        other => Err(KcompError::param(
+            "learner",
+            format!(
+                "unknown learner `{}` (kmeans, autoencoder)",
+                other.escape_debug()
+            ),
+        )),
+    }
+}
 
 /// The sentence space W lives in: M tokens over a vocabulary of V words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

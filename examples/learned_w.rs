@@ -1,0 +1,186 @@
+//! The runner of experiments/learned-w: C(Z) of a representation alone (sentences learned
+//! from Z, every term coded) against the generator's exact terms, on lookup tables (the
+//! Figure 2 sweeps of Elmoznino et al., ICML 2025), grammars, holistic data and noise.
+//! Prints one CSV row per dataset (header once) on stdout.
+//!
+//! `cargo run --release --example learned_w -- --sweep lookup-length --samples 1000 --seeds 0`
+
+use std::time::Instant;
+
+use clap::Parser;
+use kcomp::dataset::{Dataset, Targets, TokenData};
+use kcomp::datasets::grammar::{GrammarParams, generate as grammar};
+use kcomp::datasets::lookup_table::{LookupParams, generate as lookup};
+use kcomp::representation::ami::recovery;
+use kcomp::representation::kmeans::KMeansLearner;
+use kcomp::representation::select::{SelectConfig, select};
+use rand::{RngExt, SeedableRng};
+
+#[derive(Parser)]
+struct Args {
+    /// lookup-length, lookup-vocab, lookup-dim, lookup-ngram, lookup-q2, grammar-width,
+    /// grammar-depth, holistic, noise.
+    #[arg(long)]
+    sweep: String,
+    /// Parameter values (default: the sweep's own list).
+    #[arg(long, value_delimiter = ',')]
+    values: Option<Vec<String>>,
+    #[arg(long, default_value_t = 1000)]
+    samples: usize,
+    #[arg(long, value_delimiter = ',', default_value = "0")]
+    seeds: Vec<u64>,
+    /// Print the header line.
+    #[arg(long)]
+    header: bool,
+}
+
+/// The default values of each sweep (subsets of Figure 2's, where those take too long).
+fn default_values(sweep: &str) -> Vec<&'static str> {
+    match sweep {
+        "lookup-length" => vec!["1", "2", "4", "8", "16", "32"],
+        "lookup-vocab" => vec!["2", "4", "6", "10", "16", "24", "32"],
+        "lookup-dim" => vec!["16", "32", "64", "96", "128"],
+        "lookup-ngram" => vec!["1", "2", "4"],
+        "lookup-q2" => vec!["4", "8", "16"],
+        "grammar-width" => vec!["1", "2", "3", "4"],
+        "grammar-depth" => vec!["1", "2", "3"],
+        "holistic" | "noise" => vec!["16", "64"],
+        _ => vec![],
+    }
+}
+
+/// The dataset of one (sweep, value, seed) and its true W (None for noise).
+fn dataset(sweep: &str, value: &str, n: usize, seed: u64) -> (Dataset, Option<TokenData>) {
+    let num: usize = value.parse().expect("numeric value");
+    let mut lp = LookupParams {
+        samples: n,
+        seed,
+        ..Default::default()
+    };
+    let mut gp = GrammarParams {
+        samples: n,
+        seed,
+        ..Default::default()
+    };
+    let from = |d: Dataset| {
+        let w = d.w.clone();
+        (d, Some(w))
+    };
+    match sweep {
+        "lookup-length" => lp.length = num,
+        "lookup-vocab" => lp.vocab = num,
+        "lookup-dim" => lp.dim = num,
+        "lookup-ngram" => {
+            lp.ngram = num;
+            lp.vocab = 2;
+        }
+        "lookup-q2" => {
+            lp.ngram = 2;
+            lp.length = num;
+            lp.vocab = 4;
+        }
+        "grammar-width" => gp.width = num,
+        "grammar-depth" => gp.depth = num,
+        "holistic" => {
+            // Every row its own object: a one-word lookup table over N words, each used once.
+            lp.length = 1;
+            lp.vocab = n;
+            lp.dim = num;
+            let mut d = lookup(&lp).expect("lookup").to_dataset().expect("dataset");
+            d.w = TokenData::new(n, 1, n, (0..n as u32).collect()).expect("tokens");
+            return (d, None);
+        }
+        "noise" => {
+            // Uniform noise on [-1, 1] per value.
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+            let v: Vec<f64> = (0..n * num)
+                .map(|_| rng.random::<f64>() * 2.0 - 1.0)
+                .collect();
+            let z = Targets::from_floats(num, 0.01, &v).expect("grid");
+            let all: Vec<usize> = (0..n).collect();
+            let naive = kcomp::estimators::prequential::naive::naive_bits(&z, &all);
+            let d = Dataset::new(
+                TokenData::blind(n),
+                z,
+                Default::default(),
+                kcomp::dataset::KzReference {
+                    bits: naive,
+                    method: kcomp::dataset::KzMethod::NaiveGaussian,
+                },
+                None,
+            )
+            .expect("dataset");
+            return (d, None);
+        }
+        _ => panic!("unknown sweep {sweep}"),
+    }
+    if sweep.starts_with("grammar") {
+        from(
+            grammar(&gp)
+                .expect("grammar")
+                .to_dataset()
+                .expect("dataset"),
+        )
+    } else {
+        from(lookup(&lp).expect("lookup").to_dataset().expect("dataset"))
+    }
+}
+
+fn main() {
+    let args = Args::parse();
+    if args.header {
+        println!(
+            "sweep,value,samples,seed,length,vocab,mean_ami,k_w_bits,k_z_given_w_bits,k_z_bits,\
+             naive_bits,c,w_paid,exact_k_z_bits,exact_k_z_given_w_bits,exact_c,grid_points,seconds"
+        );
+    }
+    let values: Vec<String> = args.values.clone().unwrap_or_else(|| {
+        default_values(&args.sweep)
+            .into_iter()
+            .map(String::from)
+            .collect()
+    });
+    for v in &values {
+        for &seed in &args.seeds {
+            let (d, truth) = dataset(&args.sweep, v, args.samples, seed);
+            let start = Instant::now();
+            let cfg = SelectConfig {
+                seed,
+                learner: kcomp::representation::LearnerConfig {
+                    epochs: 50,
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            let s = select(&KMeansLearner::default(), &d.z, &cfg, &|_, _| {}).expect("select");
+            let secs = start.elapsed().as_secs_f64();
+            let t = &s.terms;
+            let ami = truth
+                .map(|tw| recovery(&s.learned.w, &tw).expect("ami").mean_ami)
+                .map_or(String::new(), |a| format!("{a:.4}"));
+            let (ekz, ekzw, ec) = match &d.exact {
+                Some(e) => (
+                    format!("{:.1}", e.k_z_bits),
+                    format!("{:.1}", e.k_z_given_w_bits),
+                    format!("{:.4}", e.k_z_bits / e.k_z_given_w_bits),
+                ),
+                // Holistic and noise: no structure, the exact C is 1 by construction.
+                None => (String::new(), String::new(), "1".into()),
+            };
+            println!(
+                "{},{v},{},{seed},{},{},{ami},{:.1},{:.1},{:.1},{:.1},{:.4},{},{ekz},{ekzw},{ec},{},{secs:.1}",
+                args.sweep,
+                args.samples,
+                t.length,
+                t.vocab,
+                t.k_w_bits,
+                t.k_z_given_w_bits,
+                t.k_z_bits,
+                t.naive_bits,
+                t.c,
+                t.w_paid,
+                s.points.len()
+            );
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! MDL model selection of the sentence space: the learner runs on a grid of (M, V), every
+//! result is coded ([`super::terms`]), and the shortest total K(Z) wins. The choice is itself
+//! sent (M and V are inside each total), so the winner's K(Z) stays a valid code length.
+//!
+//! Default grid ([`SelectConfig::default_lengths`], [`SelectConfig::default_vocabs`]): M in
+//! 1, 2, 4, ... up to min(D, 64) and V in 2, 4, 8, 16, 32; then, at the best M, every V
+//! between the best grid value's neighbours (at most [`SelectConfig::refine`], spread
+//! geometrically when there are more), then single steps of V from the new best while they
+//! improve, so vocabularies between the powers of two are reached. A user-given `--vocab` or
+//! `--length` list replaces the default list (no refinement of a user list).
+//!
+//! Grid points run in parallel (rayon); each has its own seed derived from (seed, M, V), and
+//! results are gathered in grid order, so the selection is the same for any thread count.
+
+use serde::Serialize;
+
+use super::terms::{Terms, TermsConfig, terms};
+use super::{EpochRecord, LearnedSentences, LearnerConfig, SentenceLearner, SentenceSpace};
+use crate::dataset::Targets;
+use crate::error::{KcompError, Result};
+use crate::estimators::prequential::code::derive_seed;
+
+/// Settings of a selection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelectConfig {
+    /// Sentence lengths M to try (`None`: the default grid for Z's dimension).
+    pub lengths: Option<Vec<usize>>,
+    /// Vocabulary sizes V to try (`None`: the default grid, refined at the best M).
+    pub vocabs: Option<Vec<usize>>,
+    /// Largest number of vocabulary sizes tried between the best grid value's neighbours at
+    /// the best M (default grid only; 0 = no refinement).
+    pub refine: usize,
+    pub learner: LearnerConfig,
+    pub terms: TermsConfig,
+    pub seed: u64,
+}
+
+impl Default for SelectConfig {
+    fn default() -> Self {
+        SelectConfig {
+            lengths: None,
+            vocabs: None,
+            refine: 24,
+            learner: LearnerConfig::default(),
+            terms: TermsConfig::default(),
+            seed: 0,
+        }
+    }
+}
+
+impl SelectConfig {
+    /// M = 1, 2, 4, ... up to min(D, 64).
+    pub fn default_lengths(dim: usize) -> Vec<usize> {
+        (0..7)
+            .map(|k| 1usize << k)
+            .filter(|&m| m <= dim.min(64))
+            .collect()
+    }
+
+    /// V = 2, 4, 8, 16, 32.
+    pub fn default_vocabs() -> Vec<usize> {
+        vec![2, 4, 8, 16, 32]
+    }
+}
+
+/// One grid point's result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct GridPoint {
+    pub length: usize,
+    pub vocab: usize,
+    pub k_w_bits: f64,
+    pub k_z_given_w_bits: f64,
+    /// space + K(W) + K(Z|W) + the 1-bit switch.
+    pub total_bits: f64,
+    /// The refinement stage (false: the first grid).
+    pub refined: bool,
+}
+
+/// The selected sentences and everything measured on the way.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Selection {
+    pub points: Vec<GridPoint>,
+    /// Index of the winner in `points`.
+    pub best: usize,
+    pub learned: LearnedSentences,
+    pub terms: Terms,
+}
+
+impl Selection {
+    /// The winner's training curve.
+    pub fn curve(&self) -> &[EpochRecord] {
+        &self.learned.curve
+    }
+}
+
+/// Checks Z before any learning: continuous, at least 10 rows, finite, not constant, and not
+/// one grid cell per column (a precision coarser than the data's spread).
+pub fn check_z(z: &Targets) -> Result<()> {
+    let Targets::Continuous { dim, grid, lam } = z else {
+        return Err(KcompError::param(
+            "z",
+            "learning sentences needs continuous Z (give --precision)",
+        ));
+    };
+    let n = z.n();
+    if n < 10 {
+        return Err(KcompError::param(
+            "z",
+            format!("{n} rows: at least 10 are needed to learn sentences"),
+        ));
+    }
+    let varies = |d: usize| (1..n).any(|i| grid[i * dim + d] != grid[d]);
+    if !(0..*dim).any(varies) {
+        return Err(KcompError::param(
+            "z",
+            format!(
+                "every value falls in one grid cell per column at precision {lam}: Z is \
+                 constant at this precision (use a finer --precision, or there is nothing to code)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// One learner run and its terms at `space`.
+fn run_point(
+    learner: &dyn SentenceLearner,
+    z: &Targets,
+    space: SentenceSpace,
+    cfg: &SelectConfig,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<(LearnedSentences, Terms)> {
+    let seed = derive_seed(
+        derive_seed(cfg.seed, space.length as u64),
+        space.vocab as u64,
+    );
+    let learned = learner.learn(z, space, &cfg.learner, seed, progress)?;
+    let t = terms(&learned.w, z, &cfg.terms, seed)?;
+    Ok((learned, t))
+}
+
+fn point(t: &Terms, refined: bool) -> GridPoint {
+    GridPoint {
+        length: t.length,
+        vocab: t.vocab,
+        k_w_bits: t.k_w_bits,
+        k_z_given_w_bits: t.k_z_given_w_learned_bits,
+        total_bits: t.learned_total_bits,
+        refined,
+    }
+}
+
+/// Runs the selection. `progress(done, total)` is called after each grid point (the total
+/// grows when the refinement starts).
+pub fn select(
+    learner: &dyn SentenceLearner,
+    z: &Targets,
+    cfg: &SelectConfig,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<Selection> {
+    use rayon::prelude::*;
+    check_z(z)?;
+    let dim = z.width();
+    let lengths = match &cfg.lengths {
+        Some(l) => l.clone(),
+        None => SelectConfig::default_lengths(dim),
+    };
+    let vocabs = match &cfg.vocabs {
+        Some(v) => v.clone(),
+        None => SelectConfig::default_vocabs(),
+    };
+    if lengths.is_empty() || vocabs.is_empty() {
+        return Err(KcompError::param("length", "the grid is empty"));
+    }
+    if let Some(&m) = lengths.iter().find(|&&m| m == 0 || m > dim) {
+        return Err(KcompError::param(
+            "length",
+            format!("sentence length {m} must be between 1 and the dimension D = {dim}"),
+        ));
+    }
+    if let Some(&v) = vocabs.iter().find(|&&v| v < 2) {
+        return Err(KcompError::param(
+            "vocab",
+            format!("vocabulary size {v} must be at least 2"),
+        ));
+    }
+    let grid: Vec<SentenceSpace> = lengths
+        .iter()
+        .flat_map(|&length| {
+            vocabs
+                .iter()
+                .map(move |&vocab| SentenceSpace { length, vocab })
+        })
+        .collect();
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let total = std::sync::atomic::AtomicUsize::new(grid.len());
+    let tick = || {
+        let k = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+        progress(k, total.load(std::sync::atomic::Ordering::SeqCst));
+    };
+    let quiet = |_: usize, _: usize| {};
+    let results: Vec<(LearnedSentences, Terms)> = grid
+        .par_iter()
+        .with_max_len(1)
+        .map(|&space| {
+            let r = run_point(learner, z, space, cfg, &quiet);
+            tick();
+            r
+        })
+        .collect::<Result<_>>()?;
+    let mut points: Vec<GridPoint> = results.iter().map(|(_, t)| point(t, false)).collect();
+    let mut runs: Vec<(LearnedSentences, Terms)> = results;
+    let argmin = |p: &[GridPoint]| {
+        (0..p.len())
+            .min_by(|&a, &b| p[a].total_bits.total_cmp(&p[b].total_bits))
+            .unwrap_or(0)
+    };
+    if cfg.vocabs.is_none() && cfg.refine > 0 {
+        // Refine V at the best M: every V strictly between the best grid value's neighbours
+        // on the grid (at most `refine` of them, spread geometrically), then one step either
+        // side of the new best while that improves.
+        let best = argmin(&points);
+        let (m, vb) = (points[best].length, points[best].vocab);
+        let lo = vocabs
+            .iter()
+            .copied()
+            .filter(|&v| v < vb)
+            .max()
+            .unwrap_or(2);
+        let hi = vocabs
+            .iter()
+            .copied()
+            .filter(|&v| v > vb)
+            .min()
+            .unwrap_or(vb * 2);
+        let tried = |v: usize, pts: &[GridPoint]| pts.iter().any(|p| p.length == m && p.vocab == v);
+        let mut cands: Vec<usize> = (lo.max(2)..=hi).filter(|&v| !tried(v, &points)).collect();
+        if cands.len() > cfg.refine {
+            let (a, b) = ((lo.max(2) as f64).ln(), (hi as f64).ln());
+            cands = (0..cfg.refine)
+                .map(|k| {
+                    (a + (b - a) * (k as f64 + 0.5) / cfg.refine as f64)
+                        .exp()
+                        .round() as usize
+                })
+                .collect();
+            cands.sort_unstable();
+            cands.dedup();
+            cands.retain(|&v| !tried(v, &points));
+        }
+        let mut round = 0;
+        while !cands.is_empty() && round < 8 {
+            round += 1;
+            total.fetch_add(cands.len(), std::sync::atomic::Ordering::SeqCst);
+            let new: Vec<(LearnedSentences, Terms)> = cands
+                .par_iter()
+                .with_max_len(1)
+                .map(|&vocab| {
+                    let r = run_point(learner, z, SentenceSpace { length: m, vocab }, cfg, &quiet);
+                    tick();
+                    r
+                })
+                .collect::<Result<_>>()?;
+            for (l, t) in new {
+                points.push(point(&t, true));
+                runs.push((l, t));
+            }
+            let b = argmin(&points);
+            let v = points[b].vocab;
+            cands = [v.saturating_sub(1), v + 1]
+                .into_iter()
+                .filter(|&c| c >= 2 && points[b].length == m && !tried(c, &points))
+                .collect();
+        }
+    }
+    let best = argmin(&points);
+    let (learned, terms) = runs.swap_remove(best);
+    Ok(Selection {
+        points,
+        best,
+        learned,
+        terms,
+    })
+}

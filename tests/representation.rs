@@ -1,0 +1,353 @@
+//! C(Z) of a representation alone (`kcomp represent`, `representation::*`): every term a valid
+//! code, selection deterministic and thread-count independent, AMI against scikit-learn, C(Z)
+//! near 1 on noise, bad inputs as one-line errors.
+
+use std::process::Command;
+
+use kcomp::dataset::{Targets, TokenData};
+use kcomp::datasets::lookup_table::{LookupParams, generate};
+use kcomp::estimators::prequential::code::in_pool;
+use kcomp::representation::ami::{adjusted_mutual_info, recovery};
+use kcomp::representation::kmeans::KMeansLearner;
+use kcomp::representation::select::{SelectConfig, select};
+use kcomp::representation::terms::{TermsConfig, code_w, code_z_given_w, terms};
+use kcomp::representation::{LearnerConfig, SentenceLearner, SentenceSpace};
+use rand::{RngExt, SeedableRng};
+
+fn kcomp() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_kcomp"))
+}
+
+/// K(p_w) + K(W|p_w) is a code: over every W of 3 rows x 2 positions over 2 words,
+/// sum 2^-K(W) <= 1 (Kraft), and the code is complete up to rounding (the online learners are
+/// normalised predictive distributions, so the sum is 1).
+#[test]
+fn k_w_satisfies_kraft_over_every_w() {
+    let cfg = TermsConfig::default();
+    let mut sum = 0.0;
+    for bits in 0u32..64 {
+        let tokens: Vec<u32> = (0..6).map(|k| (bits >> k) & 1).collect();
+        let w = TokenData::new(3, 2, 2, tokens).unwrap();
+        let k: f64 = code_w(&w, &cfg, 5).unwrap().iter().sum();
+        assert!(k > 0.0);
+        sum += (-k).exp2();
+    }
+    assert!(sum <= 1.0 + 1e-9, "Kraft sum {sum}");
+    assert!(sum > 0.999, "Kraft sum {sum}: the code wastes probability");
+}
+
+/// K(f) + K(Z|W,f) is a code: over every Z of 5 rows with values in a window of the grid,
+/// sum 2^-K(Z|W) stays <= 1 (a part of a Kraft sum), and the window holds most of the mass
+/// for data the code expects (values near 0).
+#[test]
+fn k_z_given_w_satisfies_kraft_on_a_window() {
+    let cfg = TermsConfig::default();
+    let w = TokenData::new(5, 1, 2, vec![0, 1, 0, 1, 0]).unwrap();
+    let mut sum = 0.0;
+    let window: Vec<i64> = (-3..=3).collect();
+    let mut idx = [0usize; 5];
+    loop {
+        let grid: Vec<i64> = idx.iter().map(|&i| window[i]).collect();
+        let z = Targets::Continuous {
+            dim: 1,
+            lam: 1.0,
+            grid,
+        };
+        let (k, _) = code_z_given_w(&w, &z, &cfg, 1).unwrap();
+        sum += (-k).exp2();
+        // Next index vector (odometer).
+        let mut p = 0;
+        while p < 5 {
+            idx[p] += 1;
+            if idx[p] < window.len() {
+                break;
+            }
+            idx[p] = 0;
+            p += 1;
+        }
+        if p == 5 {
+            break;
+        }
+    }
+    assert!(sum <= 1.0 + 1e-9, "Kraft sum {sum}");
+    assert!(sum > 0.01, "Kraft sum {sum}");
+}
+
+fn lookup_z(samples: usize, length: usize, dim: usize, seed: u64) -> (Targets, TokenData) {
+    let d = generate(&LookupParams {
+        samples,
+        length,
+        vocab: 4,
+        dim,
+        seed,
+        ..Default::default()
+    })
+    .unwrap()
+    .to_dataset()
+    .unwrap();
+    (d.z, d.w)
+}
+
+fn small_config(seed: u64) -> SelectConfig {
+    SelectConfig {
+        lengths: Some(vec![2, 4]),
+        vocabs: Some(vec![3, 4, 5]),
+        learner: LearnerConfig {
+            epochs: 30,
+            ..Default::default()
+        },
+        seed,
+        ..Default::default()
+    }
+}
+
+/// On a lookup table (q = 1, M = 4, V = 4) the selection finds the true sentence space, the
+/// learned W is the true W up to renaming (AMI 1), the learned W pays, K(Z) stays within the
+/// naive code plus the switch, and C(Z) = K(Z) / K(Z|W) exactly.
+#[test]
+fn lookup_table_is_recovered_and_terms_add_up() {
+    let (z, truth) = lookup_z(300, 4, 8, 3);
+    let s = select(&KMeansLearner::default(), &z, &small_config(1), &|_, _| {}).unwrap();
+    let t = &s.terms;
+    assert_eq!((t.length, t.vocab), (4, 4), "{:?}", s.points);
+    let r = recovery(&s.learned.w, &truth).unwrap();
+    assert!(r.mean_ami > 0.999, "{r:?}");
+    assert!(t.w_paid);
+    assert!(t.k_z_bits <= t.naive_bits + 1.0);
+    assert_eq!(t.k_z_bits, t.learned_total_bits);
+    assert_eq!(t.c, t.k_z_bits / t.k_z_given_w_bits);
+    let sum_w: f64 = t.k_w_per_position_bits.iter().sum();
+    assert!((sum_w - t.k_w_bits).abs() < 1e-9);
+    // K(W) of uniform words: about N M log2 V = 300 x 4 x 2 = 2400 bits, plus learning.
+    assert!(t.k_w_bits > 2300.0 && t.k_w_bits < 2600.0, "{}", t.k_w_bits);
+    // The winner is the minimum of the grid.
+    let min = s
+        .points
+        .iter()
+        .map(|p| p.total_bits)
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(s.points[s.best].total_bits, min);
+}
+
+#[test]
+fn selection_is_deterministic_and_thread_count_independent() {
+    let (z, _) = lookup_z(200, 4, 8, 9);
+    let run = |threads: usize| {
+        in_pool(threads, || {
+            select(&KMeansLearner::default(), &z, &small_config(4), &|_, _| {}).unwrap()
+        })
+        .unwrap()
+    };
+    let one = run(1);
+    let two = run(2);
+    assert_eq!(one.learned.w, two.learned.w);
+    assert_eq!(one.terms, two.terms);
+    assert_eq!(one.points, two.points);
+    assert_eq!(run(2).terms, two.terms);
+}
+
+/// Pure noise has no sentences worth sending: the learned W does not pay and C(Z) = 1.
+#[test]
+fn noise_gives_c_near_one() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let (n, d) = (300, 8);
+    let v: Vec<f64> = (0..n * d)
+        .map(|_| rng.random::<f64>() * 2.0 - 1.0)
+        .collect();
+    let z = Targets::from_floats(d, 0.01, &v).unwrap();
+    let cfg = SelectConfig {
+        learner: LearnerConfig {
+            epochs: 30,
+            ..Default::default()
+        },
+        refine: 2,
+        ..Default::default()
+    };
+    let s = select(&KMeansLearner::default(), &z, &cfg, &|_, _| {}).unwrap();
+    assert!(s.terms.c <= 1.1, "C(Z) = {}", s.terms.c);
+    assert!(s.terms.k_z_bits <= s.terms.naive_bits + 1.0);
+}
+
+/// The per-term function agrees with the selection's terms for the same W.
+#[test]
+fn terms_of_a_given_w_match_the_selection() {
+    let (z, _) = lookup_z(200, 2, 4, 2);
+    let cfg = SelectConfig {
+        lengths: Some(vec![2]),
+        vocabs: Some(vec![4]),
+        ..small_config(8)
+    };
+    let s = select(&KMeansLearner::default(), &z, &cfg, &|_, _| {}).unwrap();
+    let space = SentenceSpace {
+        length: 2,
+        vocab: 4,
+    };
+    let seed = kcomp::estimators::prequential::code::derive_seed(
+        kcomp::estimators::prequential::code::derive_seed(8, 2),
+        4,
+    );
+    let learned = KMeansLearner::default()
+        .learn(&z, space, &cfg.learner, seed, &|_, _| {})
+        .unwrap();
+    assert_eq!(learned.w, s.learned.w);
+    let t = terms(&learned.w, &z, &TermsConfig::default(), seed).unwrap();
+    assert_eq!(t, s.terms);
+}
+
+/// Golden values from scikit-learn 1.9.1 `adjusted_mutual_info_score` (arithmetic mean).
+#[test]
+fn ami_matches_scikit_learn() {
+    let a = [0, 0, 0, 1, 1, 1, 2, 2, 2, 2];
+    let b = [0, 0, 1, 1, 1, 2, 2, 0, 2, 2];
+    assert!((adjusted_mutual_info(&a, &b) - 0.23728877770133558).abs() < 1e-12);
+    let x = [
+        2, 0, 1, 3, 0, 0, 0, 1, 1, 3, 2, 3, 1, 1, 2, 1, 3, 2, 0, 0, 0, 1, 3, 2, 0, 2, 1, 2, 2, 2,
+        2, 3, 0, 1, 3, 2, 1, 0, 2, 1,
+    ];
+    let y = [
+        1, 0, 1, 4, 0, 0, 0, 1, 1, 3, 2, 3, 1, 1, 2, 1, 3, 2, 0, 4, 0, 1, 1, 2, 0, 2, 1, 3, 0, 2,
+        1, 4, 0, 3, 3, 2, 1, 0, 2, 1,
+    ];
+    assert!((adjusted_mutual_info(&x, &y) - 0.5589617098406122).abs() < 1e-12);
+    assert_eq!(adjusted_mutual_info(&[0, 1, 2, 3], &[0, 0, 0, 0]), 0.0);
+    assert_eq!(adjusted_mutual_info(&[0, 1, 2, 3], &[0, 1, 2, 3]), 1.0);
+    assert!((adjusted_mutual_info(&[0, 0, 1, 1], &[0, 1, 0, 1]) + 0.5).abs() < 1e-12);
+}
+
+fn write(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// Bad inputs: one line on stderr naming the problem, exit status 2, no panic.
+#[test]
+fn bad_inputs_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows =
+        |n: usize, f: &dyn Fn(usize) -> String| -> String { (0..n).map(|i| f(i) + "\n").collect() };
+    let cases = [
+        (
+            "nan.csv",
+            rows(20, &|i| {
+                if i == 3 {
+                    "nan,1".into()
+                } else {
+                    format!("{i}.5,1")
+                }
+            }),
+            "0.01",
+            "not finite",
+        ),
+        (
+            "constant.csv",
+            rows(20, &|_| "1.5,2.5".into()),
+            "0.01",
+            "one grid cell",
+        ),
+        (
+            "few.csv",
+            rows(5, &|i| format!("{i}.5,{i}")),
+            "0.01",
+            "at least 10",
+        ),
+        (
+            "coarse.csv",
+            rows(20, &|i| format!("0.{i:02},0.{:02}", 20 - i)),
+            "1000",
+            "one grid cell",
+        ),
+        (
+            "ok.csv",
+            rows(20, &|i| format!("{i}.5,{i}")),
+            "-1",
+            "precision",
+        ),
+    ];
+    for (name, text, precision, expect) in cases {
+        let z = write(dir.path(), name, &text);
+        let out = kcomp()
+            .args(["represent", "--z"])
+            .arg(&z)
+            .args(["--precision", precision, "--quiet", "--out"])
+            .arg(dir.path().join("out"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{name}: {err}");
+        assert!(err.contains(expect), "{name}: {err}");
+        assert!(!dir.path().join("out").join("W.npy").exists());
+    }
+}
+
+/// The command writes W.npy, the terms with units, the grid, the curve and the figure, and
+/// refuses to overwrite another run's folder without --force.
+#[test]
+fn represent_writes_its_outputs_and_refuses_foreign_folders() {
+    let dir = tempfile::tempdir().unwrap();
+    let (z, _) = lookup_z(60, 2, 4, 1);
+    let Targets::Continuous { grid, lam, dim } = &z else {
+        unreachable!()
+    };
+    let text: String = grid
+        .chunks(*dim)
+        .map(|r| {
+            r.iter()
+                .map(|&k| format!("{}", k as f64 * lam))
+                .collect::<Vec<_>>()
+                .join(",")
+                + "\n"
+        })
+        .collect();
+    let zp = write(dir.path(), "z.csv", &text);
+    let out_dir = dir.path().join("out");
+    let run = |extra: &[&str]| {
+        kcomp()
+            .args(["represent", "--z"])
+            .arg(&zp)
+            .args([
+                "--precision",
+                "0.01",
+                "--quiet",
+                "--length",
+                "2",
+                "--vocab",
+                "3,4",
+            ])
+            .arg("--out")
+            .arg(&out_dir)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["terms"]["length"], 2);
+    assert_eq!(json["terms"]["vocab"], 4);
+    for f in [
+        "W.npy",
+        "terms.json",
+        "terms.csv",
+        "grid.csv",
+        "curve.csv",
+        "represent.png",
+        "represent.svg",
+    ] {
+        assert!(out_dir.join(f).exists(), "{f}");
+    }
+    let csv = std::fs::read_to_string(out_dir.join("terms.csv")).unwrap();
+    assert!(csv.starts_with("term,bits,what\n"), "{csv}");
+    let w: ndarray::Array2<i64> = ndarray_npy::read_npy(out_dir.join("W.npy")).unwrap();
+    assert_eq!(w.dim(), (60, 2));
+    // Another run's settings: refused, then accepted with --force.
+    let out = run(&["--seed", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--force"));
+    assert!(run(&["--seed", "3", "--force"]).status.success());
+}
