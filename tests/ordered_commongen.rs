@@ -365,6 +365,16 @@ fn score_writes_the_report_and_refuses_bad_input() {
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains(why) && err.contains("bad.jsonl"), "{err}");
     }
+    std::fs::write(&bad, "\n").unwrap();
+    let o = kcomp(&[
+        "commongen",
+        "score",
+        bad.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("holds no outputs"));
     let dup = "{\"model\": \"m\", \"id\": \"s000-o00-t0\", \"output\": \"x\"}\n";
     std::fs::write(&bad, dup.repeat(2)).unwrap();
     let o = kcomp(&[

@@ -507,6 +507,9 @@ fn read_jsonl(path: &Path, sets: &[ConceptSet]) -> Result<Vec<Output>> {
             text: output,
         });
     }
+    if out.is_empty() {
+        return Err(KcompError::file(path, "holds no outputs"));
+    }
     Ok(out)
 }
 
