@@ -54,6 +54,34 @@ fn prompts_cover_every_order_and_template() {
         .map(|s| s.pos.iter().filter(|&&p| p == Pos::Noun).count())
         .sum();
     assert_eq!(nouns, 454);
+    // Ordered sets per POS pattern (prompts / 6): from the sets' noun/verb mixes in
+    // CommonGen-lite (2 all-noun, 74 with one verb, 109 with two, 6 with three, 1 all-verb).
+    let mut per_pattern = std::collections::BTreeMap::<String, usize>::new();
+    for p in &all {
+        *per_pattern.entry(p.pattern.clone()).or_default() += 1;
+    }
+    let want = [
+        ("NNNN", 48),
+        ("NNNV", 444),
+        ("NNVN", 444),
+        ("NVNN", 444),
+        ("VNNN", 444),
+        ("NNVV", 436),
+        ("NVNV", 436),
+        ("NVVN", 436),
+        ("VNNV", 436),
+        ("VNVN", 436),
+        ("VVNN", 436),
+        ("NVVV", 36),
+        ("VNVV", 36),
+        ("VVNV", 36),
+        ("VVVN", 36),
+        ("VVVV", 24),
+    ];
+    assert_eq!(per_pattern.len(), 16);
+    for (p, n) in want {
+        assert_eq!(per_pattern[p], 6 * n, "{p}");
+    }
     let o = kcomp(&["commongen", "prompts", "--sets", "1", "--templates", "2"]);
     assert!(o.status.success());
     let text = String::from_utf8(o.stdout).unwrap();
@@ -217,6 +245,33 @@ fn fixture_scores_are_the_hand_checked_ones() {
 }
 
 #[test]
+fn model_names_are_data() {
+    // A model name with a newline, a table bar and a formula trigger reaches the report
+    // escaped: one Markdown row, a CSV cell a spreadsheet will not run.
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("o.jsonl");
+    let line = serde_json::json!({"model": "=evil|x\nrow", "id": "s000-o00-t0", "output": "Catch dog frisbee throw."});
+    std::fs::write(&file, format!("{line}\n")).unwrap();
+    let out = tmp.path().join("r");
+    let o = kcomp(&[
+        "commongen",
+        "score",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("=evil|x\\nrow"));
+    let md = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("| =evil\\|x row | 1 | 100.0 | 100.0 | 100.0 |"),
+        "{md}"
+    );
+    let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert!(csv.contains("\"'=evil|x\nrow\",all,1,"), "{csv}");
+}
+
+#[test]
 fn score_writes_the_report_and_refuses_bad_input() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("report");
@@ -310,6 +365,16 @@ fn score_writes_the_report_and_refuses_bad_input() {
         assert_eq!(err.lines().count(), 1, "{err}");
         assert!(err.contains(why) && err.contains("bad.jsonl"), "{err}");
     }
+    std::fs::write(&bad, "\n").unwrap();
+    let o = kcomp(&[
+        "commongen",
+        "score",
+        bad.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("holds no outputs"));
     let dup = "{\"model\": \"m\", \"id\": \"s000-o00-t0\", \"output\": \"x\"}\n";
     std::fs::write(&bad, dup.repeat(2)).unwrap();
     let o = kcomp(&[

@@ -37,7 +37,10 @@ impl Selection {
 /// `kcomp commongen` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum CommongenCommand {
-    /// Write the prompts as JSON lines (id, set, order, template, concepts, pattern, prompt).
+    /// Write the prompts as JSON lines.
+    ///
+    /// One object per prompt: id, set, commongen_id, order, template, concepts (in the
+    /// specified order), pattern (POS, e.g. VNNV), prompt.
     #[command(
         after_help = "Examples:\n  kcomp commongen prompts --out data/commongen-prompts.jsonl\n  kcomp commongen prompts --sets 0 --templates 0"
     )]
@@ -48,8 +51,10 @@ pub enum CommongenCommand {
         #[arg(long)]
         out: Option<PathBuf>,
     },
-    /// Send the prompts to an OpenAI-compatible chat endpoint; answers go to
-    /// OUT/MODEL/tT/<prompt id>.txt (existing answers are skipped: run again to resume).
+    /// Send the prompts to an OpenAI-compatible chat endpoint and save the answers.
+    ///
+    /// Answers go to OUT/MODEL/tT/<prompt id>.txt with the raw response beside each;
+    /// existing answers are skipped (run again to resume).
     #[command(
         after_help = "Examples:\n  OPENAI_API_KEY=... kcomp commongen ask --base-url https://api.openai.com/v1 --model gpt-4o --temperature 0 --out answers\n  kcomp commongen ask --base-url http://127.0.0.1:8000/v1 --no-auth --model local --sets 0 --templates 0 --out answers"
     )]
@@ -62,10 +67,12 @@ pub enum CommongenCommand {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Score outputs (a folder written by `ask`, or a JSONL file with model, output and
-    /// id or set/template/order|concepts) and write summary.csv, templates.csv,
-    /// pos_patterns.csv, diversity.csv, per_output.csv, scores.json, report.md and
-    /// coverage_by_pattern.{png,svg}.
+    /// Score outputs: coverage, ordered coverage, ordered rate, diversity, POS patterns.
+    ///
+    /// OUTPUTS is a folder written by `ask` (the folder names are the models) or a JSONL
+    /// file with model, output and id, or set, template and order or concepts. Writes
+    /// summary.csv, templates.csv, pos_patterns.csv, diversity.csv, per_output.csv,
+    /// scores.json, report.md and coverage_by_pattern.{png,svg}.
     #[command(
         after_help = "Examples:\n  kcomp commongen score answers --out results/commongen\n  kcomp commongen score tests/data/ordered_commongen/outputs.jsonl --out results/commongen-fixture"
     )]

@@ -46,7 +46,8 @@ pub fn words(text: &str) -> Vec<String> {
 pub struct OutputScore {
     /// Concepts present anywhere (0..=4).
     pub found: usize,
-    /// Longest prefix-free subsequence of the specified order found in order (0..=4).
+    /// The longest part of the specified order found in order (a longest common
+    /// subsequence of the words and the order; 0..=4).
     pub in_order: usize,
     /// The concepts (indices into the set) by first occurrence, when all four are present.
     pub realised: Option<[usize; CONCEPTS]>,
@@ -506,6 +507,9 @@ fn read_jsonl(path: &Path, sets: &[ConceptSet]) -> Result<Vec<Output>> {
             template,
             text: output,
         });
+    }
+    if out.is_empty() {
+        return Err(KcompError::file(path, "holds no outputs"));
     }
     Ok(out)
 }
