@@ -27,9 +27,17 @@ use serde::{Deserialize, Serialize};
 
 use super::generator::{GeneratorParams, generate};
 use super::interpreter::{Expr, Function, parse};
-use super::rules::REFERENCE_PROGRAM_BITS;
 use crate::dataset::{Dataset, ExactTerms, KzMethod, KzReference, Provenance, Targets, TokenData};
 use crate::error::{KcompError, Result};
+
+/// kcomp's reference program (Python): the PCFG SET interpreter, reading one sequence on
+/// stdin. It reproduces the published targets; its `l_bits` is [`REFERENCE_PROGRAM_BITS`].
+pub const REFERENCE_PROGRAM: &str = include_str!("reference.py");
+
+/// `l_bits` of [`REFERENCE_PROGRAM`] (checked against `l_bits` by tests/pcfgset_rules.rs;
+/// a constant here so that the dataset family does not import the programs pipeline): K(f) of the
+/// `pcfgset` dataset family, the length of the interpreter under the programs pipeline's code.
+pub const REFERENCE_PROGRAM_BITS: f64 = 2620.537369246359;
 
 /// The `pcfgset` family's settings (`kind = "pcfgset"` in a compare config).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
