@@ -649,3 +649,27 @@ fn unrolling_rebuilds_the_published_localism_fixture() {
     assert_eq!(samples, 30);
     assert_eq!(rebuilt, published);
 }
+
+/// The published localism file rebuilt byte for byte from its original sequences, and the
+/// built-in naturalisation target recounted from the published test and dev sources (point
+/// `KCOMP_AMIC_DIR` at a checkout of i-machine-think/am-i-compositional).
+#[test]
+#[ignore = "needs KCOMP_AMIC_DIR, a checkout of i-machine-think/am-i-compositional"]
+fn published_unrolled_file_and_naturalisation_target() {
+    use kcomp::generalisation::pcfgset::localism::unroll;
+    use kcomp::generalisation::pcfgset::naturalise::{histogram, published_histogram};
+    let root = PathBuf::from(std::env::var("KCOMP_AMIC_DIR").expect("KCOMP_AMIC_DIR"));
+    let data = root.join("data/pcfgset");
+    let published = std::fs::read_to_string(data.join("localism/unrolled_test.tsv")).unwrap();
+    let mut rebuilt = String::new();
+    let mut samples = 0;
+    for line in published.lines().filter(|l| l.starts_with("original\t")) {
+        rebuilt.push_str(&unroll(line.split('\t').nth(1).unwrap()).unwrap().unwrap());
+        samples += 1;
+    }
+    assert_eq!(samples, 9567);
+    assert!(rebuilt == published, "the unrolled file differs");
+    let mut sources = std::fs::read_to_string(data.join("pcfgset/test.src")).unwrap();
+    sources += &std::fs::read_to_string(data.join("pcfgset/dev.src")).unwrap();
+    assert_eq!(histogram(sources.lines()).unwrap(), published_histogram());
+}
