@@ -631,6 +631,30 @@ fn naturalised_data_match_the_target_histogram() {
     .unwrap_err()
     .to_string();
     assert!(err.contains("bad.src"), "{err}");
+    // Too few draws: an error naming the option and the unfilled cells, not fewer samples.
+    let err = generate(&GeneratorParams {
+        samples: 2000,
+        naturalise: true,
+        max_draws: 1,
+        ..Default::default()
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("max-draws") && err.contains("missing") && err.contains("depth 10+"),
+        "{err}"
+    );
+    // --target-from without --naturalise is refused by the command line (exit 2).
+    let (code, _, err) = kcomp(&[
+        "pcfgset",
+        "generate",
+        "--target-from",
+        "x.src",
+        "--out",
+        "unused",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--naturalise"), "{err}");
 }
 
 /// The unrolled layout rebuilds the published localism fixture byte for byte.
