@@ -631,6 +631,30 @@ fn naturalised_data_match_the_target_histogram() {
     .unwrap_err()
     .to_string();
     assert!(err.contains("bad.src"), "{err}");
+    // Too few draws: an error naming the option and the unfilled cells, not fewer samples.
+    let err = generate(&GeneratorParams {
+        samples: 2000,
+        naturalise: true,
+        max_draws: 1,
+        ..Default::default()
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("max-draws") && err.contains("missing") && err.contains("depth 10+"),
+        "{err}"
+    );
+    // --target-from without --naturalise is refused by the command line (exit 2).
+    let (code, _, err) = kcomp(&[
+        "pcfgset",
+        "generate",
+        "--target-from",
+        "x.src",
+        "--out",
+        "unused",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--naturalise"), "{err}");
 }
 
 /// The unrolled layout rebuilds the published localism fixture byte for byte.
@@ -648,4 +672,28 @@ fn unrolling_rebuilds_the_published_localism_fixture() {
     }
     assert_eq!(samples, 30);
     assert_eq!(rebuilt, published);
+}
+
+/// The published localism file rebuilt byte for byte from its original sequences, and the
+/// built-in naturalisation target recounted from the published test and dev sources (point
+/// `KCOMP_AMIC_DIR` at a checkout of i-machine-think/am-i-compositional).
+#[test]
+#[ignore = "needs KCOMP_AMIC_DIR, a checkout of i-machine-think/am-i-compositional"]
+fn published_unrolled_file_and_naturalisation_target() {
+    use kcomp::generalisation::pcfgset::localism::unroll;
+    use kcomp::generalisation::pcfgset::naturalise::{histogram, published_histogram};
+    let root = PathBuf::from(std::env::var("KCOMP_AMIC_DIR").expect("KCOMP_AMIC_DIR"));
+    let data = root.join("data/pcfgset");
+    let published = std::fs::read_to_string(data.join("localism/unrolled_test.tsv")).unwrap();
+    let mut rebuilt = String::new();
+    let mut samples = 0;
+    for line in published.lines().filter(|l| l.starts_with("original\t")) {
+        rebuilt.push_str(&unroll(line.split('\t').nth(1).unwrap()).unwrap().unwrap());
+        samples += 1;
+    }
+    assert_eq!(samples, 9567);
+    assert!(rebuilt == published, "the unrolled file differs");
+    let mut sources = std::fs::read_to_string(data.join("pcfgset/test.src")).unwrap();
+    sources += &std::fs::read_to_string(data.join("pcfgset/dev.src")).unwrap();
+    assert_eq!(histogram(sources.lines()).unwrap(), published_histogram());
 }

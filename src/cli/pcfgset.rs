@@ -147,7 +147,7 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
         } => {
             let task = task.task()?;
             if let Some(path) = dataset {
-                crate::io::files::atomic_write(&path, task.dataset_jsonl().as_bytes())?;
+                crate::io::files::write_file(&path, task.dataset_jsonl().as_bytes())?;
                 eprintln!("wrote {}", path.display());
             }
             print!("{}", task.prompt(style));

@@ -20,7 +20,8 @@ use crate::rng::stream::{RngKind, Stream};
 /// Generator parameters (defaults: the published generator's).
 #[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct GeneratorParams {
-    /// Samples drawn before the splits (samples over --max-chars or --max-depth are dropped).
+    /// Samples drawn before the splits (samples over --max-chars or --max-depth are dropped);
+    /// with --naturalise, the samples kept.
     #[arg(long, default_value_t = 10_000)]
     pub samples: usize,
     /// Seed of the random stream (ChaCha8).

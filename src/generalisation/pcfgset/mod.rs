@@ -11,6 +11,7 @@
 //!   conventions, and the published numbers they are compared with.
 
 pub mod check;
+pub mod complexity;
 pub mod evaluate;
 pub mod generator;
 pub mod interpreter;

@@ -11,6 +11,7 @@
 
 use serde::Serialize;
 
+pub use super::complexity::{REFERENCE_PROGRAM, REFERENCE_PROGRAM_BITS};
 use super::generator::{GeneratorParams, Sample, generate};
 use crate::datasets::string_grid::Record;
 use crate::datasets::string_grid::json::py_json_str_list;
@@ -19,14 +20,6 @@ use crate::error::{KcompError, Result};
 use crate::programs::mapping_table::lbits::l_bits;
 use crate::programs::mapping_table::{ParserMode, extract};
 use crate::programs::sandbox::{RunStatus, SandboxConfig, check_program};
-
-/// kcomp's reference program (Python): the PCFG SET interpreter, reading one sequence on
-/// stdin. It reproduces the published targets; its `l_bits` is [`REFERENCE_PROGRAM_BITS`].
-pub const REFERENCE_PROGRAM: &str = include_str!("reference.py");
-
-/// `l_bits` of [`REFERENCE_PROGRAM`] (checked by tests/pcfgset_rules.rs): K(f) of the
-/// `pcfgset` dataset family, the length of the interpreter under the programs pipeline's code.
-pub const REFERENCE_PROGRAM_BITS: f64 = 2620.537369246359;
 
 /// Which samples: `n` shown, `held_out` held out, from `seed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::Args)]
