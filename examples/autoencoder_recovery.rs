@@ -126,6 +126,17 @@ fn best_permutation_ami(true_w: &[u32], m_true: usize, learned: &[u32], m_learn:
                 .collect()
         })
         .collect();
+    if std::env::var_os("AMI_MATRIX").is_some() {
+        for row in &s {
+            eprintln!(
+                "{}",
+                row.iter()
+                    .map(|x| format!("{x:.2}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
+    }
     // dp over masks of used learned positions, assigning true positions in order.
     let full = 1usize << m_learn;
     let mut dp = vec![f64::NEG_INFINITY; full];

@@ -81,7 +81,7 @@ pub struct AutoEncoder {
 impl Default for AutoEncoder {
     fn default() -> Self {
         AutoEncoder {
-            discretiser: Discretiser::Gumbel,
+            discretiser: Discretiser::Vq,
             restarts: 2,
         }
     }
@@ -276,7 +276,7 @@ fn train_once(
     ));
     let mut optim = AdamConfig::new().with_epsilon(1e-8).init();
     let masks = nets::Masks::new(space, config.hidden, &device);
-    let floor = nets::floor_tensor(&device, &scaling.floor_var);
+    let floor = scaling.floor_var.iter().sum::<f32>() / scaling.dim as f32;
     let n = scaling.n;
     let mut order: Vec<usize> = (0..n).collect();
     let (t0, t1) = match disc {
@@ -293,8 +293,7 @@ fn train_once(
         for rows in batches(&order, config.batch) {
             let model = net.take().expect("model present");
             let batch = Batch::new(scaling, rows, &device);
-            let (loss, tokens) =
-                model.train_loss(disc, &batch, &masks, &floor, tau, beta, &mut rng);
+            let (loss, tokens) = model.train_loss(disc, &batch, &masks, floor, tau, beta, &mut rng);
             for (m, &t) in tokens.iter().enumerate() {
                 usage[(m % space.length) * space.vocab + t as usize] += 1;
             }

@@ -15,6 +15,8 @@ const LN_2: f64 = std::f64::consts::LN_2;
 const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_8;
 /// Dimension of a VQ codebook vector.
 const VQ_DIM: usize = 16;
+/// Hidden layers of the encoder and the decoder.
+const DEPTH: usize = 2;
 /// Weight of the VQ commitment loss (van den Oord et al.'s beta).
 const VQ_BETA: f32 = 0.25;
 
@@ -240,8 +242,10 @@ pub(super) struct Net {
     enc: Mlp,
     prior: Prior,
     dec: Mlp,
-    /// VQ only: V codebook vectors.
-    codebook: Option<Param<Tensor<2>>>,
+    /// VQ only: V codebook vectors per position (M x V x E).
+    codebook: Option<Param<Tensor<3>>>,
+    #[module(skip)]
+    vq_dim: usize,
     #[module(skip)]
     space: SentenceSpace,
 }
@@ -256,26 +260,30 @@ impl Net {
         dev: &Device,
     ) -> Self {
         let (m, v) = (space.length, space.vocab);
+        let vq_dim = VQ_DIM;
         let code_width = match disc {
-            Discretiser::Vq => VQ_DIM,
+            Discretiser::Vq => vq_dim,
             _ => v,
         };
-        let enc = Mlp::new(&[s.dim, hidden, hidden, m * code_width], rng, dev);
+        let mut widths = vec![s.dim];
+        widths.extend(std::iter::repeat_n(hidden, DEPTH));
+        widths.push(m * code_width);
+        let enc = Mlp::new(&widths, rng, dev);
         let prior = Prior::new(m * v, hidden, rng, dev);
-        let dec = Mlp::new(&[m * code_width, hidden, hidden, s.dim], rng, dev).with_direct(
-            m * code_width,
-            s.dim,
-            dev,
-        );
+        let mut widths = vec![m * code_width];
+        widths.extend(std::iter::repeat_n(hidden, DEPTH));
+        widths.push(s.dim);
+        let dec = Mlp::new(&widths, rng, dev).with_direct(m * code_width, s.dim, dev);
         let codebook = (disc == Discretiser::Vq).then(|| {
-            let c: Vec<f32> = (0..v * VQ_DIM).map(|_| normal(rng)).collect();
-            Param::from_data(TensorData::new(c, [v, VQ_DIM]), dev)
+            let c: Vec<f32> = (0..m * v * vq_dim).map(|_| normal(rng)).collect();
+            Param::from_data(TensorData::new(c, [m, v, vq_dim]), dev)
         });
         Net {
             enc,
             prior,
             dec,
             codebook,
+            vq_dim,
             space,
         }
     }
@@ -299,23 +307,32 @@ impl Net {
     }
 
     /// -ln p(z | f(x)) summed over the rows of a batch, without the parameter-free constants,
-    /// at the per-dimension std that maximises the likelihood (the RMS residual of the batch,
-    /// at least the floor): the profile likelihood, so the std needs no slow learning.
-    fn recon_nats(&self, dec_in: Tensor<2>, zn: Tensor<2>, floor_var: &Tensor<1>) -> Tensor<1> {
-        let b = zn.dims()[0];
+    /// at the one std shared by all dimensions that maximises the likelihood (the RMS residual
+    /// of the batch, at least the floor): the profile likelihood, so the std needs no slow
+    /// learning. A shared std weighs every dimension alike; a per-dimension std would weigh
+    /// the dimensions already reconstructed most, and training then ignores the others (measured:
+    /// docs/learned-w.md). Evaluation then fits one std per dimension.
+    fn recon_nats(&self, dec_in: Tensor<2>, zn: Tensor<2>, floor_var: f32) -> Tensor<1> {
+        let [b, d] = zn.dims();
         let r2 = self.residuals(dec_in, zn);
-        let f = floor_var.clone().unsqueeze::<2>();
-        let var = (r2.clone().mean_dim(0) - f.clone()).clamp_min(0.0) + f;
-        let quad = (r2 / var.clone()).sum().mul_scalar(0.5);
-        quad + var.log().sum().mul_scalar(0.5 * b as f32)
+        let var = (r2.clone().mean() - floor_var).clamp_min(0.0) + floor_var;
+        let quad = (r2.sum() / var.clone()).mul_scalar(0.5);
+        quad + var.log().mul_scalar(0.5 * (b * d) as f32)
     }
 
-    /// Codebook distances (B M x V) of the encoder's vectors e (B M x E).
-    fn vq_distances(e: Tensor<2>, cb: Tensor<2>) -> Tensor<2> {
-        let v = cb.dims()[0];
-        let e2 = e.clone().powi_scalar(2).sum_dim(1);
-        let c2 = cb.clone().powi_scalar(2).sum_dim(1).reshape([1, v]);
-        e2 + c2 - e.matmul(cb.transpose()).mul_scalar(2.0)
+    /// Codebook distances (B x M x V) of the encoder's vectors e (B x M x E) to the
+    /// codebook of their position (M x V x E).
+    fn vq_distances(e: Tensor<3>, cb: Tensor<3>) -> Tensor<3> {
+        let [m, v, _] = cb.dims();
+        let et = e.swap_dims(0, 1);
+        let e2 = et.clone().powi_scalar(2).sum_dim(2);
+        let c2 = cb.clone().powi_scalar(2).sum_dim(2).reshape([m, 1, v]);
+        (e2 + c2 - et.matmul(cb.swap_dims(1, 2)).mul_scalar(2.0)).swap_dims(0, 1)
+    }
+
+    /// The codebook vectors (B x M x E) of one-hot tokens (B x M x V).
+    fn vq_lookup(hard: Tensor<3>, cb: Tensor<3>) -> Tensor<3> {
+        hard.swap_dims(0, 1).matmul(cb).swap_dims(0, 1)
     }
 
     /// The training loss (nats per row) of one minibatch, and the tokens it chose (B x M).
@@ -324,7 +341,7 @@ impl Net {
         disc: Discretiser,
         batch: &Batch,
         masks: &Masks,
-        floor: &Tensor<1>,
+        floor: f32,
         tau: f64,
         beta: f64,
         rng: &mut ChaCha8Rng,
@@ -356,16 +373,16 @@ impl Net {
             }
             Discretiser::Vq => {
                 let cb = self.codebook.as_ref().expect("VQ codebook").val();
-                let e = logits.reshape([b * m, VQ_DIM]);
+                let e = logits.reshape([b, m, self.vq_dim]);
                 let dist = to_vec(Self::vq_distances(e.clone().detach(), cb.clone().detach()));
                 let tokens = argmin_rows(&dist, v);
-                let hard = tensor(one_hot(&tokens, v), [b * m, v], &dev);
-                let q = hard.clone().matmul(cb);
+                let hard = tensor(one_hot(&tokens, v), [b, m, v], &dev);
+                let q = Self::vq_lookup(hard.clone(), cb);
                 let q_st = e.clone() + (q.clone() - e.clone()).detach();
                 let commit = (e.clone() - q.clone().detach()).powi_scalar(2).sum();
                 let codebook = (q - e.detach()).powi_scalar(2).sum();
                 let loss = self.prior_nats(hard.reshape([b, m * v]), masks)
-                    + self.recon_nats(q_st.reshape([b, m * VQ_DIM]), batch.zn.clone(), floor)
+                    + self.recon_nats(q_st.reshape([b, m * self.vq_dim]), batch.zn.clone(), floor)
                     + codebook
                     + commit.mul_scalar(VQ_BETA);
                 (loss, tokens)
@@ -393,7 +410,7 @@ impl Net {
                 Discretiser::Vq => {
                     let cb = net.codebook.as_ref().expect("VQ codebook").val();
                     argmin_rows(
-                        &to_vec(Self::vq_distances(out.reshape([b * m, VQ_DIM]), cb)),
+                        &to_vec(Self::vq_distances(out.reshape([b, m, self.vq_dim]), cb)),
                         v,
                     )
                 }
@@ -403,10 +420,8 @@ impl Net {
             let dec_in = match disc {
                 Discretiser::Vq => {
                     let cb = net.codebook.as_ref().expect("VQ codebook").val();
-                    hard.clone()
-                        .reshape([b * m, v])
-                        .matmul(cb)
-                        .reshape([b, m * VQ_DIM])
+                    Self::vq_lookup(hard.clone().reshape([b, m, v]), cb)
+                        .reshape([b, m * self.vq_dim])
                 }
                 _ => hard.clone(),
             };
@@ -432,15 +447,11 @@ impl Net {
         )
     }
 
-    /// VQ: every code no row used this epoch restarts at the encoder output of a random row and
-    /// position (seeded), so the vocabulary does not collapse.
+    /// VQ: every code of a position that no row used this epoch restarts at that position's
+    /// encoder output for a random row (seeded), so the vocabulary does not collapse.
     pub fn restart_dead_codes(self, usage: &[usize], s: &Scaling, rng: &mut ChaCha8Rng) -> Self {
-        let (m, v) = (self.space.length, self.space.vocab);
-        let mut used = vec![0usize; v];
-        for (i, &u) in usage.iter().enumerate() {
-            used[i % v] += u;
-        }
-        let dead: Vec<usize> = (0..v).filter(|&c| used[c] == 0).collect();
+        let (m, v, e) = (self.space.length, self.space.vocab, self.vq_dim);
+        let dead: Vec<usize> = (0..m * v).filter(|&c| usage[c] == 0).collect();
         let Some(cb) = self.codebook.as_ref() else {
             return self;
         };
@@ -449,29 +460,22 @@ impl Net {
         }
         let dev = self.device();
         let mut values = to_vec(cb.val());
-        let picks: Vec<(usize, usize)> = dead
-            .iter()
-            .map(|_| (rng.random_range(0..s.n), rng.random_range(0..m)))
-            .collect();
-        let rows: Vec<usize> = picks.iter().map(|p| p.0).collect();
+        let rows: Vec<usize> = dead.iter().map(|_| rng.random_range(0..s.n)).collect();
         let valid = self.valid();
         let out = to_vec(valid.enc.forward(Batch::new(s, &rows, &valid.device()).zn));
-        for (k, (&c, &(_, pos))) in dead.iter().zip(&picks).enumerate() {
-            let src = &out[k * m * VQ_DIM + pos * VQ_DIM..k * m * VQ_DIM + (pos + 1) * VQ_DIM];
+        for (k, &c) in dead.iter().enumerate() {
+            let pos = c / v;
+            let src = &out[(k * m + pos) * e..(k * m + pos + 1) * e];
             for (j, &x) in src.iter().enumerate() {
-                values[c * VQ_DIM + j] = x + 0.01 * normal(rng);
+                values[c * e + j] = x + 0.01 * normal(rng);
             }
         }
         let mut net = self;
         net.codebook = net
             .codebook
-            .map(|p| p.map(|_| tensor(values, [v, VQ_DIM], &dev).require_grad()));
+            .map(|p| p.map(|_| tensor(values, [m, v, e], &dev).require_grad()));
         net
     }
-}
-
-pub(super) fn floor_tensor(dev: &Device, floor: &[f32]) -> Tensor<1> {
-    tensor(floor.to_vec(), [floor.len()], dev)
 }
 
 fn to_vec<const D: usize>(t: Tensor<D>) -> Vec<f32> {
