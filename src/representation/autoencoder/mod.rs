@@ -33,7 +33,7 @@ use serde::{Deserialize, Serialize};
 use super::{EpochRecord, LearnedSentences, LearnerConfig, SentenceLearner, SentenceSpace};
 use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
-use nets::{Batch, Net, Scaling};
+use nets::{Batch, Net, Scaling, Step};
 
 /// Fewest rows the auto-encoder accepts (below this a learned vocabulary means nothing).
 pub const MIN_ROWS: usize = 10;
@@ -293,7 +293,8 @@ fn train_once(
         for rows in batches(&order, config.batch) {
             let model = net.take().expect("model present");
             let batch = Batch::new(scaling, rows, &device);
-            let (loss, tokens) = model.train_loss(disc, &batch, &masks, floor, tau, beta, &mut rng);
+            let (loss, tokens) =
+                model.train_loss(disc, &batch, &masks, Step { floor, tau, beta }, &mut rng);
             for (m, &t) in tokens.iter().enumerate() {
                 usage[(m % space.length) * space.vocab + t as usize] += 1;
             }

@@ -85,6 +85,17 @@ impl Scaling {
     }
 }
 
+/// The schedule of one training step.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Step {
+    /// Lower bound of the shared variance (standardised units).
+    pub floor: f32,
+    /// Softmax temperature.
+    pub tau: f64,
+    /// Weight of the prior term (warm-up).
+    pub beta: f64,
+}
+
 /// A minibatch of standardised rows on a device.
 pub(super) struct Batch {
     pub zn: Tensor<2>,
@@ -341,11 +352,10 @@ impl Net {
         disc: Discretiser,
         batch: &Batch,
         masks: &Masks,
-        floor: f32,
-        tau: f64,
-        beta: f64,
+        step: Step,
         rng: &mut ChaCha8Rng,
     ) -> (Tensor<1>, Vec<u32>) {
+        let Step { floor, tau, beta } = step;
         let dev = self.device();
         let (m, v) = (self.space.length, self.space.vocab);
         let b = batch.rows;
@@ -544,4 +554,42 @@ fn normal(rng: &mut ChaCha8Rng) -> f32 {
     use rand_distr::{Distribution, StandardNormal};
     let x: f64 = StandardNormal.sample(rng);
     x as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    /// The prior is causal: the logits of position m do not change when any token at m or
+    /// after changes (so -log p_w is a valid sequential code), and they do change with earlier
+    /// tokens (the masks do not cut everything).
+    #[test]
+    fn prior_logits_depend_only_on_earlier_tokens() {
+        let (m, v, h) = (4, 3, 16);
+        let space = SentenceSpace {
+            length: m,
+            vocab: v,
+        };
+        let dev = Device::flex();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut prior = Prior::new(m * v, h, &mut rng, &dev);
+        let wd: Vec<f32> = (0..m * v * m * v).map(|_| normal(&mut rng)).collect();
+        prior.wd = Param::from_data(TensorData::new(wd, [m * v, m * v]), &dev);
+        let masks = Masks::new(space, h, &dev);
+        let logits = |tokens: &[u32]| -> Vec<f32> {
+            to_vec(prior.forward(tensor(one_hot(tokens, v), [1, m * v], &dev), &masks))
+        };
+        let base = [0u32, 1, 2, 0];
+        let l0 = logits(&base);
+        for changed in 0..m {
+            let mut t = base;
+            t[changed] = (t[changed] + 1) % v as u32;
+            let l1 = logits(&t);
+            for pos in 0..m {
+                let same = l0[pos * v..(pos + 1) * v] == l1[pos * v..(pos + 1) * v];
+                assert_eq!(same, pos <= changed, "token {changed} vs logits of {pos}");
+            }
+        }
+    }
 }
