@@ -114,3 +114,7 @@ pub trait SentenceLearner: Send + Sync {
         progress: &dyn Fn(usize, usize),
     ) -> Result<LearnedSentences>;
 }
+
+/// The discrete auto-encoder learner (burn; feature `burn`).
+#[cfg(feature = "burn")]
+pub mod autoencoder;
