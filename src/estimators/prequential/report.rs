@@ -152,6 +152,7 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
             x_axis: XAxis::Linear { integer: true },
             y_log: false,
             y_range: Some((0.0, 1.08 * y_max + 1e-9)),
+            reference_line: None,
             series: vec![
                 Series {
                     label: code_label.into(),
@@ -237,6 +238,7 @@ pub fn write_h_sweep_figure(
                     color: 1,
                 },
             ],
+            reference_line: None,
         }],
         caption: format!(
             "kcomp: {scheme_name}, mean over up to {n} seeds per h; error bars: +-1 sd over \
