@@ -479,3 +479,106 @@ fn compare_figures_have_the_c_line_and_marked_directions() {
     assert!(text.iter().any(|t| t == "tau-b"));
     assert!(text.iter().any(|t| t == "n = 21"), "{text:?}");
 }
+
+/// `kcomp prequential` on a protocol file: the online scheme's growing chunks get a log x
+/// axis, points at the chunk's end.
+#[test]
+fn prequential_curve_has_a_log_axis_for_growing_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("p");
+    kcomp_cli(&[
+        "synth",
+        "protocol",
+        "--kind",
+        "trivially-compositional",
+        "--colours",
+        "6",
+        "--shapes",
+        "6",
+        "--repeats",
+        "8",
+        "--out",
+        data.to_str().unwrap(),
+    ]);
+    let out = dir.path().join("run");
+    kcomp_cli(&[
+        "prequential",
+        "--w",
+        data.join("W.npy").to_str().unwrap(),
+        "--z",
+        data.join("Z.npy").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let svg = out.join("curve.svg");
+    check(&svg);
+    let text = body_texts(&svg);
+    assert!(
+        text.iter()
+            .any(|t| t == "rows encoded by the end of the chunk, log scale"),
+        "{text:?}"
+    );
+    assert!(text.iter().any(|t| t == "naive code (no model)"));
+}
+
+/// `c_l_vs_h` of an online-scheme sweep: the C = 1 line and a note that the published values
+/// come from another protocol.
+#[test]
+fn h_sweep_figure_says_when_published_values_come_from_another_protocol() {
+    use kcomp::estimators::prequential::code::Scheme;
+    use kcomp::estimators::prequential::report::{HPoint, write_h_sweep_figure};
+    let dir = tempfile::tempdir().unwrap();
+    let points: Vec<HPoint> = [(0.0, 17.3, 2.0), (0.5, 4.1, 0.5), (1.0, 1.2, 0.1)]
+        .map(|(h, mean, sd)| HPoint { h, mean, sd, n: 3 })
+        .to_vec();
+    for (scheme, says) in [(Scheme::Online, true), (Scheme::Reference, false)] {
+        let stem = dir.path().join(format!("{scheme:?}"));
+        let svg = svg_of(&write_h_sweep_figure(&points, scheme, &stem).unwrap());
+        check(&svg);
+        assert!(has_reference_line(&svg));
+        let text = body_texts(&svg).join(" ");
+        assert_eq!(
+            text.contains("another protocol"),
+            says,
+            "{scheme:?}: {text}"
+        );
+    }
+}
+
+/// `c_by_setting` with one answer per cell: no error bars, and the caption says so.
+#[test]
+fn c_by_setting_without_error_bars_at_n_one() {
+    use kcomp::datasets::string_grid::Setting;
+    use kcomp::programs::reports::{Cell, plots::c_by_setting};
+    let cell = |model: &str, setting: Setting, c: Vec<f64>| Cell {
+        model: model.into(),
+        setting,
+        dataset: "d".into(),
+        scored: c.len(),
+        total: c.len(),
+        failed: 0,
+        empty: 0,
+        unscorable: 0,
+        l_plus: vec![40.0; c.len()],
+        errors: vec![0.0; c.len()],
+        log_c: c.clone(),
+        in_acc: vec![1.0; c.len()],
+        c,
+        result_answers: 0,
+        result_acc: None,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let one = vec![
+        cell("a", Setting::Horizontal, vec![90.0]),
+        cell("a", Setting::Random, vec![10.0]),
+        cell("b", Setting::Horizontal, vec![80.0]),
+    ];
+    let svg = svg_of(&c_by_setting(&one, &dir.path().join("one")).unwrap());
+    check(&svg);
+    let text = body_texts(&svg).join(" ");
+    assert!(text.contains("n = 1: no error bars"), "{text}");
+    let two = vec![cell("a", Setting::Horizontal, vec![90.0, 70.0])];
+    let svg = svg_of(&c_by_setting(&two, &dir.path().join("two")).unwrap());
+    let text = body_texts(&svg).join(" ");
+    assert!(text.contains("+-1 standard error of the mean."), "{text}");
+}
