@@ -1144,7 +1144,14 @@ fn draw_scatter<DB: DrawingBackend>(
             draw_marker(&root, at, *col_index, 5, col).map_err(e)?;
             let size = (text_width(&label, 14) as i32, 16);
             let fits = size.0 + 8 <= region.2 - region.0 && size.1 + 8 <= region.3 - region.1;
-            let ((x, y), far) = place_label(at, size, if fits { region } else { bounds }, &taken);
+            // A point outside every region keeps its label out of the regions too, where a
+            // free place exists.
+            let outside = region == bounds;
+            let mut avoid = taken.clone();
+            if outside {
+                avoid.extend(region_px.iter().map(|(b, _)| *b));
+            }
+            let ((x, y), far) = place_label(at, size, if fits { region } else { bounds }, &avoid);
             taken.push((x, y, x + size.0, y + size.1));
             if far {
                 let anchor = (x.clamp(at.0.min(x), x + size.0), y + size.1 / 2);
