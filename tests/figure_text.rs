@@ -1,10 +1,15 @@
-//! Every figure kind (line figure, scatter, heat map): the SVG's text has no duplicated tick
-//! labels on an axis and nothing drawn outside the image (clipped). Run with
-//! KCOMP_KEEP_FIGURES=DIR to keep the figures for a look.
+//! Every figure kind (line figure, scatter, heat map, and the figures `kcomp sweep`, `kcomp
+//! compare` and `kcomp prequential` write): the SVG's text has no duplicated tick labels on an
+//! axis and nothing drawn outside the image (clipped); C plots carry the C = 1 line and titles
+//! describe the data rather than repeat config names. Run with KCOMP_KEEP_FIGURES=DIR to keep
+//! the figures for a look.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
-use kcomp::plot::{Figure, LabelledPoint, Panel, Point, Region, Scatter, Series, XAxis};
+use kcomp::plot::{
+    Figure, HeatCell, LabelledPoint, Panel, Point, RefLine, Region, Scatter, Series, XAxis,
+};
 
 /// x, y, anchor, font size and text of one `<text>`.
 type Text = (f64, f64, String, f64, String);
@@ -53,6 +58,16 @@ fn texts(svg: &str) -> (Vec<Text>, f64, f64) {
 /// No text extends past the image (width estimated at 0.5 em per character, a lower bound for
 /// sans-serif digits and letters) and numeric tick labels on one axis line are unique.
 fn check(svg_path: &Path) {
+    check_text(svg_path, true);
+}
+
+/// [`check`] for a heat map: its cells repeat values legitimately, so only the clipping is
+/// checked (its colour-bar ticks are fixed: -1, -0.5, 0, 0.5, 1).
+fn check_heatmap(svg_path: &Path) {
+    check_text(svg_path, false);
+}
+
+fn check_text(svg_path: &Path, ticks: bool) {
     let svg = std::fs::read_to_string(svg_path).unwrap();
     let (texts, w, h) = texts(&svg);
     assert!(!texts.is_empty());
@@ -70,14 +85,18 @@ fn check(svg_path: &Path) {
             svg_path.display()
         );
     }
-    // Tick labels: numeric texts sharing an x (a y axis) or a y (an x axis) must differ.
+    // Tick labels: numeric texts on one axis must differ. A y axis: the same x within one row
+    // of panels (rows are 470 px high); an x axis: the same y, closer than half the narrowest
+    // panel (620 px), since the same tick of the next panel sits a panel's width away.
     let numeric: Vec<&Text> = texts
         .iter()
-        .filter(|t| t.4.trim().parse::<f64>().is_ok())
+        .filter(|t| ticks && t.4.trim().parse::<f64>().is_ok())
         .collect();
     for (i, a) in numeric.iter().enumerate() {
         for b in &numeric[i + 1..] {
-            let same_axis = (a.0 - b.0).abs() < 0.5 || (a.1 - b.1).abs() < 0.5;
+            let row = |t: &Text| (t.1 / 470.0).floor();
+            let same_axis = ((a.0 - b.0).abs() < 0.5 && row(a) == row(b))
+                || ((a.1 - b.1).abs() < 0.5 && (a.0 - b.0).abs() < 310.0);
             assert!(
                 !(same_axis && a.4 == b.4),
                 "{}: tick label `{}` repeated at ({}, {}) and ({}, {})",
@@ -127,16 +146,15 @@ fn line_figure_with_a_narrow_range_and_a_long_title() {
                 reference: false,
                 color: 0,
             }],
+            reference_line: Some(RefLine::c_one()),
         }],
         caption: "One run per depth.".into(),
     };
     let written = kcomp::plot::line_figure(&dir.path().join("narrow"), &figure).unwrap();
-    check(
-        written
-            .iter()
-            .find(|p| p.extension().unwrap() == "svg")
-            .unwrap(),
-    );
+    let svg = svg_of(&written);
+    check(&svg);
+    // The long title wraps onto a second line instead of running off both sides.
+    assert_eq!(titles(&svg).len(), 2, "{:?}", titles(&svg));
 }
 
 #[test]
@@ -188,10 +206,16 @@ fn heatmap_figure() {
     let labels: Vec<String> = ["exact", "mapping_mdl", "topsim"]
         .map(String::from)
         .to_vec();
+    let cell = |value: f64, n: usize| HeatCell {
+        value: Some(value),
+        n,
+        interval: Some((value - 0.2, (value + 0.1).min(1.0))),
+    };
+    let none = HeatCell::default();
     let values = vec![
-        vec![Some(1.0), Some(0.8), Some(0.5)],
-        vec![Some(0.8), Some(1.0), None],
-        vec![Some(0.5), None, Some(1.0)],
+        vec![cell(1.0, 0), cell(0.8, 12), cell(0.5, 2)],
+        vec![cell(0.8, 12), cell(1.0, 0), none],
+        vec![cell(0.5, 2), none, cell(1.0, 0)],
     ];
     let written = kcomp::plot::heatmap(
         &dir.path().join("agreement"),
@@ -201,10 +225,360 @@ fn heatmap_figure() {
         "n = 12 datasets.",
     )
     .unwrap();
-    check(
-        written
-            .iter()
-            .find(|p| p.extension().unwrap() == "svg")
-            .unwrap(),
+    let svg = svg_of(&written);
+    check_heatmap(&svg);
+    let text = body_texts(&svg);
+    // A colour bar with its ticks, n and the interval of an informative cell, and the
+    // uninformative cell (n = 2) without a value.
+    for want in [
+        "tau-b",
+        "-1",
+        "1",
+        "n = 12",
+        "[0.60, 0.90]",
+        "n = 2",
+        "too few",
+    ] {
+        assert!(text.iter().any(|t| t == want), "no `{want}` in {text:?}");
+    }
+    assert!(
+        !text.iter().any(|t| t == "0.50"),
+        "n = 2 cell shows a value"
     );
+}
+
+/// The SVG among written files.
+fn svg_of(written: &[PathBuf]) -> PathBuf {
+    written
+        .iter()
+        .find(|p| p.extension().unwrap() == "svg")
+        .unwrap()
+        .clone()
+}
+
+/// Whether an SVG draws the grey dashed reference line (C = 1).
+fn has_reference_line(svg: &Path) -> bool {
+    std::fs::read_to_string(svg)
+        .unwrap()
+        .contains("stroke=\"#5A5A5A\"")
+}
+
+/// The trimmed text of every `<text>` of an SVG file.
+fn body_texts(svg: &Path) -> Vec<String> {
+    texts(&std::fs::read_to_string(svg).unwrap())
+        .0
+        .into_iter()
+        .map(|t| t.4)
+        .collect()
+}
+
+fn series(label: &str, color: usize, reference: bool, points: Vec<Point>) -> Series {
+    Series {
+        label: label.into(),
+        points,
+        reference,
+        color,
+    }
+}
+
+/// 99 values (a vocabulary sweep) with published values, and 17 series on one panel: thin
+/// lines, dashed reference, 17 distinct legend entries, no clipping.
+#[test]
+fn dense_and_many_series() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep: Vec<Point> = (2..=100)
+        .map(|k| Point {
+            x: k as f64,
+            y: 1.0 + 1.0 / k as f64,
+            err: 0.002,
+        })
+        .collect();
+    let published: Vec<Point> = sweep.iter().map(|p| Point { err: 0.0, ..*p }).collect();
+    let many: Vec<Series> = (0..17)
+        .map(|i| {
+            let pts = (0..5)
+                .map(|x| Point {
+                    x: x as f64,
+                    y: 1.0 + i as f64 + x as f64,
+                    err: 0.0,
+                })
+                .collect();
+            series(&format!("estimator {i}"), i, false, pts)
+        })
+        .collect();
+    let figure = Figure {
+        panels: vec![
+            Panel {
+                title: "Lookup tables over vocabulary size K: C(Z), per-sample convention".into(),
+                x_label: "vocabulary size K".into(),
+                y_label: "C(Z)".into(),
+                x_axis: XAxis::Linear { integer: true },
+                y_log: false,
+                y_range: None,
+                series: vec![
+                    series("kcomp", 0, false, sweep),
+                    series("published", 1, true, published),
+                ],
+                reference_line: Some(RefLine::c_one()),
+            },
+            Panel {
+                title: "17 estimators".into(),
+                x_label: "value".into(),
+                y_label: "C".into(),
+                x_axis: XAxis::Linear { integer: true },
+                y_log: true,
+                y_range: None,
+                series: many,
+                reference_line: Some(RefLine::c_one()),
+            },
+        ],
+        caption: "Mean over 10 seeds.".into(),
+    };
+    let svg = svg_of(&kcomp::plot::line_figure(&dir.path().join("dense"), &figure).unwrap());
+    check(&svg);
+    let text = body_texts(&svg);
+    assert_eq!(
+        text.iter().filter(|t| t.starts_with("estimator ")).count(),
+        17
+    );
+    // The C = 1 line of both panels, explained once in the legend.
+    assert_eq!(text.iter().filter(|t| t.starts_with("C = 1")).count(), 1);
+    assert!(has_reference_line(&svg));
+}
+
+/// Seven layout settings with long names and eight small panels: category labels wrap (the
+/// figure stays at most three 760-px panels wide) and panels flow into rows.
+#[test]
+fn long_categories_and_small_multiples() {
+    let dir = tempfile::tempdir().unwrap();
+    let names = ["h", "v", "b", "r", "hr", "h-index-shuffle", "holistic"];
+    let panel = |i: usize| Panel {
+        title: format!("score {i}: lower is better"),
+        x_label: "layout setting".into(),
+        y_label: "score".into(),
+        x_axis: XAxis::Categories(names.iter().map(|s| s.to_string()).collect()),
+        y_log: false,
+        y_range: None,
+        series: vec![series(
+            &format!("score {i}"),
+            i,
+            false,
+            (0..7)
+                .map(|x| Point {
+                    x: x as f64,
+                    y: (x * i) as f64,
+                    err: 0.5,
+                })
+                .collect(),
+        )],
+        reference_line: None,
+    };
+    let figure = Figure {
+        panels: (0..8).map(panel).collect(),
+        caption: "Points: mean over 3 seeds; error bars: +-1 sd over seeds.".into(),
+    };
+    let svg = svg_of(&kcomp::plot::line_figure(&dir.path().join("grid"), &figure).unwrap());
+    check(&svg);
+    let (_, w, h) = texts(&std::fs::read_to_string(&svg).unwrap());
+    assert!(w <= 3.0 * 760.0, "{w} px wide");
+    assert!(h >= 3.0 * 470.0, "8 panels in 3 rows, {h} px high");
+    let text = body_texts(&svg);
+    assert!(text.iter().any(|t| t == "h-index-"), "label not wrapped");
+    assert!(text.iter().any(|t| t == "shuffle"));
+}
+
+fn kcomp_cli(args: &[&str]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "kcomp {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The title texts of an SVG: non-numeric text in the top 60 px.
+fn titles(svg: &Path) -> Vec<String> {
+    texts(&std::fs::read_to_string(svg).unwrap())
+        .0
+        .into_iter()
+        .filter(|t| t.1 < 60.0 && t.2 != "rotated" && t.4.parse::<f64>().is_err())
+        .map(|t| t.4)
+        .collect()
+}
+
+/// `kcomp sweep`: the C figure carries the C = 1 line (in its legend), titles name the generator and parameter
+/// (not the config's name `tiny-vocab`), published crosses are not offset from their category.
+#[test]
+fn sweep_figures_have_the_c_line_and_readable_titles() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("tiny.toml");
+    std::fs::write(
+        &config,
+        "name = \"tiny-vocab\"\ngenerator = \"lookup\"\nparameter = \"vocab\"\n\
+         values = [2, 4, 8]\nseeds = 2\n[params]\nsamples = 200\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    kcomp_cli(&[
+        "sweep",
+        config.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    for (name, c_lines) in [("c", 1), ("topsim", 0)] {
+        let svg = out.join(format!("{name}.svg"));
+        check(&svg);
+        let text = body_texts(&svg);
+        assert_eq!(
+            text.iter().filter(|t| t.starts_with("C = 1")).count(),
+            c_lines,
+            "{name}: {text:?}"
+        );
+        assert_eq!(has_reference_line(&svg), c_lines == 1, "{name}");
+        let t = titles(&svg).join(" ");
+        assert!(t.contains("Lookup tables over vocabulary size K"), "{t}");
+        assert!(!t.contains("tiny-vocab"), "{t}");
+    }
+}
+
+/// `kcomp compare` on the protocols panel: the C panel has the C = 1 line, each score its
+/// own panel with lower-is-better scores marked, titles describe the family, the agreement
+/// heat map has a colour bar and n.
+#[test]
+fn compare_figures_have_the_c_line_and_marked_directions() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("panel");
+    kcomp_cli(&[
+        "compare",
+        "configs/compare/protocols.toml",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let svg = out.join("korbak-protocols_estimators.svg");
+    check(&svg);
+    let text = body_texts(&svg);
+    assert_eq!(text.iter().filter(|t| t.starts_with("C = 1")).count(), 1);
+    assert!(has_reference_line(&svg));
+    for want in [
+        "conflict_count: lower is better",
+        "tre: lower is better",
+        "topsim: higher is more compositional",
+    ] {
+        assert!(text.iter().any(|t| t == want), "no `{want}` in {text:?}");
+    }
+    let t = titles(&svg).join(" ");
+    assert!(t.starts_with("Test protocols (Korbak et al.)"), "{t}");
+    assert!(!t.contains("korbak-protocols"), "{t}");
+    let agreement = out.join("agreement.svg");
+    check_heatmap(&agreement);
+    let text = body_texts(&agreement);
+    assert!(text.iter().any(|t| t == "tau-b"));
+    assert!(text.iter().any(|t| t == "n = 21"), "{text:?}");
+}
+
+/// `kcomp prequential` on a protocol file: the online scheme's growing chunks get a log x
+/// axis, points at the chunk's end.
+#[test]
+fn prequential_curve_has_a_log_axis_for_growing_chunks() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("p");
+    kcomp_cli(&[
+        "synth",
+        "protocol",
+        "--kind",
+        "trivially-compositional",
+        "--colours",
+        "6",
+        "--shapes",
+        "6",
+        "--repeats",
+        "8",
+        "--out",
+        data.to_str().unwrap(),
+    ]);
+    let out = dir.path().join("run");
+    kcomp_cli(&[
+        "prequential",
+        "--w",
+        data.join("W.npy").to_str().unwrap(),
+        "--z",
+        data.join("Z.npy").to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let svg = out.join("curve.svg");
+    check(&svg);
+    let text = body_texts(&svg);
+    assert!(
+        text.iter()
+            .any(|t| t == "rows encoded by the end of the chunk, log scale"),
+        "{text:?}"
+    );
+    assert!(text.iter().any(|t| t == "naive code (no model)"));
+}
+
+/// `c_l_vs_h` of an online-scheme sweep: the C = 1 line and a note that the published values
+/// come from another protocol.
+#[test]
+fn h_sweep_figure_says_when_published_values_come_from_another_protocol() {
+    use kcomp::estimators::prequential::code::Scheme;
+    use kcomp::estimators::prequential::report::{HPoint, write_h_sweep_figure};
+    let dir = tempfile::tempdir().unwrap();
+    let points: Vec<HPoint> = [(0.0, 17.3, 2.0), (0.5, 4.1, 0.5), (1.0, 1.2, 0.1)]
+        .map(|(h, mean, sd)| HPoint { h, mean, sd, n: 3 })
+        .to_vec();
+    for (scheme, says) in [(Scheme::Online, true), (Scheme::Reference, false)] {
+        let stem = dir.path().join(format!("{scheme:?}"));
+        let svg = svg_of(&write_h_sweep_figure(&points, scheme, &stem).unwrap());
+        check(&svg);
+        assert!(has_reference_line(&svg));
+        let text = body_texts(&svg).join(" ");
+        assert_eq!(
+            text.contains("another protocol"),
+            says,
+            "{scheme:?}: {text}"
+        );
+    }
+}
+
+/// `c_by_setting` with one answer per cell: no error bars, and the caption says so.
+#[test]
+fn c_by_setting_without_error_bars_at_n_one() {
+    use kcomp::datasets::string_grid::Setting;
+    use kcomp::programs::reports::{Cell, plots::c_by_setting};
+    let cell = |model: &str, setting: Setting, c: Vec<f64>| Cell {
+        model: model.into(),
+        setting,
+        dataset: "d".into(),
+        scored: c.len(),
+        total: c.len(),
+        failed: 0,
+        empty: 0,
+        unscorable: 0,
+        l_plus: vec![40.0; c.len()],
+        errors: vec![0.0; c.len()],
+        log_c: c.clone(),
+        in_acc: vec![1.0; c.len()],
+        c,
+        result_answers: 0,
+        result_acc: None,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let one = vec![
+        cell("a", Setting::Horizontal, vec![90.0]),
+        cell("a", Setting::Random, vec![10.0]),
+        cell("b", Setting::Horizontal, vec![80.0]),
+    ];
+    let svg = svg_of(&c_by_setting(&one, &dir.path().join("one")).unwrap());
+    check(&svg);
+    let text = body_texts(&svg).join(" ");
+    assert!(text.contains("n = 1: no error bars"), "{text}");
+    let two = vec![cell("a", Setting::Horizontal, vec![90.0, 70.0])];
+    let svg = svg_of(&c_by_setting(&two, &dir.path().join("two")).unwrap());
+    let text = body_texts(&svg).join(" ");
+    assert!(text.contains("+-1 standard error of the mean."), "{text}");
 }

@@ -115,7 +115,7 @@ fn panel_on_language_systems_ranks_compositional_above_holistic() {
             let e = run_estimator(&ExactEstimator, &d, &p);
             let c = run_estimator(&CompressionEstimator::default(), &d, &p);
             let ps = run_estimator(&PosdisEstimator, &d, &p);
-            let bs = run_estimator(&BosdisEstimator, &d, &p);
+            let bs = run_estimator(&BosdisEstimator::default(), &d, &p);
             let ts = run_estimator(&TopsimEstimator::default(), &d, &p);
             for r in [&e, &c, &ps, &bs, &ts] {
                 assert_eq!(r.status, EstimateStatus::Ok, "{}", r.estimator);
@@ -180,7 +180,10 @@ fn continuous_data_goes_through_exact_and_compression_only() {
     assert_eq!(comp.status, EstimateStatus::Ok);
     // The noise alone costs ~2.02 bits per value; a compressor cannot beat the noise code.
     assert!(comp.k_z_given_w_bits.unwrap() > g.terms.k_z_given_wf);
-    for est in [&PosdisEstimator as &dyn Estimator, &BosdisEstimator] {
+    for est in [
+        &PosdisEstimator as &dyn Estimator,
+        &BosdisEstimator::default(),
+    ] {
         let row = run_estimator(est, &d, &p);
         assert!(matches!(row.status, EstimateStatus::NotApplicable(_)));
     }

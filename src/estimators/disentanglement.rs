@@ -6,8 +6,11 @@
 //!   gap_j = (I(m_j; a_first) - I(m_j; a_second)) / H(m_j), where a_first and a_second are the
 //!   attributes with the largest and second-largest mutual information with m_j; posdis is the
 //!   mean of gap_j over those positions.
-//! - bosdis: the same with the count of each symbol 1..vocab-1 in the message in place of
-//!   position j (symbol 0 is the end-of-sequence symbol and is dropped).
+//! - bosdis: the same with the count of each symbol in the message in place of position j.
+//!   EGG drops symbol 0, its end-of-sequence symbol; kcomp's own generators (`synth protocol`,
+//!   languages, grids) use 0 as an ordinary letter, so kcomp counts every symbol unless an
+//!   end-of-sequence symbol is named (`[bosdis] eos = 0` in a panel config, `--set bosdis.eos=0`
+//!   beside `--w/--z`): EGG's convention is then `eos = 0`.
 //!
 //! Entropies are plug-in estimates in bits from the empirical frequencies (EGG uses float32;
 //! we use f64, which agrees to the 6 decimals of EGG's doctests). Two choices EGG leaves open:
@@ -17,6 +20,8 @@
 
 use std::collections::HashMap;
 use std::hash::Hash;
+
+use serde::{Deserialize, Serialize};
 
 use crate::dataset::{Dataset, Targets};
 use crate::error::{KcompError, Result};
@@ -84,9 +89,15 @@ pub fn posdis(attributes: &[Vec<u64>], messages: &[Vec<u64>]) -> Option<f64> {
     gap_mi_first_second(&a, &m)
 }
 
-/// bosdis: posdis over the counts of symbols `1..vocab` in each message (symbol 0, EOS, and
-/// symbols `>= vocab` are not counted, as in EGG's histogram of width `vocab_size`).
-pub fn bosdis(attributes: &[Vec<u64>], messages: &[Vec<u64>], vocab: usize) -> Option<f64> {
+/// bosdis: posdis over the counts of symbols `0..vocab` in each message (symbols `>= vocab`
+/// are not counted, as in EGG's histogram of width `vocab_size`), leaving out the
+/// end-of-sequence symbol `eos` when there is one (EGG: `Some(0)`).
+pub fn bosdis(
+    attributes: &[Vec<u64>],
+    messages: &[Vec<u64>],
+    vocab: usize,
+    eos: Option<u64>,
+) -> Option<f64> {
     let a = columns(attributes, attributes.first()?.len());
     // Only symbols that occur: a symbol absent from every message has a constant count (0),
     // which `gap_mi_first_second` skips, so the score is the same and the work and memory
@@ -96,7 +107,7 @@ pub fn bosdis(attributes: &[Vec<u64>], messages: &[Vec<u64>], vocab: usize) -> O
         .iter()
         .flatten()
         .copied()
-        .filter(|&x| x >= 1 && x < vocab as u64)
+        .filter(|&x| Some(x) != eos && x < vocab as u64)
         .collect();
     let hist: Vec<Vec<u64>> = observed
         .into_iter()
@@ -161,10 +172,20 @@ impl Estimator for PosdisEstimator {
     }
 }
 
-/// Bag-of-symbols disentanglement as a panel score in [0, 1], over W's vocabulary with symbol 0
-/// taken as end-of-sequence.
+/// Settings of bosdis (`[bosdis]` of a panel config).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BosdisConfig {
+    /// The end-of-sequence symbol, not counted (EGG: 0); `None`: every symbol counts.
+    pub eos: Option<u64>,
+}
+
+/// Bag-of-symbols disentanglement as a panel score in [0, 1], over W's vocabulary, without the
+/// end-of-sequence symbol when one is set.
 #[derive(Debug, Clone, Default)]
-pub struct BosdisEstimator;
+pub struct BosdisEstimator {
+    pub eos: Option<u64>,
+}
 
 impl Estimator for BosdisEstimator {
     fn name(&self) -> &str {
@@ -177,13 +198,19 @@ impl Estimator for BosdisEstimator {
 
     fn estimate(&self, data: &Dataset, _progress: &Progress) -> Result<Estimate> {
         let (a, m) = discrete_rows(data)?;
-        let score = bosdis(&a, &m, data.w.vocab).ok_or_else(|| {
+        let score = bosdis(&a, &m, data.w.vocab, self.eos).ok_or_else(|| {
             KcompError::param(
                 "w",
                 "bosdis is undefined: every symbol count is constant across messages",
             )
         })?;
-        Ok(Estimate::score(score).note("symbol 0 is treated as end-of-sequence and not counted"))
+        let estimate = Estimate::score(score).with("eos", self.eos);
+        Ok(match self.eos {
+            Some(eos) => estimate.note(format!(
+                "symbol {eos} is treated as end-of-sequence and not counted (bosdis.eos)"
+            )),
+            None => estimate,
+        })
     }
 }
 
@@ -227,8 +254,8 @@ mod tests {
             [3, 3, 6],
             [3, 3, 7],
         ]);
-        assert!((bosdis(&attrs, &msgs, 3).unwrap() - 1.0).abs() < 1e-12);
-        assert!((bosdis(&attrs, &msgs, 8).unwrap() - 1.0).abs() < 1e-12);
+        assert!((bosdis(&attrs, &msgs, 3, Some(0)).unwrap() - 1.0).abs() < 1e-12);
+        assert!((bosdis(&attrs, &msgs, 8, Some(0)).unwrap() - 1.0).abs() < 1e-12);
         // Its posdis is low: positions 1 and 2 mix the attributes (gaps 1, 0.049395, 5/21;
         // plug-in entropies evaluated independently in Python).
         assert!((posdis(&attrs, &msgs).unwrap() - 0.429163).abs() < 5e-7);
@@ -241,7 +268,7 @@ mod tests {
         // Every message the same: no position has entropy, posdis is undefined (EGG: NaN).
         let constant = vec![vec![3u64, 3]; 64];
         assert_eq!(posdis(&attrs, &constant), None);
-        assert_eq!(bosdis(&attrs, &constant, 4), None);
+        assert_eq!(bosdis(&attrs, &constant, 4, None), None);
         // One attribute: the second MI is 0, so a bijective code still scores 1.
         let one: Vec<Vec<u64>> = (0..8).map(|v| vec![v]).collect();
         assert_eq!(posdis(&one, &one), Some(1.0));

@@ -20,6 +20,10 @@
 //! z_distance = "hamming"                    # auto (default: hamming on discrete Z, euclidean
 //!                                           # on continuous Z) | euclidean | cosine | hamming
 //!
+//! [bosdis]                                  # optional: bosdis settings
+//! eos = 0                                   # end-of-sequence symbol, not counted (EGG: 0);
+//!                                           # default: none, every symbol counts
+//!
 //! [tre]                                     # optional: TRE settings
 //! composition = "linear"                    # additive | linear
 //! error = "cosine"                          # l1 | cosine
@@ -37,6 +41,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{KcompError, Result};
+use crate::estimators::disentanglement::BosdisConfig;
 use crate::estimators::topsim::TopsimConfig;
 use crate::estimators::tre::TreConfig;
 
@@ -120,6 +125,9 @@ pub struct PanelConfig {
     /// TRE settings (composition, error, optimiser, steps, lr, seed).
     #[serde(default)]
     pub tre: TreConfig,
+    /// bosdis settings (the end-of-sequence symbol, none by default).
+    #[serde(default)]
+    pub bosdis: BosdisConfig,
     /// A `kcomp grid report` (its `per_answer.csv`) for the `llm_program` estimator.
     #[serde(default)]
     pub llm_report: Option<std::path::PathBuf>,
@@ -158,6 +166,7 @@ impl PanelConfig {
             prequential: PanelPrequential::default(),
             topsim: TopsimConfig::default(),
             tre: TreConfig::default(),
+            bosdis: BosdisConfig::default(),
             llm_report: None,
             bootstrap_seed: 0,
             bootstrap_resamples: default_resamples(),
@@ -180,21 +189,66 @@ impl PanelConfig {
             crate::config::apply_assignment(&mut table, s)?;
         }
         let origin = format!("{} with --set", path.display());
-        let config: PanelConfig = crate::config::from_table(table, &origin)?;
+        let mut config: PanelConfig = crate::config::from_table(table, &origin)?;
         config
-            .validate()
+            .expand_file_globs()
+            .and_then(|()| config.validate())
             .map_err(|e| KcompError::file(&origin, e.to_string()))?;
         Ok(config)
     }
 
     /// Parses and validates TOML text; `origin` names it in errors.
     pub fn from_toml(origin: &str, text: &str) -> Result<Self> {
-        let config: PanelConfig =
+        let mut config: PanelConfig =
             toml::from_str(text).map_err(|e| KcompError::file(origin, format!("{e}")))?;
         config
-            .validate()
+            .expand_file_globs()
+            .and_then(|()| config.validate())
             .map_err(|e| KcompError::file(origin, e.to_string()))?;
         Ok(config)
+    }
+
+    /// Replaces every value of a `files` family that is a glob pattern (`runs/*`, `lang-?`:
+    /// any of `*?[`) by the folders it matches under the family's `root`, in sorted order, so a
+    /// folder of datasets is `"DIR/*"`. Matches that are not folders are skipped; a pattern
+    /// matching no folder is an error (a typo must not shrink the panel silently).
+    pub fn expand_file_globs(&mut self) -> Result<()> {
+        for fam in self.families.iter_mut().filter(|f| f.kind == "files") {
+            let root = match fam.params.get("root") {
+                Some(toml::Value::String(r)) => std::path::PathBuf::from(r),
+                _ => std::path::PathBuf::new(),
+            };
+            let mut values = Vec::with_capacity(fam.values.len());
+            for value in &fam.values {
+                let pattern = match value {
+                    toml::Value::String(p) if p.contains(['*', '?', '[']) => p,
+                    other => {
+                        values.push(other.clone());
+                        continue;
+                    }
+                };
+                let full = root.join(pattern);
+                let bad = |e: String| KcompError::param(format!("values `{pattern}`"), e);
+                let paths = glob::glob(&full.to_string_lossy())
+                    .map_err(|e| bad(format!("not a valid glob pattern: {e}")))?;
+                let mut found: Vec<String> = Vec::new();
+                for path in paths {
+                    let path = path.map_err(|e| bad(e.to_string()))?;
+                    if !path.is_dir() {
+                        continue;
+                    }
+                    let rel = path.strip_prefix(&root).unwrap_or(&path);
+                    found.push(rel.to_string_lossy().into_owned());
+                }
+                if found.is_empty() {
+                    return Err(bad(format!("matches no folder under `{}`", root.display())));
+                }
+                found.sort();
+                values.extend(found.into_iter().map(toml::Value::String));
+            }
+            fam.values = values;
+        }
+        Ok(())
     }
 
     /// The seeds.

@@ -1,11 +1,14 @@
 //! A panel's figures: per family, every estimator's C (log axis: estimators differ by orders
-//! of magnitude) and every score against the family parameter; and a heat map of the
-//! rank-agreement matrix (Kendall's tau-b).
+//! of magnitude, with the C = 1 line) and one small panel per score in its own units (scores
+//! differ in range and direction: one shared or min-max scaled axis misleads); and a heat map
+//! of the rank-agreement matrix (Kendall's tau-b with n and intervals).
 
 use std::path::{Path, PathBuf};
 
 use crate::error::Result;
-use crate::plot::{self, Figure, Panel, Point, Series, parameter_label, x_axis_for};
+use crate::plot::{
+    self, Figure, HeatCell, Panel, Point, RefLine, Series, parameter_label, x_axis_for,
+};
 
 use super::run::PanelResult;
 use super::tables::{AgreementRow, SummaryRow};
@@ -71,32 +74,32 @@ pub fn plot_panel(
         if abbreviated {
             x_label.push_str(" (initials of hyphenated names)");
         }
-        let scaled = scale_heterogeneous_scores(&mut score_series);
+        let what = family_description(&fam.kind, &label, &parameter_label(&fam.parameter));
         let mut panels = Vec::new();
         if !c_series.is_empty() {
             panels.push(Panel {
-                title: format!("{label}: C = K(Z)/K(Z|W)"),
+                title: format!("{what}: C = K(Z)/K(Z|W)"),
                 x_label: x_label.clone(),
                 y_label: "C (ratio of code lengths)".into(),
                 x_axis: axis.clone(),
                 y_log: true,
                 y_range: None,
                 series: c_series,
+                reference_line: Some(RefLine::c_one()),
             });
         }
-        if !score_series.is_empty() {
+        // One small panel per score, in its own units and direction.
+        for s in score_series {
+            let (unit, direction) = score_meaning(&s.label);
             panels.push(Panel {
-                title: format!("{label}: scores"),
-                x_label,
-                y_label: if scaled {
-                    "score, min-max scaled per estimator".into()
-                } else {
-                    "score (estimator's own range)".into()
-                },
-                x_axis: axis,
+                title: format!("{}: {direction}", s.label),
+                x_label: x_label.clone(),
+                y_label: unit.into(),
+                x_axis: axis.clone(),
                 y_log: false,
                 y_range: None,
-                series: score_series,
+                series: vec![s],
+                reference_line: None,
             });
         }
         if panels.is_empty() {
@@ -107,12 +110,17 @@ pub fn plot_panel(
             .iter()
             .find(|r| r.family == label)
             .map_or("", |r| r.k_z_method.as_str());
+        let bars = if n_seeds >= 2 {
+            format!("Points: mean over {n_seeds} seeds; error bars: +-1 sd over seeds.")
+        } else {
+            "n = 1 seed: no error bars.".to_string()
+        };
         let figure = Figure {
             panels,
             caption: format!(
-                "Points: mean over {n_seeds} seeds; error bars: +-1 sd over seeds. Every \
-                 estimator's C uses the same K(Z) per dataset ({k_z_method}). Estimators absent \
-                 from a panel do not apply to this family (summary.md says why)."
+                "{what}. {bars} Every estimator's C uses the same K(Z) per dataset \
+                 ({k_z_method}). Each score is drawn in its own units. Estimators absent from \
+                 the figure do not apply to this family (summary.md says why)."
             ),
         };
         written.extend(plot::line_figure(
@@ -151,41 +159,36 @@ fn abbreviate_categories(values: &[String]) -> (Vec<String>, bool) {
     (short, changed)
 }
 
-/// When the scores' magnitudes differ by more than 10x between estimators (counts beside
-/// correlations), one axis flattens the small ones: each series is then min-max scaled to
-/// [0, 1] over its points (error bars scaled alike), which keeps every estimator's ranking
-/// visible. Returns whether it scaled.
-fn scale_heterogeneous_scores(series: &mut [Series]) -> bool {
-    let spans: Vec<f64> = series
-        .iter()
-        .map(|s| s.points.iter().map(|p| p.y.abs()).fold(0.0, f64::max))
-        .filter(|&m| m > 0.0)
-        .collect();
-    let (lo, hi) = spans
-        .iter()
-        .fold((f64::INFINITY, 0.0f64), |(l, h), &m| (l.min(m), h.max(m)));
-    if spans.len() < 2 || hi <= 10.0 * lo {
-        return false;
-    }
-    for s in series.iter_mut() {
-        let min = s.points.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
-        let max = s
-            .points
-            .iter()
-            .map(|p| p.y)
-            .fold(f64::NEG_INFINITY, f64::max);
-        let range = max - min;
-        for p in &mut s.points {
-            if range > 0.0 {
-                p.y = (p.y - min) / range;
-                p.err /= range;
-            } else {
-                p.y = 0.5;
-                p.err = 0.0;
-            }
+/// A family in words for titles: its generator and parameter (`Language systems over holistic
+/// fraction h`), or the user's own label for a `files` family.
+fn family_description(kind: &str, label: &str, x_label: &str) -> String {
+    let kind = match kind {
+        "lookup" => "Lookup tables",
+        "grammar" => "Grammars",
+        "language" => "Language systems",
+        "protocol" => "Test protocols (Korbak et al.)",
+        "grid" => "String-to-grid programs",
+        "files" => return format!("Your datasets ({label})"),
+        other => other,
+    };
+    format!("{kind} over {x_label}")
+}
+
+/// A score's unit and direction (docs/estimators.md, "Units and directions of the scores").
+fn score_meaning(estimator: &str) -> (&'static str, &'static str) {
+    match estimator {
+        e if e.starts_with("topsim") => ("correlation", "higher is more compositional"),
+        "posdis" | "bosdis" | "context_independence" => {
+            ("score in [0, 1]", "higher is more compositional")
         }
+        "entropy" => ("bits", "entropy of the messages (no direction)"),
+        "mutual_information" => ("bits", "I(W; Z), higher = more informative"),
+        "conflict_count" => ("conflicts (count)", "lower is better"),
+        "lz76" => ("LZ76 phrases", "lower is more regular"),
+        e if e.starts_with("tre") => ("mean reconstruction error", "lower is better"),
+        "llm_program" => ("C(P), 0-100", "higher is more compositional"),
+        _ => ("score", "estimator's own range"),
     }
-    true
 }
 
 /// Heat map of Kendall's tau-b between every pair of estimators, pooled over families (or the
@@ -201,23 +204,45 @@ fn plot_agreement(
         result.config.families[0].label()
     };
     let names = &result.config.estimators;
-    let mut matrix = vec![vec![None; names.len()]; names.len()];
+    let mut matrix = vec![vec![HeatCell::default(); names.len()]; names.len()];
     for (i, row) in matrix.iter_mut().enumerate() {
-        row[i] = Some(1.0);
+        row[i].value = Some(1.0);
     }
+    let mut n_max = 0;
     for r in agreement.iter().filter(|r| r.group == group) {
         let a = names.iter().position(|n| *n == r.estimator_a);
         let b = names.iter().position(|n| *n == r.estimator_b);
         if let (Some(a), Some(b)) = (a, b) {
-            matrix[a][b] = r.kendall_tau_b;
-            matrix[b][a] = r.kendall_tau_b;
+            let cell = HeatCell {
+                value: r.kendall_tau_b,
+                n: r.n,
+                interval: r.kendall_ci_low.zip(r.kendall_ci_high),
+            };
+            matrix[a][b] = cell;
+            matrix[b][a] = cell;
+            n_max = n_max.max(r.n);
         }
     }
+    let few = if n_max < plot::HEAT_MIN_N {
+        format!(
+            " With at most {n_max} datasets every rank correlation is -1, 0 or 1 whatever the \
+             estimators do: this matrix carries no information; add values or seeds."
+        )
+    } else {
+        String::new()
+    };
     plot::heatmap(
         &dir.join("agreement"),
-        &format!("Rank agreement (Kendall tau-b), {group}"),
+        &format!("Rank agreement between estimators (Kendall tau-b), {group}"),
         names,
         &matrix,
-        "C for code lengths, the score otherwise; n/a: too few common datasets",
+        &format!(
+            "Kendall's tau-b between two estimators' values over the datasets both rate (C for \
+             code lengths, the score otherwise, as they are: for a lower-is-better score \
+             agreement shows as negative tau). In brackets: 95 % bootstrap interval over seeds; \
+             n: datasets. Grey: fewer than {} datasets in common (too few to rank); n/a: no \
+             value.{few}",
+            plot::HEAT_MIN_N
+        ),
     )
 }

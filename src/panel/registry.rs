@@ -95,7 +95,9 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
             }),
         }),
         "posdis" => Box::new(PosdisEstimator),
-        "bosdis" => Box::new(BosdisEstimator),
+        "bosdis" => Box::new(BosdisEstimator {
+            eos: config.bosdis.eos,
+        }),
         "entropy" => Box::new(EntropyEstimator),
         "mutual_information" => Box::new(MutualInformationEstimator),
         "context_independence" => Box::new(ContextIndependenceEstimator),

@@ -137,6 +137,10 @@ fn settings_of(config: &PanelConfig, planned: &PlannedDataset) -> serde_json::Va
     if config.estimators.iter().any(|e| e.starts_with("tre")) {
         settings["tre"] = serde_json::json!(config.tre);
     }
+    // Rows saved before `[bosdis]` existed dropped symbol 0: they match `eos = 0` only.
+    if config.estimators.iter().any(|e| e == "bosdis") && config.bosdis.eos != Some(0) {
+        settings["bosdis"] = serde_json::json!(config.bosdis);
+    }
     settings
 }
 

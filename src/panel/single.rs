@@ -195,7 +195,7 @@ pub struct SingleComparison {
 }
 
 /// Estimator settings of a single-dataset comparison: the estimator sections of a panel
-/// config (`[topsim]`, `[tre]`, `[prequential]`, `estimators`, `llm_report`), read from
+/// config (`[topsim]`, `[tre]`, `[bosdis]`, `[prequential]`, `estimators`, `llm_report`), read from
 /// `--config FILE` and `--set KEY=VALUE`. Dataset keys (families, seeds) do not apply to one
 /// dataset and are errors.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -205,6 +205,7 @@ pub struct SingleSettings {
     pub prequential: PanelPrequential,
     pub topsim: TopsimConfig,
     pub tre: TreConfig,
+    pub bosdis: crate::estimators::disentanglement::BosdisConfig,
     pub llm_report: Option<PathBuf>,
 }
 
@@ -248,6 +249,7 @@ pub fn single_config(
     config.prequential = settings.prequential;
     config.topsim = settings.topsim;
     config.tre = settings.tre;
+    config.bosdis = settings.bosdis;
     config.validate_estimators()?;
     Ok(config)
 }

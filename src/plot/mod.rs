@@ -8,13 +8,17 @@
 //!   each other nor the points;
 //! - [`heatmap`]: a labelled matrix of values in [-1, 1] (rank agreement).
 //!
-//! Sizes: panels 620 x 470 px (wider for many categories), text 15-20 px; the legend and the
-//! caption get as many rows as their text needs, so nothing is clipped.
+//! Sizes: panels 620 x 470 px (up to 760 px for many categories, whose labels then wrap), at
+//! most three panels per row, text 15-20 px; titles, the legend and the caption get as many rows
+//! as their text needs, so nothing is clipped. Series differ by marker shape and line style as
+//! well as colour (17 estimators share 16 colours). A C plot carries a dashed C = 1 line.
 
 use std::path::{Path, PathBuf};
 
 use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::error::{KcompError, Result};
 
@@ -82,6 +86,56 @@ pub struct Panel {
     /// Fixed y range (e.g. 0..100 for a score); from the data when `None`.
     pub y_range: Option<(f64, f64)>,
     pub series: Vec<Series>,
+    /// A dashed horizontal line, explained in the legend (C = 1 in every C plot).
+    pub reference_line: Option<RefLine>,
+}
+
+/// A horizontal reference line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RefLine {
+    pub y: f64,
+    pub label: String,
+}
+
+impl RefLine {
+    /// C = 1: W does not shorten the code of Z (no compositional structure found).
+    pub fn c_one() -> Self {
+        RefLine {
+            y: 1.0,
+            label: "C = 1: W does not shorten the code of Z".into(),
+        }
+    }
+}
+
+/// Gives every panel the same y range, over all their points, error bars and reference lines
+/// (side-by-side panels of the same quantity are compared by eye).
+pub fn share_y_range(panels: &mut [Panel]) {
+    let ys: Vec<f64> = panels.iter().flat_map(panel_ys).collect();
+    let log = panels.iter().all(|p| p.y_log) && log_worthwhile(&ys);
+    let range = range_of(ys.into_iter(), log);
+    for p in panels {
+        p.y_range = Some(range);
+    }
+}
+
+/// The y values a panel must show: points, error bar ends, the reference line.
+fn panel_ys(panel: &Panel) -> Vec<f64> {
+    panel
+        .series
+        .iter()
+        .flat_map(|s| {
+            s.points
+                .iter()
+                .flat_map(|p| [p.y - p.err, p.y + p.err, p.y])
+        })
+        .chain(panel.reference_line.as_ref().map(|r| r.y))
+        .collect()
+}
+
+/// A log axis within one decade gets no tick labels: stay linear there.
+fn log_worthwhile(ys: &[f64]) -> bool {
+    let positive = || ys.iter().copied().filter(|v| v.is_finite() && *v > 0.0);
+    positive().fold(f64::NEG_INFINITY, f64::max) / positive().fold(f64::INFINITY, f64::min) > 10.0
 }
 
 /// A figure: panels side by side and a caption under them (what error bars mean, n).
@@ -122,6 +176,16 @@ pub fn color(i: usize) -> RGBColor {
 }
 
 const PANEL_W: u32 = 620;
+const RULE_GREY: RGBColor = RGBColor(90, 90, 90);
+/// The widest panel: more categories wrap their labels instead of widening the figure.
+const PANEL_MAX_W: u32 = 760;
+/// Panels per row of a figure.
+const COLUMNS: usize = 3;
+/// Marker shapes (filled circle, square, triangle, diamond, open circle, open square, inverted
+/// triangle): 7, coprime with the 16 colours, so no two of 17 series look alike.
+const SHAPES: usize = 7;
+/// Series with more points are drawn with thin lines and small markers (99 sweep values).
+const DENSE: usize = 25;
 const PANEL_H: u32 = 470;
 const LEGEND_H: u32 = 28;
 const LEGEND_FONT: u32 = 16;
@@ -168,22 +232,57 @@ fn panel_width(panel: &Panel) -> u32 {
                 .map(|l| text_width(l, TICK_FONT))
                 .max()
                 .unwrap_or(0);
-            PANEL_W.max(130 + labels.len() as u32 * (widest + 16))
+            PANEL_W
+                .max(130 + labels.len() as u32 * (widest + 16))
+                .min(PANEL_MAX_W)
         }
         _ => PANEL_W,
     }
 }
 
+/// How a legend entry is drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Look {
+    /// Line (style by colour index) and marker.
+    Measured,
+    /// Markers only (a scatter group).
+    Marker,
+    /// A cross (few reference values).
+    Cross,
+    /// A dashed line (many reference values, e.g. a naive code per chunk).
+    Dashed,
+    /// A grey dashed horizontal reference line (C = 1).
+    Rule,
+}
+
 /// Legend entries of a figure, every label once in order of appearance:
-/// (label, colour index, reference).
-fn legend_entries(figure: &Figure) -> Vec<(&str, usize, bool)> {
-    let mut entries: Vec<(&str, usize, bool)> = Vec::new();
+/// (label, colour index, look).
+fn legend_entries(figure: &Figure) -> Vec<(&str, usize, Look)> {
+    let mut entries: Vec<(&str, usize, Look)> = Vec::new();
     for s in figure.panels.iter().flat_map(|p| &p.series) {
         if !entries.iter().any(|e| e.0 == s.label) {
-            entries.push((&s.label, s.color, s.reference));
+            entries.push((&s.label, s.color, look_of(s)));
+        }
+    }
+    // Reference lines are explained in the legend, not over the data.
+    for r in figure
+        .panels
+        .iter()
+        .filter_map(|p| p.reference_line.as_ref())
+    {
+        if !entries.iter().any(|e| e.0 == r.label) {
+            entries.push((&r.label, 0, Look::Rule));
         }
     }
     entries
+}
+
+fn look_of(s: &Series) -> Look {
+    match (s.reference, s.points.len() > DENSE / 2) {
+        (false, _) => Look::Measured,
+        (true, false) => Look::Cross,
+        (true, true) => Look::Dashed,
+    }
 }
 
 /// Chooses the x axis from the values: log2 when they double, integer ticks for integers,
@@ -229,24 +328,44 @@ pub fn parameter_label(parameter: &str) -> String {
 
 /// Writes `<stem>.png` and `<stem>.svg`; returns both paths.
 pub fn line_figure(stem: &Path, figure: &Figure) -> Result<Vec<PathBuf>> {
-    let widths: Vec<u32> = figure.panels.iter().map(panel_width).collect();
-    let width = widths.iter().sum::<u32>().max(PANEL_W);
+    let rows = grid_rows(&figure.panels);
+    let width = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|&i| panel_width(&figure.panels[i]))
+                .sum::<u32>()
+        })
+        .max()
+        .unwrap_or(0)
+        .max(PANEL_W);
     let labels: Vec<&str> = legend_entries(figure).iter().map(|e| e.0).collect();
     let (_, legend_rows) = legend_layout(&labels, width);
     let caption_h = caption_lines(&figure.caption, width).len() as u32 * CAPTION_LINE + 12;
     let layout = Layout {
-        widths,
+        rows,
         legend_h: legend_rows * LEGEND_H,
     };
-    let size = (width, PANEL_H + layout.legend_h + caption_h);
+    let panels_h = layout.rows.len().max(1) as u32 * PANEL_H;
+    let size = (width, panels_h + layout.legend_h + caption_h);
     write_both!(stem, size, |root, path| draw_lines(
         root, figure, &layout, path
     ))
 }
 
+/// Panel indices per row: at most [`COLUMNS`] panels side by side (four as two by two).
+fn grid_rows(panels: &[Panel]) -> Vec<Vec<usize>> {
+    let columns = if panels.len() == 4 { 2 } else { COLUMNS };
+    (0..panels.len())
+        .collect::<Vec<_>>()
+        .chunks(columns)
+        .map(<[usize]>::to_vec)
+        .collect()
+}
+
 /// Pixel layout of a line figure.
 struct Layout {
-    widths: Vec<u32>,
+    rows: Vec<Vec<usize>>,
     legend_h: u32,
 }
 
@@ -366,7 +485,6 @@ fn wrap(text: &str, max_chars: usize) -> Vec<String> {
     }
     lines
 }
-
 fn draw_lines<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
     figure: &Figure,
@@ -375,20 +493,26 @@ fn draw_lines<DB: DrawingBackend>(
 ) -> Result<()> {
     let e = |err: DrawingAreaErrorKind<DB::ErrorType>| plot_err(path, err);
     root.fill(&WHITE).map_err(e)?;
-    let (plot_area, rest) = root.split_vertically(PANEL_H);
+    let (plot_area, rest) = root.split_vertically(layout.rows.len().max(1) as u32 * PANEL_H);
     let (legend_area, caption_area) = rest.split_vertically(layout.legend_h);
-    let breaks: Vec<i32> = layout
-        .widths
-        .iter()
-        .scan(0, |x, &w| {
-            *x += w as i32;
-            Some(*x)
-        })
+    let row_breaks: Vec<i32> = (1..layout.rows.len())
+        .map(|r| (r as u32 * PANEL_H) as i32)
         .collect();
-    let inner = &breaks[..breaks.len().saturating_sub(1)];
-    let areas = plot_area.split_by_breakpoints(inner, [] as [i32; 0]);
-    for (area, panel) in areas.iter().zip(&figure.panels) {
-        draw_panel(area, panel, path)?;
+    let row_areas = plot_area.split_by_breakpoints([] as [i32; 0], &row_breaks);
+    for (row_area, row) in row_areas.iter().zip(&layout.rows) {
+        let breaks: Vec<i32> = row
+            .iter()
+            .scan(0, |x, &i| {
+                *x += panel_width(&figure.panels[i]) as i32;
+                Some(*x)
+            })
+            .collect();
+        // Every break, the row's end included: a short last row keeps panel-sized panels
+        // (the remainder stays empty).
+        let areas = row_area.split_by_breakpoints(&breaks, [] as [i32; 0]);
+        for (area, &i) in areas.iter().zip(row) {
+            draw_panel(area, &figure.panels[i], path)?;
+        }
     }
     draw_legend(&legend_area, &legend_entries(figure), path)?;
     draw_caption(&caption_area, &figure.caption, path)?;
@@ -396,30 +520,82 @@ fn draw_lines<DB: DrawingBackend>(
     Ok(())
 }
 
+/// Draws marker `shape` (see [`SHAPES`]) of radius `r` px at `at`.
+fn draw_marker<DB: DrawingBackend, CT: CoordTranslate>(
+    area: &DrawingArea<DB, CT>,
+    at: CT::From,
+    shape: usize,
+    r: i32,
+    col: RGBColor,
+) -> std::result::Result<(), DrawingAreaErrorKind<DB::ErrorType>>
+where
+    CT::From: Clone,
+{
+    let fill = col.filled();
+    let open = col.stroke_width(2);
+    let e = || EmptyElement::<CT::From, DB>::at(at.clone());
+    let t = r + 1;
+    match shape % SHAPES {
+        0 => area.draw(&(e() + Circle::new((0, 0), r, fill))),
+        1 => area.draw(&(e() + Rectangle::new([(-r, -r), (r, r)], fill))),
+        2 => area.draw(&(e() + Polygon::new(vec![(0, -t), (t, r), (-t, r)], fill))),
+        3 => area.draw(&(e() + Polygon::new(vec![(0, -t), (t, 0), (0, t), (-t, 0)], fill))),
+        4 => area.draw(&(e() + Circle::new((0, 0), r, open))),
+        5 => area.draw(&(e() + Rectangle::new([(-r, -r), (r, r)], open))),
+        _ => area.draw(&(e() + Polygon::new(vec![(0, t), (t, -r), (-t, -r)], fill))),
+    }
+}
+
+/// Line style of series colour index `i`: solid, dashed, dotted in turn (told apart without
+/// colour).
+fn dash_of(i: usize) -> Option<(i32, i32)> {
+    match i % 3 {
+        0 => None,
+        1 => Some((9, 5)),
+        _ => Some((3, 4)),
+    }
+}
+
 /// The legend under the panels (never over data): a line and marker per measured series, a
-/// cross per reference series.
+/// marker per scatter group, a cross or dashed line per reference series.
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
-    entries: &[(&str, usize, bool)],
+    entries: &[(&str, usize, Look)],
     path: &Path,
 ) -> Result<()> {
     let e = |err: DrawingAreaErrorKind<DB::ErrorType>| plot_err(path, err);
     let labels: Vec<&str> = entries.iter().map(|e| e.0).collect();
     let (at, _) = legend_layout(&labels, area.dim_in_pixel().0);
-    for ((label, color_index, reference), (x, row)) in entries.iter().zip(at) {
+    for ((label, ci, look), (x, row)) in entries.iter().zip(at) {
         let (x, y) = (x as i32, (row * LEGEND_H) as i32 + 14);
-        let col = color(*color_index);
-        if *reference {
-            area.draw(&Cross::new((x + 13, y), 5, col.stroke_width(2)))
+        let col = color(*ci);
+        let line = vec![(x, y), (x + 26, y)];
+        match look {
+            Look::Cross => area
+                .draw(&Cross::new((x + 13, y), 5, col.stroke_width(2)))
+                .map_err(e)?,
+            Look::Dashed => area
+                .draw(&DashedPathElement::new(line, 6, 4, col.stroke_width(2)))
+                .map_err(e)?,
+            Look::Rule => area
+                .draw(&DashedPathElement::new(
+                    line,
+                    8,
+                    5,
+                    RULE_GREY.stroke_width(1),
+                ))
+                .map_err(e)?,
+            Look::Marker => draw_marker(area, (x + 13, y), *ci, 5, col).map_err(e)?,
+            Look::Measured => {
+                match dash_of(*ci) {
+                    None => area.draw(&PathElement::new(line, col.stroke_width(2))),
+                    Some((d, g)) => {
+                        area.draw(&DashedPathElement::new(line, d, g, col.stroke_width(2)))
+                    }
+                }
                 .map_err(e)?;
-        } else {
-            area.draw(&PathElement::new(
-                vec![(x, y), (x + 26, y)],
-                col.stroke_width(3),
-            ))
-            .map_err(e)?;
-            area.draw(&Circle::new((x + 13, y), 4, col.filled()))
-                .map_err(e)?;
+                draw_marker(area, (x + 13, y), *ci, 5, col).map_err(e)?;
+            }
         }
         area.draw(&Text::new(
             label.to_string(),
@@ -454,44 +630,122 @@ fn draw_caption<DB: DrawingBackend>(
     Ok(())
 }
 
+/// `label` the first time, empty after (`seen` holds the labels given so far).
+fn once(seen: &std::cell::RefCell<Vec<String>>, label: String) -> String {
+    if label.is_empty() {
+        return label;
+    }
+    let mut seen = seen.borrow_mut();
+    if seen.contains(&label) {
+        String::new()
+    } else {
+        seen.push(label.clone());
+        label
+    }
+}
+
+/// Whether `v` is 1, 2 or 5 times a power of ten.
+fn one_two_five(v: f64) -> bool {
+    if v <= 0.0 || !v.is_finite() {
+        return false;
+    }
+    let m = v / 10f64.powf(v.log10().floor());
+    [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .any(|t| (m - t).abs() < 1e-6 * t)
+}
+
+/// Title lines of a panel `width` px wide and their font size: 18 px on up to two lines, else
+/// 15 px (wrapped, never clipped or shrunk to illegibility).
+fn title_layout(title: &str, width: u32) -> (Vec<String>, u32) {
+    for size in [18u32, 15] {
+        let max_chars = ((width as f64 - 24.0) / (0.6 * size as f64)).max(10.0) as usize;
+        let lines = wrap(title, max_chars);
+        if lines.len() <= 2 || size == 15 {
+            return (lines, size);
+        }
+    }
+    unreachable!("the loop returns at 15 px")
+}
+
+/// Splits a category label into lines of at most `max_chars` characters after '-', '_' or
+/// spaces (`h-index-shuffle` -> `h-index-`, `shuffle`).
+fn wrap_category(label: &str, max_chars: usize) -> Vec<String> {
+    let mut pieces: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for ch in label.chars() {
+        cur.push(ch);
+        if matches!(ch, '-' | '_' | ' ') {
+            pieces.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        pieces.push(cur);
+    }
+    let mut lines: Vec<String> = vec![String::new()];
+    for p in pieces {
+        let last = lines.last_mut().expect("one line");
+        if !last.is_empty() && last.chars().count() + p.chars().count() > max_chars {
+            lines.push(p);
+        } else {
+            last.push_str(&p);
+        }
+    }
+    lines.into_iter().map(|l| l.trim().to_string()).collect()
+}
+
 fn draw_panel<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
     panel: &Panel,
     path: &Path,
 ) -> Result<()> {
     let e = |err: DrawingAreaErrorKind<DB::ErrorType>| plot_err(path, err);
+    let (area_w, _) = area.dim_in_pixel();
+    let (title_lines, title_size) = title_layout(&panel.title, area_w);
+    let line_h = title_size as i32 + 5;
+    let title_h = (title_lines.len() as i32 * line_h + 14) as u32;
+    let (title_area, chart_area) = area.split_vertically(title_h);
+    for (i, line) in title_lines.iter().enumerate() {
+        title_area
+            .draw(&Text::new(
+                line.clone(),
+                ((area_w / 2) as i32, 10 + i as i32 * line_h),
+                ("sans-serif", title_size)
+                    .into_font()
+                    .color(&BLACK)
+                    .pos(Pos::new(HPos::Center, VPos::Top)),
+            ))
+            .map_err(e)?;
+    }
     let xs = panel
         .series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| x_of(&panel.x_axis, p.x)));
     let (mut x0, mut x1) = range_of(xs, false);
+    // Category labels wrap to the room of one category.
+    let mut category_lines: Vec<Vec<String>> = Vec::new();
     if let XAxis::Categories(l) = &panel.x_axis {
         (x0, x1) = (-0.5, l.len() as f64 - 0.5);
+        let room = (area_w as f64 - 110.0) / l.len().max(1) as f64 - 8.0;
+        let max_chars = (room / (0.6 * TICK_FONT as f64)).max(3.0) as usize;
+        category_lines = l.iter().map(|c| wrap_category(c, max_chars)).collect();
     }
-    let ys = panel.series.iter().flat_map(|s| {
-        s.points
-            .iter()
-            .flat_map(|p| [p.y - p.err, p.y + p.err, p.y])
-            .collect::<Vec<_>>()
-    });
-    let ys: Vec<f64> = ys.collect();
-    let positive = || ys.iter().copied().filter(|v| v.is_finite() && *v > 0.0);
-    let span =
-        positive().fold(f64::NEG_INFINITY, f64::max) / positive().fold(f64::INFINITY, f64::min);
-    // A log axis within one decade gets no tick labels: stay linear there.
-    let y_log = panel.y_log && span > 10.0;
+    let label_lines = category_lines
+        .iter()
+        .map(Vec::len)
+        .max()
+        .unwrap_or(1)
+        .max(1) as u32;
+    let ys = panel_ys(panel);
+    let y_log = panel.y_log && log_worthwhile(&ys);
     let (y0, y1) = panel
         .y_range
         .unwrap_or_else(|| range_of(ys.iter().copied(), y_log));
-    let mut builder = ChartBuilder::on(area);
-    let (area_w, _) = area.dim_in_pixel();
+    let mut builder = ChartBuilder::on(&chart_area);
     builder
-        .caption(
-            &panel.title,
-            ("sans-serif", title_font(&panel.title, area_w)),
-        )
         .margin(14)
-        .x_label_area_size(50)
+        .margin_top(4)
+        .x_label_area_size(32 + 18 * label_lines)
         .y_label_area_size(80);
     let x_labels = match &panel.x_axis {
         XAxis::Categories(l) => l.len() * 2 + 1,
@@ -504,33 +758,88 @@ fn draw_panel<DB: DrawingBackend>(
     } else {
         panel.y_label.clone()
     };
+    let x_label = if matches!(panel.x_axis, XAxis::Log2) {
+        format!("{}, log scale", panel.x_label)
+    } else {
+        panel.x_label.clone()
+    };
+    let categories = matches!(panel.x_axis, XAxis::Categories(_));
     macro_rules! finish {
         ($chart:expr) => {{
             let mut chart = $chart;
+            let seen_y = std::cell::RefCell::new(Vec::new());
             chart
                 .configure_mesh()
-                .x_desc(panel.x_label.as_str())
+                .x_desc(x_label.as_str())
                 .y_desc(y_label.as_str())
                 .x_labels(x_labels)
-                .x_label_formatter(&|x| tick_label(&panel.x_axis, *x))
-                .y_label_formatter(&|y| y_tick_in(*y, y1 - y0))
+                // Category labels are drawn below, wrapped.
+                .x_label_formatter(&|x| {
+                    if categories {
+                        String::new()
+                    } else {
+                        tick_label(&panel.x_axis, *x)
+                    }
+                })
+                .y_label_formatter(&|y| {
+                    // A log axis labels 1, 2 and 5 per decade (all nine crowd), and plotters
+                    // can place one decade twice: every label once.
+                    let text = if y_log && !one_two_five(*y) {
+                        String::new()
+                    } else {
+                        y_tick_in(*y, y1 - y0)
+                    };
+                    once(&seen_y, text)
+                })
                 .label_style(("sans-serif", TICK_FONT))
                 .axis_desc_style(("sans-serif", 17))
                 .light_line_style(TRANSPARENT)
                 .bold_line_style(RGBColor(225, 225, 225))
                 .draw()
                 .map_err(e)?;
-            let n_series = panel.series.len();
-            for (si, s) in panel.series.iter().enumerate() {
+            let base = chart_area.get_base_pixel();
+            for (i, lines) in category_lines.iter().enumerate() {
+                let (px, py) = chart.backend_coord(&(i as f64, y0));
+                for (k, line) in lines.iter().enumerate() {
+                    chart_area
+                        .draw(&Text::new(
+                            line.clone(),
+                            (px - base.0, py - base.1 + 8 + 18 * k as i32),
+                            ("sans-serif", TICK_FONT)
+                                .into_font()
+                                .color(&BLACK)
+                                .pos(Pos::new(HPos::Center, VPos::Top)),
+                        ))
+                        .map_err(e)?;
+                }
+            }
+            if let Some(r) = &panel.reference_line {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        vec![(x0, r.y), (x1, r.y)],
+                        8,
+                        5,
+                        RULE_GREY.stroke_width(1),
+                    ))
+                    .map_err(e)?;
+            }
+            // Series dodge within a category so error bars do not overlap; reference values
+            // (published means) sit at the category's centre.
+            let n_measured = panel.series.iter().filter(|s| !s.reference).count();
+            let mut measured_index = 0usize;
+            for s in &panel.series {
                 let col = color(s.color);
-                // Categories: series side by side within each category, never on top of
-                // each other.
+                let dense = s.points.len() > DENSE;
                 let dodge = match panel.x_axis {
-                    XAxis::Categories(_) if n_series > 1 => {
-                        (si as f64 - (n_series - 1) as f64 / 2.0) * (0.6 / n_series as f64).min(0.2)
+                    XAxis::Categories(_) if n_measured > 1 && !s.reference => {
+                        let k = measured_index as f64 - (n_measured - 1) as f64 / 2.0;
+                        k * (0.6 / n_measured as f64).min(0.2)
                     }
                     _ => 0.0,
                 };
+                if !s.reference {
+                    measured_index += 1;
+                }
                 let x_at = |x: f64| x_of(&panel.x_axis, x) + dodge;
                 let pts: Vec<(f64, f64)> = s
                     .points
@@ -538,17 +847,33 @@ fn draw_panel<DB: DrawingBackend>(
                     .filter(|p| p.y.is_finite() && (!y_log || p.y > 0.0))
                     .map(|p| (x_at(p.x), p.y))
                     .collect();
-                let style = if s.reference {
-                    col.stroke_width(1)
-                } else {
-                    col.stroke_width(2)
-                };
-                // Reference values are markers only: a line would interpolate between
-                // published points that need not belong to one curve.
-                if !s.reference && !matches!(panel.x_axis, XAxis::Categories(_)) {
+                let width = if dense { 1 } else { 2 };
+                let look = look_of(s);
+                // Reference values are markers only, unless they are many (then one dashed
+                // line: 99 crosses or a cross per chunk merge into a band).
+                if look == Look::Dashed {
                     chart
-                        .draw_series(LineSeries::new(pts.clone(), style))
+                        .draw_series(DashedLineSeries::new(
+                            pts.clone(),
+                            6,
+                            4,
+                            col.stroke_width(2),
+                        ))
                         .map_err(e)?;
+                } else if !s.reference && !categories {
+                    match dash_of(s.color) {
+                        None => chart
+                            .draw_series(LineSeries::new(pts.clone(), col.stroke_width(width)))
+                            .map_err(e)?,
+                        Some((d, g)) => chart
+                            .draw_series(DashedLineSeries::new(
+                                pts.clone(),
+                                d,
+                                g,
+                                col.stroke_width(width),
+                            ))
+                            .map_err(e)?,
+                    };
                 }
                 chart
                     .draw_series(
@@ -567,25 +892,27 @@ fn draw_panel<DB: DrawingBackend>(
                                     p.y,
                                     p.y + p.err,
                                     col.stroke_width(1),
-                                    8,
+                                    if dense { 3 } else { 8 },
                                 )
                             }),
                     )
                     .map_err(e)?;
-                if s.reference {
-                    chart
-                        .draw_series(
-                            pts.iter()
-                                .map(|&(x, y)| Cross::new((x, y), 5, col.stroke_width(2))),
-                        )
-                        .map_err(e)?;
-                } else {
-                    chart
-                        .draw_series(
-                            pts.iter()
-                                .map(|&(x, y)| Circle::new((x, y), 4, col.filled())),
-                        )
-                        .map_err(e)?;
+                match look {
+                    Look::Cross => {
+                        chart
+                            .draw_series(
+                                pts.iter()
+                                    .map(|&(x, y)| Cross::new((x, y), 5, col.stroke_width(2))),
+                            )
+                            .map_err(e)?;
+                    }
+                    Look::Dashed => {}
+                    _ => {
+                        let r = if dense { 2 } else { 4 };
+                        for &p in &pts {
+                            draw_marker(chart.plotting_area(), p, s.color, r, col).map_err(e)?;
+                        }
+                    }
                 }
             }
         }};
@@ -773,27 +1100,58 @@ fn draw_scatter<DB: DrawingBackend>(
         .flat_map(|g| g.2.iter().map(|p| chart.backend_coord(&(p.x, p.y))))
         .collect();
     taken.extend(markers.iter().map(|&(x, y)| (x - 6, y - 6, x + 6, y + 6)));
+    // A point's label stays inside the shaded region holding the point, so it never reads as
+    // belonging to the next region.
+    let region_px: Vec<(PixelBox, &Region)> = plot
+        .regions
+        .iter()
+        .map(|r| {
+            let (ax, ay) = chart.backend_coord(&(r.x.0.max(x0), r.y.1.min(y1)));
+            let (bx, by) = chart.backend_coord(&(r.x.1.min(x1), r.y.0.max(y0)));
+            let b = (
+                ax.max(bounds.0),
+                ay.max(bounds.1),
+                bx.min(bounds.2),
+                by.min(bounds.3),
+            );
+            (b, r)
+        })
+        .collect();
+    let bounds_of = |x: f64, y: f64| {
+        region_px
+            .iter()
+            .find(|(_, r)| r.x.0 <= x && x <= r.x.1 && r.y.0 <= y && y <= r.y.1)
+            .map_or(bounds, |(b, _)| *b)
+    };
     for (_, col_index, points) in &plot.groups {
         let col = color(*col_index);
         // Points of a group drawn on the same spot share one label ("h, v, b").
-        let mut spots: Vec<((i32, i32), String)> = Vec::new();
+        let mut spots: Vec<((i32, i32), String, PixelBox)> = Vec::new();
         for p in points {
             let at = chart.backend_coord(&(p.x, p.y));
             match spots
                 .iter_mut()
-                .find(|(q, _)| (q.0 - at.0).abs() <= 2 && (q.1 - at.1).abs() <= 2)
+                .find(|(q, _, _)| (q.0 - at.0).abs() <= 2 && (q.1 - at.1).abs() <= 2)
             {
-                Some((_, label)) => {
+                Some((_, label, _)) => {
                     label.push_str(", ");
                     label.push_str(&p.label);
                 }
-                None => spots.push((at, p.label.clone())),
+                None => spots.push((at, p.label.clone(), bounds_of(p.x, p.y))),
             }
         }
-        for (at, label) in spots {
-            root.draw(&Circle::new(at, 5, col.filled())).map_err(e)?;
+        for (at, label, region) in spots {
+            draw_marker(&root, at, *col_index, 5, col).map_err(e)?;
             let size = (text_width(&label, 14) as i32, 16);
-            let ((x, y), far) = place_label(at, size, bounds, &taken);
+            let fits = size.0 + 8 <= region.2 - region.0 && size.1 + 8 <= region.3 - region.1;
+            // A point outside every region keeps its label out of the regions too, where a
+            // free place exists.
+            let outside = region == bounds;
+            let mut avoid = taken.clone();
+            if outside {
+                avoid.extend(region_px.iter().map(|(b, _)| *b));
+            }
+            let ((x, y), far) = place_label(at, size, if fits { region } else { bounds }, &avoid);
             taken.push((x, y, x + size.0, y + size.1));
             if far {
                 let anchor = (x.clamp(at.0.min(x), x + size.0), y + size.1 / 2);
@@ -804,10 +1162,10 @@ fn draw_scatter<DB: DrawingBackend>(
                 .map_err(e)?;
         }
     }
-    let entries: Vec<(&str, usize, bool)> = plot
+    let entries: Vec<(&str, usize, Look)> = plot
         .groups
         .iter()
-        .map(|g| (g.0.as_str(), g.1, false))
+        .map(|g| (g.0.as_str(), g.1, Look::Marker))
         .collect();
     draw_legend(&legend_area, &entries, path)?;
     draw_caption(&caption_area, &plot.caption, path)?;
@@ -815,40 +1173,57 @@ fn draw_scatter<DB: DrawingBackend>(
     Ok(())
 }
 
-/// Writes a labelled heat map of `values` (rows x columns, in [-1, 1]; `None` cells grey) as
-/// `<stem>.png` and `<stem>.svg`.
+/// One cell of a heat map: a rank correlation in [-1, 1], the datasets behind it and its
+/// interval.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct HeatCell {
+    pub value: Option<f64>,
+    /// Datasets the value is computed over.
+    pub n: usize,
+    /// 95 % interval, when known.
+    pub interval: Option<(f64, f64)>,
+}
+
+/// Fewer datasets than this give a rank correlation of -1, 0 or 1 whatever the estimators do:
+/// such cells are greyed out.
+pub const HEAT_MIN_N: usize = 3;
+
+const HEAT_CELL: i32 = 96;
+
+/// Writes a labelled heat map of `cells` (rows x columns; the diagonal is 1) with a colour bar,
+/// n and the interval of every cell, as `<stem>.png` and `<stem>.svg`.
 pub fn heatmap(
     stem: &Path,
     title: &str,
     labels: &[String],
-    values: &[Vec<Option<f64>>],
+    cells: &[Vec<HeatCell>],
     caption: &str,
 ) -> Result<Vec<PathBuf>> {
-    let n = labels.len() as u32;
-    let cell = 70u32;
-    let text_w = 9 * title.len().max(caption.len()) as u32 + 30;
-    let size = ((170 + n * cell + 120).max(text_w), 150 + n * cell + 70);
-    let png = stem.with_extension("png");
-    let svg = stem.with_extension("svg");
-    draw_heatmap(
-        BitMapBackend::new(&png, size).into_drawing_area(),
-        title,
-        labels,
-        values,
-        caption,
-        cell,
-        &png,
-    )?;
-    draw_heatmap(
-        SVGBackend::new(&svg, size).into_drawing_area(),
-        title,
-        labels,
-        values,
-        caption,
-        cell,
-        &svg,
-    )?;
-    Ok(vec![png, svg])
+    let n = labels.len() as i32;
+    let widest = labels.iter().map(|l| text_width(l, 15)).max().unwrap_or(0) as i32;
+    let grid_right = widest + 24 + n * HEAT_CELL;
+    let width = (grid_right + 130).max(640) as u32;
+    let title_lines = wrap(title, ((width as f64 - 24.0) / (0.6 * 20.0)) as usize);
+    let caption_lines = caption_lines(caption, width);
+    let top = 16 + 26 * title_lines.len() as i32 + widest + 16;
+    let grid_h = (n * HEAT_CELL).max(220);
+    let height = (top + grid_h + 24 + caption_lines.len() as i32 * CAPTION_LINE as i32 + 12) as u32;
+    let geometry = HeatGeometry {
+        left: widest + 24,
+        top,
+        title_lines,
+        grid_h,
+    };
+    write_both!(stem, (width, height), |root, path| draw_heatmap(
+        root, &geometry, labels, cells, caption, path
+    ))
+}
+
+struct HeatGeometry {
+    left: i32,
+    top: i32,
+    title_lines: Vec<String>,
+    grid_h: i32,
 }
 
 /// Diverging blue-white-red colour for v in [-1, 1].
@@ -864,29 +1239,38 @@ fn diverging(v: f64) -> RGBColor {
 
 fn draw_heatmap<DB: DrawingBackend>(
     root: DrawingArea<DB, Shift>,
-    title: &str,
+    g: &HeatGeometry,
     labels: &[String],
-    values: &[Vec<Option<f64>>],
+    cells: &[Vec<HeatCell>],
     caption: &str,
-    cell: u32,
     path: &Path,
 ) -> Result<()> {
     let e = |err: DrawingAreaErrorKind<DB::ErrorType>| plot_err(path, err);
     root.fill(&WHITE).map_err(e)?;
-    let (left, top) = (170i32, 150i32);
-    let c = cell as i32;
-    root.draw(&Text::new(
-        title.to_string(),
-        (12, 12),
-        ("sans-serif", 20).into_font(),
-    ))
-    .map_err(e)?;
+    let (left, top, c) = (g.left, g.top, HEAT_CELL);
+    for (i, line) in g.title_lines.iter().enumerate() {
+        root.draw(&Text::new(
+            line.clone(),
+            (12, 12 + 26 * i as i32),
+            ("sans-serif", 20).into_font(),
+        ))
+        .map_err(e)?;
+    }
+    let centred = |size: u32, ink: RGBColor| {
+        ("sans-serif", size)
+            .into_font()
+            .color(&ink)
+            .pos(Pos::new(HPos::Center, VPos::Center))
+    };
     for (i, label) in labels.iter().enumerate() {
         let style = ("sans-serif", 15).into_font();
         root.draw(&Text::new(
             label.clone(),
-            (8, top + i as i32 * c + c / 2 - 8),
-            style.clone(),
+            (left - 8, top + i as i32 * c + c / 2),
+            style
+                .clone()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Right, VPos::Center)),
         ))
         .map_err(e)?;
         // Column labels rotated so long names do not overlap.
@@ -896,35 +1280,89 @@ fn draw_heatmap<DB: DrawingBackend>(
             style.transform(FontTransform::Rotate270),
         ))
         .map_err(e)?;
-        for (j, v) in values[i].iter().enumerate() {
+        for (j, cell) in cells[i].iter().enumerate() {
             let (x, y) = (left + j as i32 * c, top + i as i32 * c);
-            let fill = v.map_or(RGBColor(200, 200, 200), diverging);
+            let informative = i == j || cell.n >= HEAT_MIN_N;
+            let shown = cell.value.filter(|_| informative);
+            let fill = shown.map_or(RGBColor(215, 215, 215), diverging);
             root.draw(&Rectangle::new(
                 [(x, y), (x + c - 2, y + c - 2)],
                 fill.filled(),
             ))
             .map_err(e)?;
-            let text = v.map_or_else(|| "n/a".to_string(), |v| format!("{v:.2}"));
-            let ink = if v.is_some_and(|v| v.abs() > 0.6) {
+            let ink = if shown.is_some_and(|v| v.abs() > 0.6) {
                 WHITE
             } else {
                 BLACK
             };
-            root.draw(&Text::new(
-                text,
-                (x + c / 2 - 16, y + c / 2 - 8),
-                ("sans-serif", 15).into_font().color(&ink),
-            ))
-            .map_err(e)?;
+            let (cx, cy) = (x + c / 2 - 1, y + c / 2 - 1);
+            let mut lines: Vec<(String, u32)> = Vec::new();
+            match (i == j, shown, cell.value) {
+                (true, _, _) => lines.push(("1".into(), 16)),
+                (false, Some(v), _) => {
+                    lines.push((format!("{v:.2}"), 16));
+                    if let Some((lo, hi)) = cell.interval {
+                        lines.push((format!("[{lo:.2}, {hi:.2}]"), 12));
+                    }
+                    lines.push((format!("n = {}", cell.n), 12));
+                }
+                (false, None, Some(_)) => {
+                    lines.push((format!("n = {}", cell.n), 13));
+                    lines.push(("too few".into(), 12));
+                }
+                (false, None, None) => lines.push(("n/a".into(), 14)),
+            }
+            let total = lines.len() as i32;
+            for (k, (text, size)) in lines.into_iter().enumerate() {
+                let dy = (k as i32 * 2 - (total - 1)) * 8;
+                root.draw(&Text::new(text, (cx, cy + dy), centred(size, ink)))
+                    .map_err(e)?;
+            }
         }
     }
-    let bottom = top + labels.len() as i32 * c + 20;
-    root.draw(&Text::new(
-        caption.to_string(),
-        (12, bottom),
-        ("sans-serif", 15).into_font().color(&RGBColor(60, 60, 60)),
+    // Colour bar from -1 (bottom) to 1 (top).
+    let bar_x = left + labels.len() as i32 * c + 28;
+    let steps = 100;
+    for k in 0..steps {
+        let v = 1.0 - 2.0 * (k as f64 + 0.5) / steps as f64;
+        let y = top + (g.grid_h * k) / steps;
+        let y_next = top + (g.grid_h * (k + 1)) / steps;
+        root.draw(&Rectangle::new(
+            [(bar_x, y), (bar_x + 18, y_next)],
+            diverging(v).filled(),
+        ))
+        .map_err(e)?;
+    }
+    root.draw(&Rectangle::new(
+        [(bar_x, top), (bar_x + 18, top + g.grid_h)],
+        BLACK.stroke_width(1),
     ))
     .map_err(e)?;
+    for t in [-1.0, -0.5, 0.0, 0.5, 1.0] {
+        let y = top + ((1.0 - t) / 2.0 * g.grid_h as f64).round() as i32;
+        root.draw(&PathElement::new(
+            vec![(bar_x + 18, y), (bar_x + 23, y)],
+            BLACK.stroke_width(1),
+        ))
+        .map_err(e)?;
+        root.draw(&Text::new(
+            y_tick(t),
+            (bar_x + 27, y),
+            ("sans-serif", 14)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Left, VPos::Center)),
+        ))
+        .map_err(e)?;
+    }
+    root.draw(&Text::new(
+        "tau-b".to_string(),
+        (bar_x - 4, top - 22),
+        ("sans-serif", 14).into_font(),
+    ))
+    .map_err(e)?;
+    let (_, rest) = root.split_vertically((top + g.grid_h + 18) as u32);
+    draw_caption(&rest, caption, path)?;
     root.present().map_err(e)?;
     Ok(())
 }

@@ -1,11 +1,15 @@
 //! Figures of a sweep (PNG and SVG through [`crate::plot`]): C(Z) in both conventions and
-//! topological similarity against the swept parameter, mean +- 1 sd over seeds, with seed
-//! 004's published per-sample means overlaid where kcomp reproduces Figure 2.
+//! topological similarity against the swept parameter, mean +- 1 sd over seeds, with the
+//! published per-sample means of Elmoznino et al. (ICML 2025, Figure 2) overlaid where kcomp
+//! reproduces them. Titles describe the sweep (generator and parameter), not the config name;
+//! both C panels share one y range and carry the C = 1 line.
 
 use std::path::{Path, PathBuf};
 
 use crate::error::{KcompError, Result};
-use crate::plot::{self, Figure, Panel, Point, Series, parameter_label, x_axis_for};
+use crate::plot::{
+    self, Figure, Panel, Point, RefLine, Series, parameter_label, share_y_range, x_axis_for,
+};
 
 use super::published::published_mean;
 use super::summary::{Stat, SweepResult};
@@ -30,6 +34,11 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
     let (axis, xs) = x_axis_for(&values);
     let x_label = parameter_label(&result.config.parameter);
     let name = &result.config.name;
+    let what = format!(
+        "{} over {}",
+        generator_description(&result.config.generator),
+        x_label
+    );
     let n = result.summary.first().map_or(0, |s| s.c.n);
     let mut per_sample = vec![Series {
         label: "kcomp (per-sample convention)".into(),
@@ -50,35 +59,39 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
             color: 1,
         });
     }
+    let mut c_panels = vec![
+        Panel {
+            title: format!("{what}: C(Z), per-sample convention"),
+            x_label: x_label.clone(),
+            y_label: "C(Z) = K(Z)/K(Z|W)".into(),
+            x_axis: axis.clone(),
+            y_log: false,
+            y_range: None,
+            series: per_sample,
+            reference_line: Some(RefLine::c_one()),
+        },
+        Panel {
+            title: format!("{what}: C(Z), totals"),
+            x_label: x_label.clone(),
+            y_label: "C(Z) = K(Z)/K(Z|W)".into(),
+            x_axis: axis.clone(),
+            y_log: false,
+            y_range: None,
+            series: vec![Series {
+                label: "kcomp (totals)".into(),
+                points: points(&xs, result.summary.iter().map(|s| Some(s.c))),
+                reference: false,
+                color: 0,
+            }],
+            reference_line: Some(RefLine::c_one()),
+        },
+    ];
+    share_y_range(&mut c_panels);
     let c_figure = Figure {
-        panels: vec![
-            Panel {
-                title: format!("{name}: C(Z), per-sample convention"),
-                x_label: x_label.clone(),
-                y_label: "C(Z) = K(Z)/K(Z|W)".into(),
-                x_axis: axis.clone(),
-                y_log: false,
-                y_range: None,
-                series: per_sample,
-            },
-            Panel {
-                title: format!("{name}: C(Z), totals"),
-                x_label: x_label.clone(),
-                y_label: "C(Z) = K(Z)/K(Z|W)".into(),
-                x_axis: axis.clone(),
-                y_log: false,
-                y_range: None,
-                series: vec![Series {
-                    label: "kcomp (totals)".into(),
-                    points: points(&xs, result.summary.iter().map(|s| Some(s.c))),
-                    reference: false,
-                    color: 0,
-                }],
-            },
-        ],
+        panels: c_panels,
         caption: format!(
-            "Mean over {n} seeds; error bars: +-1 sd over seeds. Published means: Elmoznino et al.'s \
-             per-seed data (10 seeds)."
+            "Mean over {n} seeds; error bars: +-1 sd over seeds. Published means: Elmoznino et \
+             al.'s per-seed data (10 seeds). Both panels share the y axis."
         ),
     };
     let mut written = plot::line_figure(&dir.join("c"), &c_figure)?;
@@ -86,7 +99,7 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
     if !topsim.is_empty() {
         let figure = Figure {
             panels: vec![Panel {
-                title: format!("{name}: topological similarity"),
+                title: format!("{what}: topological similarity"),
                 x_label,
                 y_label: "topological similarity (correlation)".into(),
                 x_axis: axis,
@@ -98,10 +111,20 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
                     reference: false,
                     color: 0,
                 }],
+                reference_line: None,
             }],
             caption: format!("Mean over {n} seeds; error bars: +-1 sd over seeds."),
         };
         written.extend(plot::line_figure(&dir.join("topsim"), &figure)?);
     }
     Ok(written)
+}
+
+/// A sweep generator in words, for titles.
+fn generator_description(generator: &str) -> String {
+    match generator {
+        "lookup" => "Lookup tables".into(),
+        "grammar" => "Grammars".into(),
+        other => other.replace(['_', '-'], " "),
+    }
 }

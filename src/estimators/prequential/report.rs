@@ -101,16 +101,17 @@ pub fn write_csv(r: &PrequentialResult, path: &Path) -> Result<()> {
     crate::io::files::atomic_write(path, &bytes)
 }
 
-/// Draws the prequential curve (code length per row of each chunk against the rows the model
-/// was trained on, with the naive code for reference) as `<path>` (PNG) and the same stem as
-/// SVG.
+/// Draws the prequential curve (code length per row of each chunk against the rows encoded by
+/// the chunk's end, with the naive code for reference) as `<path>` (PNG) and the same stem as
+/// SVG. Chunks of growing size (the log-spaced schedules) get a log x axis, which a chunk
+/// starting at row 0 could not sit on: hence the chunk's end.
 pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> {
     let per_row = |bits: f64, c: &Chunk| bits / (c.end - c.start).max(1) as f64;
     let prequential: Vec<Point> = r
         .chunks
         .iter()
         .map(|c| Point {
-            x: c.start as f64,
+            x: c.end as f64,
             y: c.bits_per_sample,
             err: 0.0,
         })
@@ -119,11 +120,20 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
         .chunks
         .iter()
         .map(|c| Point {
-            x: c.start as f64,
+            x: c.end as f64,
             y: per_row(c.naive_bits, c),
             err: 0.0,
         })
         .collect();
+    let sizes: Vec<usize> = r.chunks.iter().map(|c| c.end - c.start).collect();
+    let growing = sizes.len() >= 3
+        && sizes.iter().max() > sizes.iter().min().map(|m| 2 * m).as_ref()
+        && r.chunks.first().is_some_and(|c| c.end > 0);
+    let x_axis = if growing {
+        XAxis::Log2
+    } else {
+        XAxis::Linear { integer: true }
+    };
     // From zero: a code length is read against its size, not against its own variation.
     let y_max = prequential
         .iter()
@@ -135,12 +145,12 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
     let online = !r.learners.is_empty();
     let (x_label, code_label) = if online {
         (
-            "rows already encoded (the learners have learned them)",
+            "rows encoded by the end of the chunk",
             "online scheme: switching mixture of the learners",
         )
     } else {
         (
-            "rows already encoded (training rows of the model)",
+            "rows encoded by the end of the chunk",
             "prequential: min(model, naive) + 1 flag bit",
         )
     };
@@ -148,10 +158,11 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
         panels: vec![Panel {
             title: title.to_string(),
             x_label: x_label.into(),
-            y_label: "code length of the next chunk (bits per row)".into(),
-            x_axis: XAxis::Linear { integer: true },
+            y_label: "code length of the chunk (bits per row)".into(),
+            x_axis,
             y_log: false,
             y_range: Some((0.0, 1.08 * y_max + 1e-9)),
+            reference_line: None,
             series: vec![
                 Series {
                     label: code_label.into(),
@@ -168,16 +179,26 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
             ],
         }],
         caption: format!(
-            "One run, no error bars. C^L = K(Z)/K(Z|W) = {:.3}; K(Z|W) = {:.0} bits over {} \
-             encoded rows ({} validation rows never encoded); K(Z) = {:.0} bits.",
-            r.c_l, r.k_data, r.n_encoded, r.n_val, r.k_z
+            "One run, no error bars. {} C^L = K(Z)/K(Z|W) = {:.3}; K(Z|W) = {:.0} bits over \
+             {} encoded rows ({} validation rows never encoded); K(Z) = {:.0} bits.",
+            if online {
+                "Each chunk: the mixture's bits per row, the model trained on the rows before it."
+            } else {
+                "Each chunk: bits per row of the model trained on the rows before it, or of the \
+                 naive code when shorter (+1 flag bit)."
+            },
+            r.c_l,
+            r.k_data,
+            r.n_encoded,
+            r.n_val,
+            r.k_z
         ),
     };
     plot::line_figure(&path.with_extension(""), &figure).map(|_| ())
 }
 
-/// Published C^L(Z) (mean, sd over 5 seeds) of emergent languages from iterated learning, seed
-/// 004's emergent-language experiment (quoted in the design notes, representational-compositionality.md).
+/// Published C^L(Z) (mean, sd over 5 seeds) of emergent languages from iterated learning,
+/// Elmoznino et al.'s emergent-language experiment (quoted in the design notes, representational-compositionality.md).
 pub const EMERGENT_C_L_ITERATED: (f64, f64) = (1.946, 0.330);
 /// The same without iterated learning.
 pub const EMERGENT_C_L_NO_ITERATED: (f64, f64) = (1.017, 0.008);
@@ -205,6 +226,22 @@ pub fn write_h_sweep_figure(
     };
     let n = points.iter().map(|p| p.n).max().unwrap_or(0);
     let published = |x: f64, (y, err): (f64, f64)| Point { x, y, err };
+    // The published values come from the reference protocol: say so when this run used another.
+    let other_protocol = match scheme {
+        super::code::Scheme::Online => {
+            " They come from another protocol (the reference protocol, not this run's online \
+             scheme): compare trends, not values."
+        }
+        super::code::Scheme::Reference => "",
+    };
+    let published_label = match scheme {
+        super::code::Scheme::Online => {
+            "published emergent languages, reference protocol: another protocol (mean +- 1 sd)"
+        }
+        super::code::Scheme::Reference => {
+            "published emergent languages, reference protocol (mean +- 1 sd)"
+        }
+    };
     let figure = Figure {
         panels: vec![Panel {
             title: "Language compositionality against the holistic fraction".into(),
@@ -228,7 +265,7 @@ pub fn write_h_sweep_figure(
                     color: 0,
                 },
                 Series {
-                    label: "published emergent languages, reference protocol (mean +- 1 sd)".into(),
+                    label: published_label.into(),
                     points: vec![
                         published(0.0, EMERGENT_C_L_ITERATED),
                         published(1.0, EMERGENT_C_L_NO_ITERATED),
@@ -237,12 +274,13 @@ pub fn write_h_sweep_figure(
                     color: 1,
                 },
             ],
+            reference_line: Some(plot::RefLine::c_one()),
         }],
         caption: format!(
             "kcomp: {scheme_name}, mean over up to {n} seeds per h; error bars: +-1 sd over \
              seeds. Published (Elmoznino et al., ICML 2025, Figure 3; reference protocol, 5 \
              seeds): emergent languages with iterated learning (1.946, drawn at h = 0) and \
-             without (1.017, at h = 1), not runs of this generator."
+             without (1.017, at h = 1), not runs of this generator.{other_protocol}"
         ),
     };
     plot::line_figure(stem, &figure)

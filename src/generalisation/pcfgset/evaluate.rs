@@ -806,6 +806,7 @@ pub fn overgeneralisation_figure(report: &Report, stem: &Path) -> Result<Option<
                 y_log: false,
                 y_range: Some((0.0, 1.0)),
                 series,
+                reference_line: None,
             }
         })
         .collect();

@@ -42,6 +42,19 @@ fn n_range(cells: &[Cell]) -> String {
     }
 }
 
+/// What the error bars of `c_by_setting` are, given the answers per cell.
+fn error_bar_note(cells: &[Cell]) -> &'static str {
+    let max = cells.iter().map(|c| c.c.len()).max().unwrap_or(0);
+    let min = cells.iter().map(|c| c.c.len()).min().unwrap_or(0);
+    if max < 2 {
+        "n = 1: no error bars (one answer per model and setting)."
+    } else if min < 2 {
+        "error bars: +-1 standard error of the mean where n >= 2 (none where n = 1)."
+    } else {
+        "error bars: +-1 standard error of the mean."
+    }
+}
+
 /// `c_by_setting.{png,svg}`: mean C(P) per setting, one series per model, +-1 standard error.
 pub fn c_by_setting(cells: &[Cell], stem: &Path) -> Result<Vec<PathBuf>> {
     let settings = settings(cells);
@@ -55,10 +68,16 @@ pub fn c_by_setting(cells: &[Cell], stem: &Path) -> Result<Vec<PathBuf>> {
                 .filter_map(|(si, s)| {
                     let c = cells.iter().find(|c| c.model == m && c.setting == *s)?;
                     let st = Stat::of(&c.c)?;
+                    // A standard error needs two answers; one answer gets no bar.
+                    let err = if st.n >= 2 {
+                        st.std / (st.n as f64).sqrt()
+                    } else {
+                        0.0
+                    };
                     Some(Point {
                         x: si as f64,
                         y: st.mean,
-                        err: st.std / (st.n as f64).sqrt(),
+                        err,
                     })
                 })
                 .collect(),
@@ -77,12 +96,13 @@ pub fn c_by_setting(cells: &[Cell], stem: &Path) -> Result<Vec<PathBuf>> {
             // A little room above 100 so points at the maximum are not cut by the frame.
             y_range: Some((-2.0, 102.0)),
             series,
+            reference_line: None,
         }],
         caption: format!(
             "Mean C(P) over all answers of a model and setting ({}; failed and empty answers \
-             count, scored as the published evaluator does); error bars: +-1 standard error \
-             of the mean.",
-            n_range(cells)
+             count, scored as the published evaluator does); {}",
+            n_range(cells),
+            error_bar_note(cells)
         ),
     };
     plot::line_figure(stem, &figure)
