@@ -24,16 +24,18 @@ macro_rules! write_both {
     ($stem:expr, $size:expr, |$root:ident, $path:ident| $body:expr) => {{
         let png = $stem.with_extension("png");
         let svg = $stem.with_extension("svg");
-        {
-            let $root = BitMapBackend::new(&png, $size).into_drawing_area();
+        // Each drawn into a temporary file and renamed (io::files::atomic_write_with): a
+        // failed or interrupted write never leaves a truncated figure.
+        crate::io::files::atomic_write_with(&png, |tmp| {
+            let $root = BitMapBackend::new(tmp, $size).into_drawing_area();
             let $path: &Path = &png;
-            $body?;
-        }
-        {
-            let $root = SVGBackend::new(&svg, $size).into_drawing_area();
+            $body
+        })?;
+        crate::io::files::atomic_write_with(&svg, |tmp| {
+            let $root = SVGBackend::new(tmp, $size).into_drawing_area();
             let $path: &Path = &svg;
-            $body?;
-        }
+            $body
+        })?;
         Ok(vec![png, svg])
     }};
 }
@@ -830,24 +832,28 @@ pub fn heatmap(
     let size = ((170 + n * cell + 120).max(text_w), 150 + n * cell + 70);
     let png = stem.with_extension("png");
     let svg = stem.with_extension("svg");
-    draw_heatmap(
-        BitMapBackend::new(&png, size).into_drawing_area(),
-        title,
-        labels,
-        values,
-        caption,
-        cell,
-        &png,
-    )?;
-    draw_heatmap(
-        SVGBackend::new(&svg, size).into_drawing_area(),
-        title,
-        labels,
-        values,
-        caption,
-        cell,
-        &svg,
-    )?;
+    crate::io::files::atomic_write_with(&png, |tmp| {
+        draw_heatmap(
+            BitMapBackend::new(tmp, size).into_drawing_area(),
+            title,
+            labels,
+            values,
+            caption,
+            cell,
+            &png,
+        )
+    })?;
+    crate::io::files::atomic_write_with(&svg, |tmp| {
+        draw_heatmap(
+            SVGBackend::new(tmp, size).into_drawing_area(),
+            title,
+            labels,
+            values,
+            caption,
+            cell,
+            &svg,
+        )
+    })?;
     Ok(vec![png, svg])
 }
 
