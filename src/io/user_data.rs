@@ -223,7 +223,7 @@ impl TableFile {
             (count * (item as f64 + LOAD_BYTES_PER_VALUE), count as u64)
         } else {
             // Every value but the last ends at a separator: counting them is one fast pass
-            // and bounds the table exactly enough (a value takes at least 2 bytes of text).
+            // and bounds the table closely enough (a value takes at least 2 bytes of text).
             let count = count_separators(path, &mut file)? + 1;
             (count as f64 * LOAD_BYTES_PER_VALUE, count)
         };
@@ -247,7 +247,8 @@ impl TableFile {
     }
 }
 
-/// Commas and newlines in a text file (read in blocks, nothing kept).
+/// Commas and line ends (`\n` and `\r`, which the CSV reader also takes as one) in a text
+/// file, read in blocks, nothing kept.
 fn count_separators(path: &Path, file: &mut File) -> Result<u64> {
     let mut buf = vec![0u8; 1 << 16];
     let mut n = 0u64;
@@ -257,7 +258,7 @@ fn count_separators(path: &Path, file: &mut File) -> Result<u64> {
             Ok(k) => {
                 n += buf[..k]
                     .iter()
-                    .filter(|&&b| b == b',' || b == b'\n')
+                    .filter(|&&b| matches!(b, b',' | b'\n' | b'\r'))
                     .count() as u64
             }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
