@@ -382,6 +382,40 @@ fn write_fixtures(tmp: &Path) {
     )
     .unwrap();
     std::fs::write(tmp.join("z_wide1.csv"), "1\n0\n").unwrap();
+    // Issue 19, width: 200,000 columns are refused at the first row (the second is not a
+    // number: refusing for the width proves it was never read) or from a .npy header (the
+    // file holds no data: refusing for the width proves the data was never needed).
+    std::fs::write(
+        tmp.join("w_wide200k.csv"),
+        vec!["1"; 200_000].join(",") + "\nx\n",
+    )
+    .unwrap();
+    npy("wide200k.npy", "<i8", "(1000000, 200000)", &[]);
+    // Issue 19: malformed string-to-grid records, refused alike by `compare --grid` and
+    // `grid score` (one validation function).
+    let h = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/rgp/k=4_u=2_d=16_type=h.jsonl"),
+    )
+    .unwrap();
+    let first: serde_json::Value = serde_json::from_str(h.lines().next().unwrap()).unwrap();
+    let corrupt = |name: &str, field: &str, f: &dyn Fn(&str) -> String| {
+        let mut rec = first.clone();
+        let s = rec[field][0].as_str().unwrap().to_string();
+        rec[field][0] = serde_json::Value::String(f(&s));
+        std::fs::write(tmp.join(name), format!("{rec}\n")).unwrap();
+    };
+    corrupt("cell_type=h.jsonl", "output", &|s: &str| {
+        s.replacen('.', "x", 1)
+    });
+    corrupt("ragged_type=h.jsonl", "output", &|s: &str| {
+        s[1..].to_string()
+    });
+    corrupt("letter_type=v.jsonl", "input", &|s: &str| {
+        s.replacen(' ', "Q ", 1)
+    });
+    corrupt("nosetting.jsonl", "output", &|s: &str| {
+        s.replacen('*', "#", 1)
+    });
     std::fs::write(
         tmp.join("z_int.csv"),
         (0..60)
@@ -933,6 +967,50 @@ fn cases() -> Vec<(&'static str, Expect)> {
         (
             "compare --w {T}/w_wide.csv --z {T}/z_wide1.csv",
             Clean("columns"),
+        ),
+        (
+            "compare --w {T}/w_wide200k.csv --z {T}/z_wide1.csv",
+            Clean("200000 columns"),
+        ),
+        (
+            "prequential --w {T}/wide200k.npy --z {T}/z_int.csv",
+            Clean("200000 columns"),
+        ),
+        (
+            "compare --w {T}/z_int.csv --z {T}/wide200k.npy",
+            Clean("200000 columns"),
+        ),
+        (
+            "compare --grid {T}/cell_type=h.jsonl --record 0",
+            Clean("output 1"),
+        ),
+        (
+            "grid score --dataset {T}/cell_type=h.jsonl --record 0 --answer {T}/answer.txt",
+            Clean("output 1"),
+        ),
+        (
+            "compare --grid {T}/ragged_type=h.jsonl --record 0",
+            Clean("output 1"),
+        ),
+        (
+            "grid score --dataset {T}/ragged_type=h.jsonl --record 0 --answer {T}/answer.txt",
+            Clean("output 1"),
+        ),
+        (
+            "compare --grid {T}/letter_type=v.jsonl --record 0",
+            Clean("record"),
+        ),
+        (
+            "grid score --dataset {T}/letter_type=v.jsonl --record 0 --answer {T}/answer.txt",
+            Clean("record"),
+        ),
+        (
+            "compare --grid {T}/nosetting.jsonl --record 0 --setting holistic",
+            Clean("output 1"),
+        ),
+        (
+            "grid score --dataset {T}/nosetting.jsonl --record 0 --answer {T}/answer.txt",
+            Clean("output 1"),
         ),
         (
             "synth protocol --kind holistic --colours 1000 --shapes 1000 --repeats 1000",

@@ -259,20 +259,29 @@ fn interrupt_report(signal: libc::c_int) {
         )
         .unwrap();
     }
-    let mut k = kcomp()
-        .args([
-            "grid",
-            "report",
-            tree.to_str().unwrap(),
-            "--no-plots",
-            "--timeout",
-            "30",
-        ])
-        .env("TMPDIR", &tmp)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut cmd = kcomp();
+    cmd.args([
+        "grid",
+        "report",
+        tree.to_str().unwrap(),
+        "--no-plots",
+        "--timeout",
+        "30",
+    ])
+    .env("TMPDIR", &tmp)
+    .stdout(Stdio::null())
+    .stderr(Stdio::null());
+    // Tests started in the background by a non-interactive shell (`cargo test &`) inherit
+    // SIGINT ignored, and so would kcomp: the Ctrl-C simulated here would then be lost and the
+    // test would wait for the whole report. The child gets the default action back.
+    // SAFETY: signal() is async-signal-safe; nothing else runs between fork and exec.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut cmd, || {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
+    let mut k = cmd.spawn().unwrap();
     let start = Instant::now();
     let mut seen = Vec::new();
     while start.elapsed() < Duration::from_secs(20) {

@@ -162,11 +162,52 @@ pub fn write_atomic_io(path: &Path, contents: impl AsRef<[u8]>) -> std::io::Resu
         .tempfile_in(parent)?;
     tmp.write_all(contents.as_ref())?;
     tmp.flush()?;
-    // Outputs are shared files: readable by others as with the default umask.
+    persist_synced(tmp, path, parent)
+}
+
+/// Makes a finished temporary file the target: readable by others (as with the default
+/// umask), its data on disk (fsync) before the rename, and the rename itself on disk (fsync
+/// of the folder), so neither a crash nor a power loss leaves a truncated file under the
+/// target's name.
+fn persist_synced(tmp: tempfile::NamedTempFile, path: &Path, parent: &Path) -> std::io::Result<()> {
     tmp.as_file()
         .set_permissions(std::fs::Permissions::from_mode(0o644))?;
+    tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
+    // A folder cannot always be opened for syncing (e.g. no read permission): the rename has
+    // happened either way, so only durability, not atomicity, depends on it.
+    if let Ok(dir) = File::open(parent) {
+        let _ = dir.sync_all();
+    }
     Ok(())
+}
+
+/// Like [`atomic_write`] for writers that take a path (the plotting backends): `write` fills
+/// a temporary file beside `path` whose name ends like `path`'s (the backends choose the
+/// format by extension), which is then synced and renamed over `path`. A failed `write`
+/// removes the temporary file and leaves any previous `path` untouched.
+pub fn atomic_write_with(path: &Path, write: impl FnOnce(&Path) -> Result<()>) -> Result<()> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(KcompError::file(path, "is a directory, expected a file"));
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| KcompError::file(path, "no file name"))?;
+    let suffix = path
+        .extension()
+        .map(|e| format!(".tmp.{}", e.to_string_lossy()))
+        .unwrap_or_else(|| ".tmp".into());
+    let tmp = tempfile::Builder::new()
+        .prefix(&format!(".{}.", name.to_string_lossy()))
+        .suffix(&suffix)
+        .tempfile_in(parent)
+        .map_err(|e| KcompError::io(path, e))?;
+    write(tmp.path())?;
+    persist_synced(tmp, path, parent).map_err(|e| KcompError::io(path, e))
 }
 
 /// [`atomic_write`] after creating the file's folder (`create_dir_all`: the folder is the
@@ -221,6 +262,57 @@ pub fn lock_dir(dir: &Path) -> Result<DirLock> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A writer that fails half-way (a full disk, a crashed encoder) leaves neither a
+    /// truncated target nor its temporary file; the previous target stays whole.
+    #[test]
+    fn a_failed_path_writer_leaves_no_truncated_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let fig = dir.path().join("fig.png");
+        let half = |tmp: &Path| -> Result<()> {
+            std::fs::write(tmp, b"\x89PNG half").map_err(|e| KcompError::io(tmp, e))?;
+            Err(KcompError::Other("encoder failed".into()))
+        };
+        assert!(atomic_write_with(&fig, half).is_err());
+        let names = |d: &Path| -> Vec<String> {
+            std::fs::read_dir(d)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        };
+        assert!(names(dir.path()).is_empty(), "{:?}", names(dir.path()));
+        // The temporary name keeps the extension (plotters picks the format by it).
+        atomic_write_with(&fig, |tmp| {
+            assert_eq!(tmp.extension().unwrap(), "png");
+            assert_eq!(tmp.parent().unwrap(), dir.path());
+            std::fs::write(tmp, b"whole").map_err(|e| KcompError::io(tmp, e))
+        })
+        .unwrap();
+        assert!(atomic_write_with(&fig, half).is_err());
+        assert_eq!(std::fs::read(&fig).unwrap(), b"whole");
+        assert_eq!(names(dir.path()), vec!["fig.png".to_string()]);
+        // A real figure goes the same way: written whole, no temporary file left.
+        let stem = dir.path().join("heat");
+        let paths = crate::plot::heatmap(
+            &stem,
+            "t",
+            &["a".into(), "b".into()],
+            &[vec![Some(1.0), None], vec![Some(-0.5), Some(0.0)]],
+            "c",
+        )
+        .unwrap();
+        let png = std::fs::read(&paths[0]).unwrap();
+        assert!(png.starts_with(b"\x89PNG") && png.ends_with(b"IEND\xaeB`\x82"));
+        assert!(
+            std::fs::read_to_string(&paths[1])
+                .unwrap()
+                .trim_end()
+                .ends_with("</svg>")
+        );
+        let mut left = names(dir.path());
+        left.sort();
+        assert_eq!(left, ["fig.png", "heat.png", "heat.svg"]);
+    }
 
     #[test]
     fn only_regular_files_are_opened() {

@@ -47,10 +47,35 @@ pub fn physical_memory() -> u64 {
         .unwrap_or(FALLBACK_PHYSICAL)
 }
 
-/// The memory limit in bytes: `--max-memory`, or half the physical memory.
+/// Environment variable giving the memory limit where no `--max-memory` is given (every
+/// command, including those without the option, e.g. `compare`).
+pub const MAX_MEMORY_ENV: &str = "KCOMP_MAX_MEMORY";
+
+/// The limit `KCOMP_MAX_MEMORY` sets, read once: `None` when unset, an error when it is not
+/// a size (then every estimate is refused with that error: fail closed).
+fn env_max_memory() -> Option<&'static std::result::Result<u64, String>> {
+    static ENV: std::sync::OnceLock<Option<std::result::Result<u64, String>>> =
+        std::sync::OnceLock::new();
+    ENV.get_or_init(|| {
+        let v = std::env::var_os(MAX_MEMORY_ENV)?;
+        Some(match v.to_str() {
+            Some(t) => parse_size(t).map_err(|e| format!("{MAX_MEMORY_ENV}: {e}")),
+            None => Err(format!("{MAX_MEMORY_ENV} is not UTF-8")),
+        })
+    })
+    .as_ref()
+}
+
+/// The memory limit in bytes: `--max-memory`, else `KCOMP_MAX_MEMORY`, else half the
+/// physical memory. (An invalid `KCOMP_MAX_MEMORY` counts as 1 byte here; [`over_limit`]
+/// names the error.)
 pub fn max_memory() -> u64 {
     match MAX_MEMORY.load(Ordering::Relaxed) {
-        0 => physical_memory() / 2,
+        0 => match env_max_memory() {
+            Some(Ok(n)) => *n,
+            Some(Err(_)) => 1,
+            None => physical_memory() / 2,
+        },
         n => n,
     }
 }
@@ -137,11 +162,16 @@ pub fn check_memory(name: &str, what: &str, estimate: f64) -> Result<()> {
 
 /// Why `estimate` bytes are refused, or `None` when they fit under the limit.
 pub fn over_limit(what: &str, estimate: f64) -> Option<String> {
+    if MAX_MEMORY.load(Ordering::Relaxed) == 0
+        && let Some(Err(e)) = env_max_memory()
+    {
+        return Some(e.clone());
+    }
     let limit = max_memory();
     (!(estimate.is_finite() && estimate <= limit as f64)).then(|| {
         format!(
             "{what} needs about {} of memory, above the limit of {} (half the physical \
-             memory by default; raise it with --max-memory)",
+             memory by default; raise it with --max-memory or {MAX_MEMORY_ENV})",
             human_bytes(estimate),
             human_bytes(limit as f64)
         )

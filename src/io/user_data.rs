@@ -11,10 +11,11 @@
 //! Z is discrete when every value is an integer and no precision is given; otherwise it is
 //! continuous and quantised to the grid of spacing `precision` (required for float Z).
 
+use std::fs::File;
+use std::io::{Read, Seek};
 use std::path::Path;
 
 use ndarray::ArrayD;
-use ndarray_npy::read_npy;
 
 use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
@@ -49,7 +50,13 @@ where
             ));
         }
     };
-    let v: Vec<T> = a.iter().copied().collect();
+    // A C-order array is already the row-major vector (no copy); a Fortran-order one is
+    // copied in row-major order and then dropped.
+    let v: Vec<T> = if a.is_standard_layout() {
+        a.into_raw_vec_and_offset().0
+    } else {
+        a.iter().copied().collect()
+    };
     Ok(Table {
         rows,
         cols,
@@ -86,18 +93,20 @@ impl From<Vec<f32>> for Values {
 }
 
 /// Most columns a W or Z table may have (a sequence length or a representation dimension):
-/// the estimators' work grows with it, and wider tables are refused at once.
+/// the estimators' work grows with it, and wider tables are refused at once (in a text file
+/// at its first row, in a `.npy` file from its header), before the rest is read.
 pub const MAX_COLUMNS: usize = 65_536;
 
-/// Bytes of memory per byte of a text table while it is parsed (rows of `f64`, then the
-/// flat copy and the typed copy): every value takes at least 2 bytes of text.
-const TEXT_EXPANSION: f64 = 16.0;
+/// Bytes of memory per value while a table is loaded and turned into W or Z: the table
+/// (8 bytes a value), Z's conversion to floats when a precision is given (8) and the typed
+/// copy (W: u32 tokens; Z: u32 values or i64 grid cells, 8). `.npy` files add their own
+/// item size (the array as read, before it becomes the table). Checked against the
+/// measured peak in `tests/memory_estimates.rs`.
+const LOAD_BYTES_PER_VALUE: f64 = 24.0;
 
 /// Shape and item size declared by a `.npy` header, read without reading the data.
-fn npy_header(path: &Path, file_size: u64) -> Result<(Vec<u64>, u64, u64)> {
-    use std::io::Read;
+fn npy_header(path: &Path, f: &mut File, file_size: u64) -> Result<(Vec<u64>, u64, u64)> {
     let bad = |why: &str| KcompError::file(path, format!("not a valid .npy file: {why}"));
-    let mut f = std::fs::File::open(path).map_err(|e| KcompError::io(path, e))?;
     let mut pre = [0u8; 12];
     f.read_exact(&mut pre[..10]).map_err(|_| bad("too short"))?;
     if &pre[..6] != b"\x93NUMPY" {
@@ -148,65 +157,142 @@ fn npy_header(path: &Path, file_size: u64) -> Result<(Vec<u64>, u64, u64)> {
     Ok((shape, item, start + len))
 }
 
-/// Checks a table file before reading it: a regular file, a `.npy` header whose shape
-/// matches the file size, and the memory its values take.
-fn check_table_file(path: &Path, ext: &str) -> Result<()> {
-    let size = crate::io::limits::regular_file_size(path)?;
-    let values_bytes = if ext == "npy" {
-        let (shape, item, data_start) = npy_header(path, size)?;
-        // ndarray needs the product of the non-zero axes (in bytes) to fit an isize: a shape
-        // like (2^64-1, 0) holds no values yet cannot be built.
-        let fits = shape
-            .iter()
-            .filter(|&&d| d > 0)
-            .try_fold(item.max(1), |acc, &d| acc.checked_mul(d))
-            .is_some_and(|b| b <= isize::MAX as u64);
-        if !fits {
+/// A table file, opened once and checked before its values are read: a regular file, a
+/// `.npy` header whose shape matches the file size and width, and the memory loading takes.
+struct TableFile {
+    file: File,
+    ext: String,
+    /// Bytes loading the table and turning it into W or Z takes at most.
+    estimate: f64,
+    /// Most values the file can hold (a text file's separators + 1; a `.npy` file's shape).
+    max_values: u64,
+}
+
+fn wide(path: &Path, cols: u64) -> KcompError {
+    KcompError::file(
+        path,
+        format!("{cols} columns, more than the {MAX_COLUMNS} kcomp reads"),
+    )
+}
+
+impl TableFile {
+    fn open(path: &Path) -> Result<TableFile> {
+        let ext = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if !matches!(ext.as_str(), "npy" | "csv" | "jsonl" | "ndjson") {
             return Err(KcompError::file(
                 path,
-                format!("the header declares shape {shape:?}, too large for an array"),
+                "unknown format: use .npy, .csv or .jsonl",
             ));
         }
-        let count = shape.iter().map(|&d| d as f64).product::<f64>();
-        let needed = count * item as f64;
-        if needed > (size - data_start) as f64 {
-            return Err(KcompError::file(
-                path,
-                format!(
-                    "the header declares shape {shape:?} ({count:e} values of {item} bytes) but \
-                     the file holds only {} data bytes",
-                    size - data_start
-                ),
-            ));
-        }
-        // The typed array, its i64/f64 copy and the model's copy.
-        count * (item as f64 + 16.0)
-    } else {
-        size as f64 * TEXT_EXPANSION
-    };
-    match crate::io::limits::over_limit("its values", values_bytes) {
-        Some(reason) => Err(KcompError::file(path, reason)),
-        None => Ok(()),
+        let (mut file, size) = crate::io::files::open_regular(path)?;
+        let (estimate, max_values) = if ext == "npy" {
+            let (shape, item, data_start) = npy_header(path, &mut file, size)?;
+            // ndarray needs the product of the non-zero axes (in bytes) to fit an isize: a
+            // shape like (2^64-1, 0) holds no values yet cannot be built.
+            let fits = shape
+                .iter()
+                .filter(|&&d| d > 0)
+                .try_fold(item.max(1), |acc, &d| acc.checked_mul(d))
+                .is_some_and(|b| b <= isize::MAX as u64);
+            if !fits {
+                return Err(KcompError::file(
+                    path,
+                    format!("the header declares shape {shape:?}, too large for an array"),
+                ));
+            }
+            if shape.len() == 2 && shape[1] > MAX_COLUMNS as u64 {
+                return Err(wide(path, shape[1]));
+            }
+            let count = shape.iter().map(|&d| d as f64).product::<f64>();
+            let needed = count * item as f64;
+            if needed > (size - data_start) as f64 {
+                return Err(KcompError::file(
+                    path,
+                    format!(
+                        "the header declares shape {shape:?} ({count:e} values of {item} \
+                         bytes) but the file holds only {} data bytes",
+                        size - data_start
+                    ),
+                ));
+            }
+            // The array as read, then the table and the typed copies.
+            (count * (item as f64 + LOAD_BYTES_PER_VALUE), count as u64)
+        } else {
+            // Every value but the last ends at a separator: counting them is one fast pass
+            // and bounds the table closely enough (a value takes at least 2 bytes of text).
+            let count = count_separators(path, &mut file)? + 1;
+            (count as f64 * LOAD_BYTES_PER_VALUE, count)
+        };
+        file.rewind().map_err(|e| KcompError::io(path, e))?;
+        Ok(TableFile {
+            file,
+            ext,
+            estimate,
+            max_values,
+        })
+    }
+
+    fn read(self, path: &Path) -> Result<Table> {
+        let t = match self.ext.as_str() {
+            "npy" => read_npy_table(path, self.file)?,
+            "csv" => read_csv_table(path, self.file, self.max_values)?,
+            _ => read_jsonl_table(path, self.file, self.max_values)?,
+        };
+        check_table(&t, path)?;
+        Ok(t)
     }
 }
 
-fn read_npy_table(path: &Path) -> Result<Table> {
+/// Commas and line ends (`\n` and `\r`, which the CSV reader also takes as one) in a text
+/// file, read in blocks, nothing kept.
+fn count_separators(path: &Path, file: &mut File) -> Result<u64> {
+    let mut buf = vec![0u8; 1 << 16];
+    let mut n = 0u64;
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => return Ok(n),
+            Ok(k) => {
+                n += buf[..k]
+                    .iter()
+                    .filter(|&&b| matches!(b, b',' | b'\n' | b'\r'))
+                    .count() as u64
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(KcompError::io(path, e)),
+        }
+    }
+}
+
+fn read_npy_table(path: &Path, mut file: File) -> Result<Table> {
+    use ndarray_npy::ReadNpyExt;
+    // One attempt per element type; a dtype mismatch is found in the header, before any
+    // value is read, so a failed attempt allocates nothing.
     macro_rules! attempt {
+        ($t:ty) => {{
+            file.rewind().map_err(|e| KcompError::io(path, e))?;
+            ArrayD::<$t>::read_npy(std::io::BufReader::new(&file))
+        }};
+    }
+    macro_rules! try_type {
         ($t:ty) => {
-            if let Ok(a) = read_npy::<_, ArrayD<$t>>(path) {
+            if let Ok(a) = attempt!($t) {
                 return from_array(path, a);
             }
         };
     }
-    attempt!(i64);
-    attempt!(i32);
-    attempt!(u8);
-    attempt!(i16);
-    attempt!(i8);
-    attempt!(u16);
-    attempt!(u32);
+    try_type!(i64);
+    try_type!(i32);
+    try_type!(u8);
+    try_type!(i16);
+    try_type!(i8);
+    try_type!(u16);
+    try_type!(u32);
     // uint64 above i64::MAX has no exact i64: refused, never clamped.
-    if let Ok(a) = read_npy::<_, ArrayD<u64>>(path) {
+    if let Ok(a) = attempt!(u64) {
         if let Some((i, v)) = a.iter().enumerate().find(|(_, v)| **v > i64::MAX as u64) {
             return Err(KcompError::file(
                 path,
@@ -217,10 +303,10 @@ fn read_npy_table(path: &Path) -> Result<Table> {
         }
         return from_array(path, a);
     }
-    attempt!(f64);
-    attempt!(f32);
+    try_type!(f64);
+    try_type!(f32);
     // Report the real reason with the most common type.
-    match read_npy::<_, ArrayD<i64>>(path) {
+    match attempt!(i64) {
         Err(e) => Err(KcompError::file(
             path,
             format!("not a readable .npy array of integers or floats ({e})"),
@@ -229,139 +315,204 @@ fn read_npy_table(path: &Path) -> Result<Table> {
     }
 }
 
-fn parse_row(path: &Path, line_no: usize, fields: &[&str]) -> Result<Vec<f64>> {
-    fields
-        .iter()
-        .enumerate()
-        .map(|(c, f)| {
-            f.trim().parse::<f64>().map_err(|_| {
-                KcompError::file(
-                    path,
-                    format!(
-                        "line {line_no}, column {}: `{}` is not a number",
-                        c + 1,
-                        f.trim()
-                    ),
-                )
-            })
-        })
-        .collect()
-}
-
-fn finish_rows(path: &Path, rows: Vec<Vec<f64>>) -> Result<Table> {
-    if rows.is_empty() {
-        return Err(KcompError::file(path, "empty file: no data rows"));
-    }
-    let cols = rows[0].len();
-    if cols == 0 {
-        return Err(KcompError::file(path, "rows have no values"));
-    }
-    for (i, r) in rows.iter().enumerate() {
-        if r.len() != cols {
-            return Err(KcompError::file(
-                path,
-                format!("row {} has {} values, row 1 has {cols}", i + 1, r.len()),
-            ));
-        }
-    }
-    let flat: Vec<f64> = rows.into_iter().flatten().collect();
-    let n = flat.len() / cols;
-    let all_int = flat
-        .iter()
-        .all(|v| v.is_finite() && v.fract() == 0.0 && v.abs() < 9e15);
-    let values = if all_int {
-        Values::Int(flat.iter().map(|&v| v as i64).collect())
-    } else {
-        Values::Float(flat)
-    };
-    Ok(Table {
-        rows: n,
-        cols,
-        values,
+/// Parses one field of a text table.
+fn number(path: &Path, line_no: u64, col: usize, field: &[u8]) -> Result<f64> {
+    let text = String::from_utf8_lossy(field);
+    text.trim().parse::<f64>().map_err(|_| {
+        KcompError::file(
+            path,
+            format!(
+                "line {line_no}, column {}: `{}` is not a number",
+                col + 1,
+                crate::io::names::terminal(text.trim())
+            ),
+        )
     })
 }
 
-fn read_csv_table(path: &Path) -> Result<Table> {
+/// Collects the values of a text table row by row into one flat vector (never a vector per
+/// row: their headers and allocator slack took more memory than the values).
+struct Rows<'a> {
+    path: &'a Path,
+    values: Vec<f64>,
+    cols: usize,
+    rows: usize,
+    max_values: u64,
+}
+
+impl<'a> Rows<'a> {
+    fn new(path: &'a Path, max_values: u64) -> Self {
+        Rows {
+            path,
+            // The counted bound is exact enough to reserve: no reallocation copies, and pages
+            // never written are never resident.
+            values: Vec::with_capacity(max_values.min(isize::MAX as u64 / 8) as usize),
+            cols: 0,
+            rows: 0,
+            max_values,
+        }
+    }
+
+    /// Adds one row of `n` values from `values`.
+    fn push(&mut self, n: usize, values: impl Iterator<Item = Result<f64>>) -> Result<()> {
+        if self.rows == 0 {
+            if n > MAX_COLUMNS {
+                return Err(wide(self.path, n as u64));
+            }
+            if n == 0 {
+                return Err(KcompError::file(self.path, "rows have no values"));
+            }
+            self.cols = n;
+        } else if n != self.cols {
+            return Err(KcompError::file(
+                self.path,
+                format!(
+                    "row {} has {n} values, row 1 has {}",
+                    self.rows + 1,
+                    self.cols
+                ),
+            ));
+        }
+        if (self.values.len() + n) as u64 > self.max_values {
+            return Err(KcompError::file(self.path, "grew while it was read"));
+        }
+        for v in values {
+            self.values.push(v?);
+        }
+        self.rows += 1;
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Table> {
+        if self.rows == 0 {
+            return Err(KcompError::file(self.path, "empty file: no data rows"));
+        }
+        let mut flat = self.values;
+        flat.shrink_to_fit();
+        let all_int = flat
+            .iter()
+            .all(|v| v.is_finite() && v.fract() == 0.0 && v.abs() < 9e15);
+        let values = if all_int {
+            // Same size and alignment: collected in place, no second vector.
+            Values::Int(flat.into_iter().map(|v| v as i64).collect())
+        } else {
+            Values::Float(flat)
+        };
+        Ok(Table {
+            rows: self.rows,
+            cols: self.cols,
+            values,
+        })
+    }
+}
+
+fn read_csv_table(path: &Path, file: File, max_values: u64) -> Result<Table> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
-        .from_path(path)
-        .map_err(|e| KcompError::file(path, e.to_string()))?;
-    let mut rows = Vec::new();
-    for (i, rec) in rdr.records().enumerate() {
-        let rec = rec.map_err(|e| KcompError::file(path, e.to_string()))?;
-        let fields: Vec<&str> = rec.iter().collect();
-        if fields.iter().all(|f| f.trim().is_empty()) {
+        .from_reader(file);
+    let mut rows = Rows::new(path, max_values);
+    let mut rec = csv::ByteRecord::new();
+    let mut i = 0u64;
+    loop {
+        match rdr.read_byte_record(&mut rec) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => return Err(KcompError::file(path, e.to_string())),
+        }
+        i += 1;
+        if rec.iter().all(|f| f.trim_ascii().is_empty()) {
             continue;
         }
         // A first line is a header only when none of its fields is a number: a typo in the
         // first data row (`1,x`) is an error, not a header that silently drops the row.
-        let is_header = i == 0 && fields.iter().all(|f| f.trim().parse::<f64>().is_err());
+        let is_header = i == 1
+            && rec
+                .iter()
+                .all(|f| String::from_utf8_lossy(f).trim().parse::<f64>().is_err());
         if !is_header {
-            rows.push(parse_row(path, i + 1, &fields)?);
+            rows.push(
+                rec.len(),
+                rec.iter().enumerate().map(|(c, f)| number(path, i, c, f)),
+            )?;
         }
     }
-    finish_rows(path, rows)
+    rows.finish()
 }
 
-fn read_jsonl_table(path: &Path) -> Result<Table> {
-    let text = crate::io::limits::read_capped(path, u64::MAX).map(String::from_utf8)?;
-    let text = text.map_err(|_| KcompError::file(path, "is not UTF-8 text"))?;
-    let mut rows = Vec::new();
-    for (i, line) in text.lines().enumerate() {
+fn read_jsonl_table(path: &Path, file: File, max_values: u64) -> Result<Table> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::new(file);
+    let mut rows = Rows::new(path, max_values);
+    let mut line = String::new();
+    let mut i = 0u64;
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                return Err(KcompError::file(path, "is not UTF-8 text"));
+            }
+            Err(e) => return Err(KcompError::io(path, e)),
+        }
+        i += 1;
         if line.trim().is_empty() {
             continue;
         }
-        let v: serde_json::Value = serde_json::from_str(line)
-            .map_err(|e| KcompError::file(path, format!("line {}: invalid JSON ({e})", i + 1)))?;
+        let v: serde_json::Value = serde_json::from_str(&line)
+            .map_err(|e| KcompError::file(path, format!("line {i}: invalid JSON ({e})")))?;
         let items = match v {
             serde_json::Value::Array(a) => a,
             n @ serde_json::Value::Number(_) => vec![n],
             _ => {
                 return Err(KcompError::file(
                     path,
-                    format!("line {}: expected an array of numbers", i + 1),
+                    format!("line {i}: expected an array of numbers"),
                 ));
             }
         };
-        let row: Result<Vec<f64>> = items
-            .iter()
-            .enumerate()
-            .map(|(c, x)| {
+        rows.push(
+            items.len(),
+            items.iter().enumerate().map(|(c, x)| {
                 x.as_f64().ok_or_else(|| {
                     KcompError::file(
                         path,
-                        format!("line {}, item {}: `{x}` is not a number", i + 1, c + 1),
+                        format!("line {i}, item {}: `{x}` is not a number", c + 1),
                     )
                 })
-            })
-            .collect();
-        rows.push(row?);
+            }),
+        )?;
     }
-    finish_rows(path, rows)
+    rows.finish()
 }
 
-/// Reads a table from `.npy`, `.csv` or `.jsonl`/`.ndjson` (by extension).
+/// Reads a table from `.npy`, `.csv` or `.jsonl`/`.ndjson` (by extension), after checking
+/// the memory loading it takes.
 pub fn read_table(path: &Path) -> Result<Table> {
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    check_table_file(path, &ext)?;
-    let t = match ext.as_str() {
-        "npy" => read_npy_table(path)?,
-        "csv" => read_csv_table(path)?,
-        "jsonl" | "ndjson" => read_jsonl_table(path)?,
-        _ => {
-            return Err(KcompError::file(
-                path,
-                "unknown format: use .npy, .csv or .jsonl",
-            ));
-        }
+    let f = TableFile::open(path)?;
+    check_load_memory(&[(path, f.estimate)])?;
+    f.read(path)
+}
+
+/// Refuses files whose loading together needs more than the memory limit.
+fn check_load_memory(files: &[(&Path, f64)]) -> Result<()> {
+    let total: f64 = files.iter().map(|f| f.1).sum();
+    let largest = files.iter().max_by(|a, b| a.1.total_cmp(&b.1));
+    let what = match files.len() {
+        1 => "its values",
+        _ => "loading W and Z",
     };
-    check_table(&t, path)?;
-    Ok(t)
+    match (crate::io::limits::over_limit(what, total), largest) {
+        (Some(reason), Some((path, _))) => Err(KcompError::file(path, reason)),
+        _ => Ok(()),
+    }
+}
+
+/// Bytes loading W and Z from these files takes at most (what [`load_user_data`] checks
+/// against the memory limit).
+pub fn load_estimate(w_path: &Path, z_path: &Path) -> Result<f64> {
+    Ok(TableFile::open(w_path)?.estimate + TableFile::open(z_path)?.estimate)
 }
 
 /// Checks a table read from a file or handed over in memory (the Python bindings): at least
@@ -450,11 +601,16 @@ pub fn targets_from_table(t: &Table, path: &Path, precision: Option<f64>) -> Res
             "Z holds floating-point values: give --precision (grid spacing) to code it",
         )),
         (vals, Some(lam)) => {
-            let f: Vec<f64> = match vals {
-                Values::Int(v) => v.iter().map(|&x| x as f64).collect(),
-                Values::Float(v) => v.clone(),
+            // Float values are coded where they are (no copy); integers are converted.
+            let converted: Vec<f64>;
+            let f: &[f64] = match vals {
+                Values::Int(v) => {
+                    converted = v.iter().map(|&x| x as f64).collect();
+                    &converted
+                }
+                Values::Float(v) => v,
             };
-            Targets::from_floats(t.cols, lam, &f).map_err(|e| KcompError::file(path, e.to_string()))
+            Targets::from_floats(t.cols, lam, f).map_err(|e| KcompError::file(path, e.to_string()))
         }
     }
 }
@@ -465,8 +621,12 @@ pub fn load_user_data(
     z_path: &Path,
     precision: Option<f64>,
 ) -> Result<(TokenData, Targets)> {
-    let wt = read_table(w_path)?;
-    let zt = read_table(z_path)?;
+    // Both files are opened and measured first: W's table and tokens are still held while
+    // Z is read, so their estimates are checked together.
+    let (wf, zf) = (TableFile::open(w_path)?, TableFile::open(z_path)?);
+    check_load_memory(&[(w_path, wf.estimate), (z_path, zf.estimate)])?;
+    let wt = wf.read(w_path)?;
+    let zt = zf.read(z_path)?;
     if wt.rows != zt.rows {
         return Err(KcompError::file(
             z_path,

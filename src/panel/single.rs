@@ -8,8 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::{Dataset, KzMethod, KzReference, Provenance, Targets, TokenData};
-use crate::datasets::string_grid::dataset::{GridSource, record_to_dataset};
-use crate::datasets::string_grid::{GridSpec, Holistic, Setting, read_dataset};
+pub use crate::datasets::string_grid::dataset::record_dataset as grid_record_dataset;
 use crate::error::{KcompError, Result};
 use crate::estimators::interface::{EstimateRow, Progress, run_estimator};
 use crate::estimators::prequential::naive::naive_bits;
@@ -56,72 +55,6 @@ pub fn user_dataset(w: TokenData, z: Targets, files: Vec<String>) -> Result<Data
         ..Provenance::default()
     };
     Dataset::new(w, z, provenance, k_z, None)
-}
-
-/// Record `index` of a string-to-grid file as a dataset. The layout setting comes from
-/// `setting` or from the published file name (`..._type=<setting>.jsonl`); the shape (positions,
-/// letters, side) is read off the records; two letters are taken as complementary patterns, as
-/// published.
-pub fn grid_record_dataset(path: &Path, index: usize, setting: Option<&str>) -> Result<Dataset> {
-    let records = read_dataset(path)?;
-    let record = records.get(index).ok_or_else(|| {
-        KcompError::file(
-            path,
-            format!("--record {index}: the file has {} records", records.len()),
-        )
-    })?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let tag = match setting {
-        Some(s) => s.to_string(),
-        None => name
-            .rsplit_once("type=")
-            .map(|(_, t)| t.trim_end_matches(".jsonl").to_string())
-            .ok_or_else(|| {
-                KcompError::file(
-                    path,
-                    "give --setting (the file name has no `type=<setting>`)",
-                )
-            })?,
-    };
-    let setting = Setting::parse(&tag)?;
-    let positions = record
-        .input
-        .first()
-        .map_or(0, |i| i.split_whitespace().count());
-    let side = record.output.first().map_or(0, |o| o.lines().count());
-    let mut letters: Vec<char> = records
-        .iter()
-        .flat_map(|r| {
-            r.input
-                .iter()
-                .flat_map(|i| i.chars().filter(|c| !c.is_whitespace()))
-        })
-        .collect();
-    letters.sort_unstable();
-    letters.dedup();
-    if positions == 0 || !letters.len().is_multiple_of(positions) {
-        return Err(KcompError::file(
-            path,
-            "cannot read the input shape off the records",
-        ));
-    }
-    let per_position = letters.len() / positions;
-    let spec = GridSpec {
-        positions,
-        letters: per_position,
-        side,
-        samples: record.input.len(),
-        complementary: per_position == 2,
-    };
-    let source = GridSource {
-        setting,
-        seed: 0,
-        record: index,
-        holistic: Holistic::NONE,
-    };
-    let mut data = record_to_dataset(record, &spec, &source, None)?;
-    data.provenance.files = vec![path.display().to_string()];
-    Ok(data)
 }
 
 /// The dataset of `kcomp compare --grid FILE [--record I] [--setting S]` or

@@ -28,16 +28,18 @@ macro_rules! write_both {
     ($stem:expr, $size:expr, |$root:ident, $path:ident| $body:expr) => {{
         let png = $stem.with_extension("png");
         let svg = $stem.with_extension("svg");
-        {
-            let $root = BitMapBackend::new(&png, $size).into_drawing_area();
+        // Each drawn into a temporary file and renamed (io::files::atomic_write_with): a
+        // failed or interrupted write never leaves a truncated figure.
+        crate::io::files::atomic_write_with(&png, |tmp| {
+            let $root = BitMapBackend::new(tmp, $size).into_drawing_area();
             let $path: &Path = &png;
-            $body?;
-        }
-        {
-            let $root = SVGBackend::new(&svg, $size).into_drawing_area();
+            $body
+        })?;
+        crate::io::files::atomic_write_with(&svg, |tmp| {
+            let $root = SVGBackend::new(tmp, $size).into_drawing_area();
             let $path: &Path = &svg;
-            $body?;
-        }
+            $body
+        })?;
         Ok(vec![png, svg])
     }};
 }

@@ -33,9 +33,10 @@
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-use super::{GeneratedRecord, GridProgram, GridSpec, Holistic, Record, Setting};
+use super::{GeneratedRecord, GridProgram, GridSpec, Holistic, Record, Setting, read_dataset};
 use crate::dataset::{Dataset, ExactTerms, KzMethod, KzReference, Provenance, Targets, TokenData};
 use crate::error::{KcompError, Result};
+use std::path::Path;
 
 fn ln_factorial(n: usize) -> f64 {
     (2..=n).map(|i| (i as f64).ln()).sum()
@@ -308,6 +309,73 @@ impl GeneratedRecord {
     pub fn to_dataset(&self, spec: &GridSpec, source: &GridSource) -> Result<Dataset> {
         record_to_dataset(&self.record, spec, source, Some(&self.program))
     }
+}
+
+/// Record `index` of a string-to-grid file as a dataset. The layout setting comes from
+/// `setting` or from the published file name (`..._type=<setting>.jsonl`); the shape (positions,
+/// letters, side) is read off the records; two letters are taken as complementary patterns, as
+/// published. Every input and grid is parsed and the shape validated: `compare --grid` and
+/// `grid score` refuse the same malformed records with this one function.
+pub fn record_dataset(path: &Path, index: usize, setting: Option<&str>) -> Result<Dataset> {
+    let records = read_dataset(path)?;
+    let record = records.get(index).ok_or_else(|| {
+        KcompError::file(
+            path,
+            format!("--record {index}: the file has {} records", records.len()),
+        )
+    })?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let tag = match setting {
+        Some(s) => s.to_string(),
+        None => name
+            .rsplit_once("type=")
+            .map(|(_, t)| t.trim_end_matches(".jsonl").to_string())
+            .ok_or_else(|| {
+                KcompError::file(
+                    path,
+                    "give --setting (the file name has no `type=<setting>`)",
+                )
+            })?,
+    };
+    let setting = Setting::parse(&tag)?;
+    let positions = record
+        .input
+        .first()
+        .map_or(0, |i| i.split_whitespace().count());
+    let side = record.output.first().map_or(0, |o| o.lines().count());
+    let mut letters: Vec<char> = records
+        .iter()
+        .flat_map(|r| {
+            r.input
+                .iter()
+                .flat_map(|i| i.chars().filter(|c| !c.is_whitespace()))
+        })
+        .collect();
+    letters.sort_unstable();
+    letters.dedup();
+    if positions == 0 || !letters.len().is_multiple_of(positions) {
+        return Err(KcompError::file(
+            path,
+            "cannot read the input shape off the records",
+        ));
+    }
+    let per_position = letters.len() / positions;
+    let spec = GridSpec {
+        positions,
+        letters: per_position,
+        side,
+        samples: record.input.len(),
+        complementary: per_position == 2,
+    };
+    let source = GridSource {
+        setting,
+        seed: 0,
+        record: index,
+        holistic: Holistic::NONE,
+    };
+    let mut data = record_to_dataset(record, &spec, &source, None)?;
+    data.provenance.files = vec![path.display().to_string()];
+    Ok(data)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 
 use super::score::Scores;
 use super::{AnswerStatus, ParserMode, evaluate_answer, sample_timeout};
+use crate::datasets::string_grid::dataset::record_dataset;
 use crate::datasets::string_grid::load_record;
 use crate::error::{KcompError, Result};
 use crate::programs::sandbox::SandboxConfig;
@@ -53,6 +54,15 @@ impl ScoreArgs {
     /// Reads, runs (in the sandbox) and scores the answer.
     pub fn score(&self) -> Result<ScoredAnswer> {
         let mode = ParserMode::parse(&self.parser)?;
+        // The checks `compare --grid` makes, by the same function (every input and grid
+        // parsed, the shape read off the records, the layout checked for the setting the file
+        // name gives, any shape when it gives none), so both refuse the same datasets.
+        let named = self
+            .dataset
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.contains("type="));
+        record_dataset(&self.dataset, self.record, (!named).then_some("holistic"))?;
         let record = load_record(&self.dataset, self.record)?;
         let timeout = sample_timeout(self.timeout)?;
         let answer = crate::io::limits::read_capped(&self.answer, MAX_ANSWER_BYTES)?;
