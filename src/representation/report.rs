@@ -326,6 +326,7 @@ fn figure(stem: &Path, s: &Selection, z: &Targets) -> Result<Vec<PathBuf>> {
                 color: 1,
             },
         ],
+        reference_line: None,
     };
     let mut lengths: Vec<usize> = s.points.iter().map(|p| p.length).collect();
     lengths.sort_unstable();
@@ -382,6 +383,7 @@ fn figure(stem: &Path, s: &Selection, z: &Targets) -> Result<Vec<PathBuf>> {
         y_log: false,
         y_range: None,
         series,
+        reference_line: None,
     };
     let figure = Figure {
         panels: vec![training, totals],

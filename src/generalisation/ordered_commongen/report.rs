@@ -229,6 +229,7 @@ pub fn figure(scores: &Scores, stem: &Path) -> Result<Vec<PathBuf>> {
         y_log: false,
         y_range: Some((0.0, 100.0)),
         series: s,
+        reference_line: None,
     };
     let fig = Figure {
         panels: vec![
