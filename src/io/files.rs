@@ -293,11 +293,19 @@ mod tests {
         assert_eq!(names(dir.path()), vec!["fig.png".to_string()]);
         // A real figure goes the same way: written whole, no temporary file left.
         let stem = dir.path().join("heat");
+        let cell = |value| crate::plot::HeatCell {
+            value,
+            n: 5,
+            interval: None,
+        };
         let paths = crate::plot::heatmap(
             &stem,
             "t",
             &["a".into(), "b".into()],
-            &[vec![Some(1.0), None], vec![Some(-0.5), Some(0.0)]],
+            &[
+                vec![cell(Some(1.0)), cell(None)],
+                vec![cell(Some(-0.5)), cell(Some(0.0))],
+            ],
             "c",
         )
         .unwrap();
