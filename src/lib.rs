@@ -41,8 +41,8 @@ pub mod neural;
 pub mod panel;
 pub mod plot;
 pub mod programs;
-pub mod representation;
 pub mod progress;
+pub mod representation;
 pub mod rng;
 pub mod sweeps;
 

@@ -54,7 +54,7 @@ fn fast(seed: u64) -> PrequentialConfig {
             learners: vec![
                 LearnerSpec::Marginal,
                 LearnerSpec::Ngram { order: 2 },
-                LearnerSpec::Rules,
+                LearnerSpec::Rules(Default::default()),
             ],
             ..Default::default()
         },
@@ -65,7 +65,8 @@ fn fast(seed: u64) -> PrequentialConfig {
 fn rules_bits(w: &TokenData, z: &Targets, first: usize, seed: u64) -> Vec<f64> {
     let cfg = OnlineConfig::default();
     let order = order_rows(z, Ordering::Random, seed);
-    let mut l = make_online_learner(&LearnerSpec::Rules, &cfg, w, z, 0).unwrap();
+    let mut l =
+        make_online_learner(&LearnerSpec::Rules(Default::default()), &cfg, w, z, 0).unwrap();
     run_learner(
         l.as_mut(),
         w,
@@ -117,8 +118,14 @@ fn the_rule_learner_codes_every_row_before_learning_it() {
         let cfg = OnlineConfig::default();
         let order = order_rows(&data.z, Ordering::Random, 3);
         for first in [0, 1, 5] {
-            let inner =
-                make_online_learner(&LearnerSpec::Rules, &cfg, &data.w, &data.z, 0).unwrap();
+            let inner = make_online_learner(
+                &LearnerSpec::Rules(Default::default()),
+                &cfg,
+                &data.w,
+                &data.z,
+                0,
+            )
+            .unwrap();
             let mut spy = Spy {
                 inner,
                 seen: HashSet::new(),
@@ -150,7 +157,9 @@ fn changing_a_later_row_changes_no_earlier_code() {
     }
     let cfg = OnlineConfig::default();
     let run = |z: &Targets| {
-        let mut l = make_online_learner(&LearnerSpec::Rules, &cfg, &data.w, z, 0).unwrap();
+        let mut l =
+            make_online_learner(&LearnerSpec::Rules(Default::default()), &cfg, &data.w, z, 0)
+                .unwrap();
         run_learner(
             l.as_mut(),
             &data.w,

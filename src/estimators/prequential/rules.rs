@@ -21,12 +21,23 @@
 //!   Latin square: each position is injective given the other, as in Korbak et al.'s
 //!   non-trivially compositional protocol).
 //!
+//! **Bases.** The learner is a Bayesian mixture of such hierarchies, each coding Z in its own
+//! basis: Z as given, and (for up to [`RuleSettings::sum_diff_max_attrs`] attributes) every
+//! pair of attributes (a, b) replaced by their difference a - b and sum a + b, an invertible
+//! map of Z (the sum is coded after the difference, among the sums that difference allows). A
+//! message position may say a combination of attributes rather than one of them: in Korbak et
+//! al.'s non-trivially compositional protocol the first token names i - j and the second
+//! i + j, so in the sum/difference basis each is a one-position lexicon and the learner pays
+//! about two lexicons instead of one cell per message.
+//!
 //! Rows an exception explains teach the rules with their posterior weight only, so holistic
 //! exceptions do not blur the lexicon. Every update is a function of rows already coded; `code`
 //! changes nothing. Hash maps are only looked up, never iterated, so the result does not depend
 //! on their order.
 
 use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
 
 use super::online::OnlineLearner;
 use super::switching::log2_sum_exp2;
@@ -40,8 +51,99 @@ const MEM_ALPHAS: [f64; 2] = [1.0 / 16.0, 2.0];
 /// taken values among new cells): Beta(1/8, 7/8), so that a stream without them pays about
 /// (1/8) log2 n bits for the share instead of KT's (1/2) log2 n.
 const RARE: f64 = 0.125;
-/// Largest message length for which every pair of positions is a context (else adjacent pairs).
-const ALL_PAIRS_MAX_LEN: usize = 12;
+/// Settings of the rule learner (`--learners rules:key=value:...`, or a `kind = "rules"` table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RuleSettings {
+    /// Messages up to this length take every pair of positions as a context; longer ones take
+    /// adjacent pairs only (the number of contexts, hence time and memory, grows with its
+    /// square).
+    pub all_pairs_max_len: usize,
+    /// Z with up to this many attributes is also coded in the sum/difference bases (one per
+    /// pair of attributes: A (A - 1) / 2 more hierarchies, each as costly as the first); 0
+    /// turns them off.
+    pub sum_diff_max_attrs: usize,
+}
+
+impl Default for RuleSettings {
+    fn default() -> Self {
+        RuleSettings {
+            all_pairs_max_len: 12,
+            sum_diff_max_attrs: 3,
+        }
+    }
+}
+
+impl RuleSettings {
+    /// `key=value` pairs joined by `:` (the part of `rules:...` after the name).
+    pub fn parse(text: &str) -> std::result::Result<Self, String> {
+        let mut s = RuleSettings::default();
+        for kv in text.split(':').filter(|t| !t.is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("`{}` is not key=value", kv.escape_debug()))?;
+            let n: usize = v
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{}` needs a whole number, got `{}`", k, v.escape_debug()))?;
+            match k.trim() {
+                "all_pairs_max_len" => s.all_pairs_max_len = n,
+                "sum_diff_max_attrs" => s.sum_diff_max_attrs = n,
+                other => {
+                    return Err(format!(
+                        "unknown rules setting `{}` (all_pairs_max_len, sum_diff_max_attrs)",
+                        other.escape_debug()
+                    ));
+                }
+            }
+        }
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// Bounds that keep the context count and the number of bases small.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if self.all_pairs_max_len > 64 {
+            return Err("rules: all_pairs_max_len must be <= 64".into());
+        }
+        if self.sum_diff_max_attrs > 8 {
+            return Err("rules: sum_diff_max_attrs must be <= 8".into());
+        }
+        Ok(())
+    }
+
+    /// The settings as the suffix of a learner name (`""` for the defaults).
+    pub fn suffix(&self) -> String {
+        let d = RuleSettings::default();
+        let mut s = String::new();
+        if self.all_pairs_max_len != d.all_pairs_max_len {
+            s.push_str(&format!(":all_pairs_max_len={}", self.all_pairs_max_len));
+        }
+        if self.sum_diff_max_attrs != d.sum_diff_max_attrs {
+            s.push_str(&format!(":sum_diff_max_attrs={}", self.sum_diff_max_attrs));
+        }
+        s
+    }
+
+    /// Contexts of messages of length `l`: none, each position, the pairs.
+    pub fn n_contexts(&self, l: usize) -> usize {
+        let pairs = if l <= self.all_pairs_max_len {
+            l * l.saturating_sub(1) / 2
+        } else {
+            l.saturating_sub(1)
+        };
+        1 + l + pairs
+    }
+
+    /// Hierarchies (bases) run for `n_attr` attributes.
+    pub fn n_bases(&self, n_attr: usize) -> usize {
+        if n_attr >= 2 && n_attr <= self.sum_diff_max_attrs {
+            1 + n_attr * (n_attr - 1) / 2
+        } else {
+            1
+        }
+    }
+}
 /// Largest number of (cell, attribute, value) counts the learner may hold (f64 each).
 pub const MAX_RULE_COUNTS: usize = 1 << 26;
 
@@ -108,10 +210,17 @@ struct RowEval {
     taken_by_other: bool,
 }
 
-/// The rule learner (see the module documentation).
-pub struct RuleLearner {
+/// One hierarchy of the rule learner, coding Z in one basis.
+struct RuleCore {
     n_attr: usize,
+    /// Table stride: the most values any (transformed) attribute takes.
     n_vals: usize,
+    /// Values of each (transformed) attribute.
+    nvals: Vec<usize>,
+    /// `Some((a, b))`: attributes a and b are coded as a - b + (V_b - 1) (at a) and a + b (at b).
+    sum_diff: Option<(usize, usize)>,
+    /// Values of the original attributes.
+    orig_vals: usize,
     vocab: u64,
     ctxs: Vec<Ctx>,
     hyps: Vec<Hyp>,
@@ -128,26 +237,29 @@ pub struct RuleLearner {
     mem_log_w: [f64; 2],
 }
 
-impl RuleLearner {
-    /// `None` for continuous Z or when the worst-case tables exceed [`MAX_RULE_COUNTS`].
-    pub fn new(w: &TokenData, z: &Targets) -> Option<Self> {
-        let Targets::Discrete { n_attr, n_vals, .. } = z else {
-            return None;
-        };
-        let (a, v, l) = (*n_attr, *n_vals, w.n_words);
+impl RuleCore {
+    fn new(
+        w: &TokenData,
+        n_attr: usize,
+        orig_vals: usize,
+        sum_diff: Option<(usize, usize)>,
+        settings: &RuleSettings,
+    ) -> Self {
+        let (a, l) = (n_attr, w.n_words);
+        let mut nvals = vec![orig_vals; a];
+        if let Some((x, y)) = sum_diff {
+            nvals[x] = 2 * orig_vals - 1;
+            nvals[y] = 2 * orig_vals - 1;
+        }
+        let v = nvals.iter().copied().max().unwrap_or(orig_vals);
         let mut ctx_pos: Vec<Vec<usize>> = vec![vec![]];
         ctx_pos.extend((0..l).map(|p| vec![p]));
         for p in 0..l {
             for q in p + 1..l {
-                if l <= ALL_PAIRS_MAX_LEN || q == p + 1 {
+                if l <= settings.all_pairs_max_len || q == p + 1 {
                     ctx_pos.push(vec![p, q]);
                 }
             }
-        }
-        // Worst case: every row opens a new cell in every context.
-        let worst = (w.n as f64) * ctx_pos.len() as f64 * a as f64 * v as f64;
-        if worst > MAX_RULE_COUNTS as f64 {
-            return None;
         }
         let n_single = l as f64;
         let n_pair = (ctx_pos.len() - 1 - l) as f64;
@@ -194,9 +306,12 @@ impl RuleLearner {
                 rho: vec![(0.0, 0.0); 2 * a],
             })
             .collect();
-        Some(RuleLearner {
+        RuleCore {
             n_attr: a,
             n_vals: v,
+            nvals,
+            sum_diff,
+            orig_vals,
             vocab: w.vocab as u64,
             ctxs,
             hyps,
@@ -205,9 +320,45 @@ impl RuleLearner {
             objects: HashMap::new(),
             exc: (0.0, 0.0),
             obj_rho: (0.0, 0.0),
-            log2_objects: a as f64 * (v as f64).log2(),
+            log2_objects: a as f64 * (orig_vals as f64).log2(),
             mem_log_w: [-1.0, -1.0],
-        })
+        }
+    }
+
+    /// Row `row` of Z in this core's basis.
+    fn zrow(&self, values: &[u32], row: usize) -> Vec<u32> {
+        let na = self.n_attr;
+        let mut z = values[row * na..(row + 1) * na].to_vec();
+        if let Some((a, b)) = self.sum_diff {
+            let (x, y) = (z[a], z[b]);
+            z[a] = x + self.orig_vals as u32 - 1 - y;
+            z[b] = x + y;
+        }
+        z
+    }
+
+    /// Which values attribute `a` may take given the row's attributes before it (`zt`):
+    /// every value of its range, except the sum of a sum/difference pair, which must agree
+    /// with the difference in parity and keep both attributes in range.
+    fn allowed(&self, a: usize, zt: &[u32], out: &mut [bool]) {
+        out.iter_mut()
+            .enumerate()
+            .for_each(|(x, o)| *o = x < self.nvals[a]);
+        if let Some((da, sa)) = self.sum_diff
+            && sa == a
+            && da < a
+        {
+            let v = self.orig_vals as i64;
+            let e = i64::from(zt[da]) - (v - 1);
+            for (s, o) in out.iter_mut().enumerate() {
+                let s = s as i64;
+                let (twice_x, twice_y) = (s + e, s - e);
+                *o = *o
+                    && twice_x.rem_euclid(2) == 0
+                    && (0..2 * v).contains(&twice_x)
+                    && (0..2 * v).contains(&twice_y);
+            }
+        }
     }
 
     fn key(&self, pos: &[usize], toks: &[u32]) -> u64 {
@@ -215,16 +366,29 @@ impl RuleLearner {
             .fold(0u64, |k, &p| k.wrapping_mul(self.vocab) + toks[p] as u64)
     }
 
-    /// Probability that a new cell of `ctx` takes value `v` for attribute `a`.
-    fn base_q(&self, h: &Hyp, a: usize, toks: &[u32], v: usize) -> f64 {
+    /// Probability that a new cell of `ctx` takes value `v` for attribute `a`, among the
+    /// `allowed` values (`n_allowed` of them; `v` is one).
+    fn base_q(
+        &self,
+        h: &Hyp,
+        a: usize,
+        toks: &[u32],
+        v: usize,
+        allowed: &[bool],
+        n_allowed: usize,
+    ) -> f64 {
         let nv = self.n_vals;
-        let uniform = 1.0 / nv as f64;
+        let uniform = 1.0 / n_allowed as f64;
         let c = &self.ctxs[h.ctx];
         let (taken_v, n_untaken, rho) = match h.variant {
             Variant::Plain => return uniform,
             Variant::Global => {
                 let g = &c.global[a * nv..(a + 1) * nv];
-                let u = g.iter().filter(|&&x| x == 0).count();
+                let u = g
+                    .iter()
+                    .zip(allowed)
+                    .filter(|(x, ok)| **ok && **x == 0)
+                    .count();
                 (g[v] > 0, u, c.rho[a])
             }
             Variant::Latin => {
@@ -233,7 +397,7 @@ impl RuleLearner {
                 let taken = |x: usize| {
                     row.is_some_and(|r| r[a * nv + x] > 0) || col.is_some_and(|r| r[a * nv + x] > 0)
                 };
-                let u = (0..nv).filter(|&x| !taken(x)).count();
+                let u = (0..nv).filter(|&x| allowed[x] && !taken(x)).count();
                 (taken(v), u, c.rho[self.n_attr + a])
             }
         };
@@ -249,13 +413,12 @@ impl RuleLearner {
         fresh + r * uniform
     }
 
-    fn eval(&self, w: &TokenData, z: &Targets, row: usize) -> RowEval {
-        let Targets::Discrete { values, .. } = z else {
-            unreachable!("the rule learner is built for discrete Z only")
-        };
+    fn eval(&self, w: &TokenData, values: &[u32], row: usize) -> RowEval {
         let (na, nv) = (self.n_attr, self.n_vals);
         let toks = w.row(row);
-        let zv = &values[row * na..(row + 1) * na];
+        let zt = self.zrow(values, row);
+        let zv = &zt[..];
+        let mut allowed = vec![true; nv];
         let cells: Vec<Option<usize>> = self
             .ctxs
             .iter()
@@ -266,6 +429,8 @@ impl RuleLearner {
         let mut rule = 0.0;
         for a in 0..na {
             let v = zv[a] as usize;
+            self.allowed(a, zv, &mut allowed);
+            let n_allowed = allowed.iter().filter(|&&o| o).count();
             for (k, h) in self.hyps.iter().enumerate() {
                 let (cnt, tot) = match cells[h.ctx] {
                     Some(ci) => {
@@ -275,9 +440,9 @@ impl RuleLearner {
                     None => (0.0, 0.0),
                 };
                 let q = if tot < 0.5 {
-                    self.base_q(h, a, toks, v)
+                    self.base_q(h, a, toks, v, &allowed, n_allowed)
                 } else {
-                    1.0 / nv as f64
+                    1.0 / n_allowed as f64
                 };
                 hyp[a * nh + k] = ((cnt + h.alpha * q) / (tot + h.alpha)).log2();
             }
@@ -353,14 +518,11 @@ impl RuleLearner {
         }
     }
 
-    fn learn_row(&mut self, w: &TokenData, z: &Targets, row: usize) {
-        let Targets::Discrete { values, .. } = z else {
-            return;
-        };
-        let ev = self.eval(w, z, row);
+    /// Learns row `row`, whose evaluation under the current state is `ev`.
+    fn learn_row(&mut self, w: &TokenData, values: &[u32], row: usize, ev: RowEval) {
         let na = self.n_attr;
         let toks = w.row(row).to_vec();
-        let zv = values[row * na..(row + 1) * na].to_vec();
+        let zv = self.zrow(values, row);
         // Posterior weights of "the level below the memory produced this row" (`r`) and of
         // "... and it follows the rules" (`u`).
         let r = ev.from_base;
@@ -471,9 +633,74 @@ impl RuleLearner {
     }
 }
 
+/// The rule learner (see the module documentation): a Bayesian mixture of [`RuleCore`]s, Z as
+/// given (prior 1/2) and each sum/difference basis (the other half, split evenly).
+pub struct RuleLearner {
+    cores: Vec<RuleCore>,
+    log_w: Vec<f64>,
+    name: String,
+}
+
+impl RuleLearner {
+    /// `None` for continuous Z or when the worst-case tables exceed [`MAX_RULE_COUNTS`].
+    pub fn new(w: &TokenData, z: &Targets, settings: &RuleSettings) -> Option<Self> {
+        let Targets::Discrete { n_attr, n_vals, .. } = z else {
+            return None;
+        };
+        let (a, v) = (*n_attr, *n_vals);
+        let mut bases = vec![None];
+        if settings.n_bases(a) > 1 {
+            for x in 0..a {
+                bases.extend((x + 1..a).map(|y| Some((x, y))));
+            }
+        }
+        // Worst case: every row opens a new cell in every context of every basis.
+        let worst = Self::worst_counts(w.n, w.n_words, a, v, settings);
+        if worst > MAX_RULE_COUNTS as f64 {
+            return None;
+        }
+        let k = bases.len();
+        let log_w = (0..k)
+            .map(|i| match (i, k) {
+                (_, 1) => 0.0,
+                (0, _) => -1.0,
+                _ => -1.0 - ((k - 1) as f64).log2(),
+            })
+            .collect();
+        Some(RuleLearner {
+            cores: bases
+                .into_iter()
+                .map(|b| RuleCore::new(w, a, v, b, settings))
+                .collect(),
+            log_w,
+            name: format!("rules{}", settings.suffix()),
+        })
+    }
+
+    /// (cell, attribute, value) counts the tables may reach: `n` rows, each opening a cell in
+    /// every context of every basis (a sum/difference basis has up to 2 V - 1 values).
+    pub fn worst_counts(n: usize, l: usize, a: usize, v: usize, s: &RuleSettings) -> f64 {
+        let bases = s.n_bases(a) as f64;
+        let width = if bases > 1.0 {
+            2.0 * v as f64
+        } else {
+            v as f64
+        };
+        n as f64 * s.n_contexts(l) as f64 * a as f64 * width * bases
+    }
+
+    /// log2 P of row `row` per core.
+    fn core_log2p(&self, w: &TokenData, values: &[u32], row: usize) -> Vec<f64> {
+        self.cores
+            .iter()
+            .map(|c| c.eval(w, values, row).total)
+            .collect()
+    }
+}
+
 impl OnlineLearner for RuleLearner {
     fn name(&self) -> String {
-        "rules".into()
+        self.name.clone()
     }
 
     fn block_rows(&self) -> Option<usize> {
@@ -481,12 +708,36 @@ impl OnlineLearner for RuleLearner {
     }
 
     fn code(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> Vec<f64> {
-        rows.iter().map(|&r| -self.eval(w, z, r).total).collect()
+        let Targets::Discrete { values, .. } = z else {
+            unreachable!("the rule learner is built for discrete Z only")
+        };
+        rows.iter()
+            .map(|&r| {
+                let p = self.core_log2p(w, values, r);
+                -log2_sum_exp2(self.log_w.iter().zip(&p).map(|(w, p)| w + p))
+            })
+            .collect()
     }
 
     fn learn(&mut self, w: &TokenData, z: &Targets, sent: &[usize], n_new: usize) {
+        let Targets::Discrete { values, .. } = z else {
+            return;
+        };
         for &r in &sent[sent.len() - n_new..] {
-            self.learn_row(w, z, r);
+            let evs: Vec<RowEval> = self.cores.iter().map(|c| c.eval(w, values, r)).collect();
+            if self.cores.len() > 1 {
+                self.log_w
+                    .iter_mut()
+                    .zip(&evs)
+                    .for_each(|(w, e)| *w += e.total);
+                let t = log2_sum_exp2(self.log_w.iter().copied());
+                if t.is_finite() {
+                    self.log_w.iter_mut().for_each(|w| *w -= t);
+                }
+            }
+            for (c, ev) in self.cores.iter_mut().zip(evs) {
+                c.learn_row(w, values, r, ev);
+            }
         }
     }
 }
