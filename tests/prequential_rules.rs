@@ -11,6 +11,7 @@ use kcomp::datasets::protocols::{ProtocolKind, ProtocolParams};
 use kcomp::estimators::prequential::online::{
     LearnerSpec, OnlineConfig, OnlineLearner, make_online_learner, online_code, run_learner,
 };
+use kcomp::estimators::prequential::rules::RuleSettings;
 use kcomp::estimators::prequential::schedule::order_rows;
 use kcomp::estimators::prequential::{
     Ordering, PrequentialConfig, Scheme, language_compositionality,
@@ -291,8 +292,9 @@ fn language_systems_within_bounds_and_c_decreasing_in_h() {
     }
 }
 
-/// Korbak et al.'s protocols at 8 x 8: the compositional ones within 3x of their exact
-/// K(Z|W), and the non-trivially compositional one clearly shorter than the holistic one.
+/// Korbak et al.'s protocols at 8 x 8: the compositional ones (the non-trivially
+/// compositional one too, through the sum/difference basis) within 3x of their exact K(Z|W),
+/// and the non-trivially compositional one clearly shorter than the holistic one.
 #[test]
 fn protocols_compositional_within_bounds_and_ntc_shorter_than_holistic() {
     let k = |kind, seed| {
@@ -303,6 +305,7 @@ fn protocols_compositional_within_bounds_and_ntc_shorter_than_holistic() {
     for seed in 0..2 {
         for kind in [
             ProtocolKind::TriviallyCompositional,
+            ProtocolKind::NonTriviallyCompositional,
             ProtocolKind::OrderSensitive,
             ProtocolKind::Negation,
         ] {
@@ -315,8 +318,109 @@ fn protocols_compositional_within_bounds_and_ntc_shorter_than_holistic() {
         let (ntc, _) = k(ProtocolKind::NonTriviallyCompositional, seed);
         let (hol, _) = k(ProtocolKind::Holistic, seed);
         assert!(
-            ntc < 0.85 * hol,
+            ntc < 0.5 * hol,
             "seed {seed}: {ntc:.1} vs holistic {hol:.1}"
         );
     }
+}
+
+/// The 5 x 5 protocols whose exact K(Z|W) is smallest (negation: 9.5 bits, non-trivially
+/// compositional: 21.8) within 3x at N = 500 and 5,000 (3 seeds), and context-sensitive 8 x 8
+/// at its smallest N (2 utterances per object, 384 rows, exact 799 bits) within 2x: the
+/// attribute a message leaves unsaid is drawn afresh per row, which the cells' infinite
+/// strength codes at about its entropy.
+#[test]
+fn small_protocols_within_bounds() {
+    let run = |kind, size, repeats, seed| {
+        let d = ProtocolParams {
+            kind,
+            colours: size,
+            shapes: size,
+            repeats,
+            seed,
+        }
+        .dataset()
+        .unwrap();
+        let code = online_code(&d.w, &d.z, &fast(seed), None).unwrap();
+        let exact = d.exact.unwrap().k_z_given_w_bits;
+        code.k_data / exact
+    };
+    for seed in 0..3 {
+        for kind in [
+            ProtocolKind::Negation,
+            ProtocolKind::NonTriviallyCompositional,
+        ] {
+            for repeats in [20, 200] {
+                let r = run(kind, 5, repeats, seed);
+                assert!(
+                    r <= 3.0,
+                    "{kind:?} 5x5 x{repeats}, seed {seed}: ratio {r:.2}"
+                );
+            }
+        }
+        let r = run(ProtocolKind::ContextSensitive, 8, 2, seed);
+        assert!(
+            r <= 2.0,
+            "context-sensitive 8x8 x2, seed {seed}: ratio {r:.2}"
+        );
+    }
+}
+
+/// `rules:key=value:...` sets the rule learner's settings; a bad key or value is refused with
+/// a message naming it. Without the sum/difference bases the non-trivially compositional
+/// protocol is back to about the holistic price, so the bases are what buys it.
+#[test]
+fn rule_settings_parse_and_the_sum_difference_basis_matters() {
+    let s = LearnerSpec::parse("rules:sum_diff_max_attrs=0:all_pairs_max_len=4").unwrap();
+    let LearnerSpec::Rules(set) = &s else {
+        panic!("{s:?}")
+    };
+    assert_eq!((set.sum_diff_max_attrs, set.all_pairs_max_len), (0, 4));
+    assert_eq!(s.name(), "rules:all_pairs_max_len=4:sum_diff_max_attrs=0");
+    assert_eq!(
+        LearnerSpec::parse("rules").unwrap(),
+        LearnerSpec::Rules(RuleSettings::default())
+    );
+    for bad in [
+        "rules:foo=1",
+        "rules:sum_diff_max_attrs=x",
+        "rules:max",
+        "rules:all_pairs_max_len=99",
+    ] {
+        let e = LearnerSpec::parse(bad).unwrap_err();
+        assert!(e.contains("rules"), "{bad}: {e}");
+    }
+    // A TOML table takes the same settings.
+    let cfg: OnlineConfig =
+        toml::from_str("learners = [{ kind = \"rules\", sum_diff_max_attrs = 0 }, \"marginal\"]")
+            .unwrap();
+    assert_eq!(cfg.learners[0], no_sum_diff());
+
+    let d = protocol(ProtocolKind::NonTriviallyCompositional, 0);
+    let cfg = |spec: LearnerSpec| PrequentialConfig {
+        online: OnlineConfig {
+            learners: vec![LearnerSpec::Marginal, spec],
+            ..Default::default()
+        },
+        ..fast(0)
+    };
+    let with = online_code(
+        &d.w,
+        &d.z,
+        &cfg(LearnerSpec::Rules(Default::default())),
+        None,
+    )
+    .unwrap()
+    .k_data;
+    let without = online_code(&d.w, &d.z, &cfg(no_sum_diff()), None)
+        .unwrap()
+        .k_data;
+    assert!(with < 0.5 * without, "{with:.1} vs {without:.1}");
+}
+
+fn no_sum_diff() -> LearnerSpec {
+    LearnerSpec::Rules(RuleSettings {
+        sum_diff_max_attrs: 0,
+        ..Default::default()
+    })
 }

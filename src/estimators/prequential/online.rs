@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use super::code::{Chunk, PrequentialCode, PrequentialConfig, derive_seed, in_pool};
 use super::naive::naive_bits;
 use super::schedule::order_rows;
-use super::switching::mix;
+use super::switching::mix_with_prior;
 use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
 use crate::neural::HeadSpec;
@@ -538,6 +538,23 @@ pub fn run_learner(
         learner.learn(w, z, &order[..b], b - a);
     }
     bits
+}
+
+/// Prior log2 weights of the learners in the mixture: uniform, except that rule learners (which
+/// run on discrete Z only, and whose hypotheses include Z without W and one-position tables,
+/// the marginal and n-gram learners' classes) share half the mass and the others the other
+/// half. On discrete codes of a few tens of bits, log2 K of a uniform prior over K learners is
+/// a visible share; this costs 1 bit instead when a rule learner is best.
+pub fn learner_prior(is_rules: &[bool]) -> Vec<f64> {
+    let k = is_rules.len();
+    let r = is_rules.iter().filter(|&&x| x).count();
+    if r == 0 || r == k {
+        return vec![-(k as f64).log2(); k];
+    }
+    is_rules
+        .iter()
+        .map(|&x| -1.0 - (if x { r } else { k - r } as f64).log2())
+        .collect()
 }
 
 /// Per-row naive bits of the first block: its naive code spread evenly (only the sum counts).
@@ -1233,7 +1250,11 @@ pub fn online_code(
         ));
     }
     let per: Vec<Vec<f64>> = runs.iter().map(|(_, b)| b.clone()).collect();
-    let mixed = mix(&per, oc.mixing);
+    let is_rules: Vec<bool> = runs
+        .iter()
+        .map(|(l, _)| l.name().starts_with("rules"))
+        .collect();
+    let mixed = mix_with_prior(&per, oc.mixing, learner_prior(&is_rules));
     let first_rows = &order[..bounds[0]];
     let first_bits = naive_bits(z, first_rows);
     let k_data = first_bits + mixed.bits.iter().sum::<f64>();

@@ -5,7 +5,8 @@
 //! learner pays only for what the data show:
 //!
 //! - **whole-message memory** (a Dirichlet-process cell per distinct message, two
-//!   concentrations mixed): a message already sent predicts the objects it named before, and
+//!   concentrations and "no memory" mixed): a message already sent predicts the objects it
+//!   named before, and
 //!   backs off to the level below for anything new;
 //! - **rule or exception** for a new message: the per-attribute rules below with probability
 //!   `1 - eps`, an arbitrary object with probability `eps` (both estimated online, the object
@@ -16,10 +17,9 @@
 //!   context's cells hold value counts. A cell seen for the first time draws its value
 //!   *bijection-aware*: values another cell of the same context already took are less likely
 //!   (their share is learned), so a lexicon of V words per attribute costs about log2 V! bits.
-//!   For pairs two such constraints are tried: values taken anywhere in the context (a lexicon
-//!   of two-token words), and values taken in the same row or column of the pair table (a
-//!   Latin square: each position is injective given the other, as in Korbak et al.'s
-//!   non-trivially compositional protocol).
+//!   The strength 1/32 (near-deterministic cells) takes 3/4 of a context's prior, the
+//!   strength 1 (noisy cells) 1/4: lexicons are the common case, and each bit of prior a
+//!   hypothesis loses is paid once per attribute in codes of a few tens of bits.
 //!
 //! **Bases.** The learner is a Bayesian mixture of such hierarchies, each coding Z in its own
 //! basis: Z as given, and (for up to [`RuleSettings::sum_diff_max_attrs`] attributes) every
@@ -43,10 +43,31 @@ use super::online::OnlineLearner;
 use super::switching::log2_sum_exp2;
 use crate::dataset::{Targets, TokenData};
 
-/// Dirichlet strengths of the cell estimators (near-deterministic cells, noisy cells).
-const ALPHAS: [f64; 2] = [1.0 / 32.0, 1.0];
+/// Dirichlet strengths of the cell estimators (near-deterministic cells, noisy cells, and
+/// cells whose value is drawn afresh every time: infinite strength, the base distribution).
+const ALPHAS: [f64; 3] = [1.0 / 32.0, 1.0, f64::INFINITY];
 /// Concentrations of the whole-message memory.
-const MEM_ALPHAS: [f64; 2] = [1.0 / 16.0, 2.0];
+/// Prior of the strengths of [`ALPHAS`] in every cell. Each cell learns its own mixture: in
+/// one context some cells may be a lexicon entry and others noise (an attribute a message
+/// form leaves unsaid), so a per-context strength would pay several bits on every noisy row.
+const ALPHA_PRIOR: [f64; 3] = [30.0 / 32.0, 1.0 / 32.0, 1.0 / 32.0];
+/// Prior of Z as given among the bases (the sum/difference bases share the rest).
+const IDENTITY_PRIOR: f64 = 0.75;
+/// The last one is infinite: no memory, every row straight from the level below (messages
+/// that name many objects at random, e.g. a context-dependent unsaid attribute, where any
+/// finite concentration overweights the objects a message named before). Prior
+/// [`MEM_PRIOR`].
+const MEM_ALPHAS: [f64; 3] = [1.0 / 16.0, 2.0, f64::INFINITY];
+const MEM_PRIOR: [f64; 3] = [0.45, 0.45, 0.1];
+
+/// log2 of the memory's P(object) with concentration `al`: the object's count `n_z` among
+/// `total` and the level below's log2 P `base` (`base` itself when `al` is infinite).
+fn mem_log2(al: f64, n_z: f64, total: f64, base: f64) -> f64 {
+    if al.is_infinite() {
+        return base;
+    }
+    log2_sum_exp2([n_z.log2(), al.log2() + base].into_iter()) - (total + al).log2()
+}
 /// Prior pseudo-count of the rare event in the learned shares (exceptions among new messages,
 /// taken values among new cells): Beta(1/8, 7/8), so that a stream without them pays about
 /// (1/8) log2 n bits for the share instead of KT's (1/2) log2 n.
@@ -81,11 +102,14 @@ impl RuleSettings {
         for kv in text.split(':').filter(|t| !t.is_empty()) {
             let (k, v) = kv
                 .split_once('=')
-                .ok_or_else(|| format!("`{}` is not key=value", kv.escape_debug()))?;
-            let n: usize = v
-                .trim()
-                .parse()
-                .map_err(|_| format!("`{}` needs a whole number, got `{}`", k, v.escape_debug()))?;
+                .ok_or_else(|| format!("rules: `{}` is not key=value", kv.escape_debug()))?;
+            let n: usize = v.trim().parse().map_err(|_| {
+                format!(
+                    "rules: `{}` needs a whole number, got `{}`",
+                    k.escape_debug(),
+                    v.escape_debug()
+                )
+            })?;
             match k.trim() {
                 "all_pairs_max_len" => s.all_pairs_max_len = n,
                 "sum_diff_max_attrs" => s.sum_diff_max_attrs = n,
@@ -154,8 +178,6 @@ enum Variant {
     Plain,
     /// Values no other cell of the context took are likelier.
     Global,
-    /// Values not taken in the same row (first position) and column (second position).
-    Latin,
 }
 
 /// One hypothesis of an attribute's mixture.
@@ -163,7 +185,6 @@ enum Variant {
 struct Hyp {
     ctx: usize,
     variant: Variant,
-    alpha: f64,
     log2_prior: f64,
 }
 
@@ -178,10 +199,9 @@ struct Ctx {
     assigned: Vec<u32>,
     /// Per (attribute, value): cells whose assigned value it is.
     global: Vec<u32>,
-    /// The same per first-position token (rows) and second-position token (columns).
-    rows: HashMap<u32, Vec<u32>>,
-    cols: HashMap<u32, Vec<u32>>,
-    /// Per (variant: 0 global, 1 latin; attribute): weighted (taken events, new-cell events).
+    /// Per (cell, attribute): log2 weights of the strengths of [`ALPHAS`].
+    alpha_lw: Vec<[f64; 3]>,
+    /// Per attribute: weighted (taken events, new-cell events).
     rho: Vec<(f64, f64)>,
 }
 
@@ -197,11 +217,13 @@ struct RowEval {
     cells: Vec<Option<usize>>,
     /// log2 p of the row's value per (attribute, hypothesis).
     hyp: Vec<f64>,
+    /// The same per strength of [`ALPHAS`] (the cells' own mixtures learn from it).
+    palpha: Vec<[f64; 3]>,
     rule: f64,
     base: f64,
     log2_keep: f64,
     /// log2 P of each memory concentration (seen message).
-    mem: Option<[f64; 2]>,
+    mem: Option<[f64; 3]>,
     /// Posterior that the level below the memory produced the row (1 for a new message).
     from_base: f64,
     total: f64,
@@ -234,7 +256,7 @@ struct RuleCore {
     /// (weight of exceptions naming an object already named, weight of exceptions).
     obj_rho: (f64, f64),
     log2_objects: f64,
-    mem_log_w: [f64; 2],
+    mem_log_w: [f64; 3],
 }
 
 impl RuleCore {
@@ -275,18 +297,14 @@ impl RuleCore {
             let (variants, mass): (&[Variant], f64) = match pos.len() {
                 0 => (&[Variant::Plain], p_empty),
                 1 => (&[Variant::Global], p_single / n_single),
-                _ => (&[Variant::Global, Variant::Latin], p_pair / (n_pair * 2.0)),
+                _ => (&[Variant::Global], p_pair / n_pair),
             };
             for &variant in variants {
-                for &alpha in &ALPHAS {
-                    let p = mass / ALPHAS.len() as f64;
-                    hyps.push(Hyp {
-                        ctx: c,
-                        variant,
-                        alpha,
-                        log2_prior: p.log2(),
-                    });
-                }
+                hyps.push(Hyp {
+                    ctx: c,
+                    variant,
+                    log2_prior: mass.log2(),
+                });
             }
         }
         let log_w = (0..a)
@@ -301,9 +319,8 @@ impl RuleCore {
                 totals: Vec::new(),
                 assigned: Vec::new(),
                 global: vec![0; a * v],
-                rows: HashMap::new(),
-                cols: HashMap::new(),
-                rho: vec![(0.0, 0.0); 2 * a],
+                alpha_lw: Vec::new(),
+                rho: vec![(0.0, 0.0); a],
             })
             .collect();
         RuleCore {
@@ -321,7 +338,7 @@ impl RuleCore {
             exc: (0.0, 0.0),
             obj_rho: (0.0, 0.0),
             log2_objects: a as f64 * (orig_vals as f64).log2(),
-            mem_log_w: [-1.0, -1.0],
+            mem_log_w: MEM_PRIOR.map(f64::log2),
         }
     }
 
@@ -368,15 +385,7 @@ impl RuleCore {
 
     /// Probability that a new cell of `ctx` takes value `v` for attribute `a`, among the
     /// `allowed` values (`n_allowed` of them; `v` is one).
-    fn base_q(
-        &self,
-        h: &Hyp,
-        a: usize,
-        toks: &[u32],
-        v: usize,
-        allowed: &[bool],
-        n_allowed: usize,
-    ) -> f64 {
+    fn base_q(&self, h: &Hyp, a: usize, v: usize, allowed: &[bool], n_allowed: usize) -> f64 {
         let nv = self.n_vals;
         let uniform = 1.0 / n_allowed as f64;
         let c = &self.ctxs[h.ctx];
@@ -390,15 +399,6 @@ impl RuleCore {
                     .filter(|(x, ok)| **ok && **x == 0)
                     .count();
                 (g[v] > 0, u, c.rho[a])
-            }
-            Variant::Latin => {
-                let row = c.rows.get(&toks[c.pos[0]]);
-                let col = c.cols.get(&toks[c.pos[1]]);
-                let taken = |x: usize| {
-                    row.is_some_and(|r| r[a * nv + x] > 0) || col.is_some_and(|r| r[a * nv + x] > 0)
-                };
-                let u = (0..nv).filter(|&x| allowed[x] && !taken(x)).count();
-                (taken(v), u, c.rho[self.n_attr + a])
             }
         };
         if n_untaken == 0 {
@@ -426,25 +426,35 @@ impl RuleCore {
             .collect();
         let nh = self.hyps.len();
         let mut hyp = vec![0.0; na * nh];
+        let mut palpha = vec![[0.0; 3]; na * nh];
         let mut rule = 0.0;
         for a in 0..na {
             let v = zv[a] as usize;
             self.allowed(a, zv, &mut allowed);
             let n_allowed = allowed.iter().filter(|&&o| o).count();
             for (k, h) in self.hyps.iter().enumerate() {
-                let (cnt, tot) = match cells[h.ctx] {
+                let (cnt, tot, lw) = match cells[h.ctx] {
                     Some(ci) => {
                         let c = &self.ctxs[h.ctx];
-                        (c.counts[(ci * na + a) * nv + v], c.totals[ci * na + a])
+                        let ia = ci * na + a;
+                        (c.counts[ia * nv + v], c.totals[ia], c.alpha_lw[ia])
                     }
-                    None => (0.0, 0.0),
+                    None => (0.0, 0.0, ALPHA_PRIOR.map(f64::log2)),
                 };
                 let q = if tot < 0.5 {
-                    self.base_q(h, a, toks, v, &allowed, n_allowed)
+                    self.base_q(h, a, v, &allowed, n_allowed)
                 } else {
                     1.0 / n_allowed as f64
                 };
-                hyp[a * nh + k] = ((cnt + h.alpha * q) / (tot + h.alpha)).log2();
+                let pa = ALPHAS.map(|al| {
+                    if al.is_infinite() {
+                        q.log2()
+                    } else {
+                        ((cnt + al * q) / (tot + al)).log2()
+                    }
+                });
+                hyp[a * nh + k] = log2_sum_exp2(lw.iter().zip(&pa).map(|(w, p)| w + p));
+                palpha[a * nh + k] = pa;
             }
             let lw = &self.log_w[a * nh..(a + 1) * nh];
             rule += log2_sum_exp2(
@@ -487,17 +497,14 @@ impl RuleCore {
                 let n_z = obj
                     .and_then(|o| m.objects.iter().find(|x| x.0 == o))
                     .map_or(0.0, |x| x.1);
-                let p = MEM_ALPHAS.map(|al| {
-                    log2_sum_exp2([n_z.log2(), al.log2() + base].into_iter())
-                        - (m.total + al).log2()
-                });
+                let p = MEM_ALPHAS.map(|al| mem_log2(al, n_z, m.total, base));
                 let t = log2_sum_exp2(self.mem_log_w.iter().zip(&p).map(|(w, p)| w + p));
                 // A repeat of what the message said before teaches the rules nothing new.
                 let b = log2_sum_exp2(
                     self.mem_log_w
                         .iter()
                         .zip(MEM_ALPHAS)
-                        .map(|(w, al)| w + al.log2() + base - (m.total + al).log2()),
+                        .map(|(w, al)| w + mem_log2(al, 0.0, m.total, base)),
                 );
                 from_base = (b - t).exp2().clamp(0.0, 1.0);
                 (Some(p), t)
@@ -507,6 +514,7 @@ impl RuleCore {
         RowEval {
             cells,
             hyp,
+            palpha,
             rule,
             base,
             log2_keep,
@@ -549,7 +557,8 @@ impl RuleCore {
         }
         if u > 0.0 {
             for ci in 0..self.ctxs.len() {
-                self.learn_cell(ci, ev.cells[ci], &toks, &zv, u);
+                let pa: Vec<[f64; 3]> = (0..na).map(|a| ev.palpha[a * nh + ci]).collect();
+                self.learn_cell(ci, ev.cells[ci], &toks, &zv, u, &pa);
             }
         }
         if r > 0.0 {
@@ -571,7 +580,17 @@ impl RuleCore {
         }
     }
 
-    fn learn_cell(&mut self, ci: usize, cell: Option<usize>, toks: &[u32], zv: &[u32], u: f64) {
+    /// Teaches cell `cell` of context `ci` the row (tokens `toks`, values `zv`) with weight `u`;
+    /// `pa` are the row's log2 p per attribute and strength under the cell before it learns.
+    fn learn_cell(
+        &mut self,
+        ci: usize,
+        cell: Option<usize>,
+        toks: &[u32],
+        zv: &[u32],
+        u: f64,
+        pa: &[[f64; 3]],
+    ) {
         let (na, nv) = (self.n_attr, self.n_vals);
         let key = self.key(&self.ctxs[ci].pos, toks);
         let c = &mut self.ctxs[ci];
@@ -581,28 +600,24 @@ impl RuleCore {
             c.counts.resize(c.counts.len() + na * nv, 0.0);
             c.totals.resize(c.totals.len() + na, 0.0);
             c.assigned.resize(c.assigned.len() + na, u32::MAX);
+            c.alpha_lw
+                .resize(c.alpha_lw.len() + na, ALPHA_PRIOR.map(f64::log2));
             id
         });
-        let (rt, ct) = match c.pos.len() {
-            2 => (Some(toks[c.pos[0]]), Some(toks[c.pos[1]])),
-            _ => (None, None),
-        };
         for a in 0..na {
             let v = zv[a] as usize;
             let ia = cell * na + a;
+            let lw = &mut c.alpha_lw[ia];
+            lw.iter_mut().zip(pa[a]).for_each(|(w, p)| *w += u * p);
+            let t = log2_sum_exp2(lw.iter().copied());
+            if t.is_finite() {
+                lw.iter_mut().for_each(|w| *w -= t);
+            }
             if c.totals[ia] < 0.5 && !c.pos.is_empty() {
                 // A new cell: was its value taken (bijection-aware base, learned share)?
                 let g = c.global[a * nv + v] > 0;
                 c.rho[a].0 += u * f64::from(u8::from(g));
                 c.rho[a].1 += u;
-                if let (Some(r), Some(k)) = (rt, ct) {
-                    let hit = |m: &HashMap<u32, Vec<u32>>, t: u32| {
-                        m.get(&t).is_some_and(|x| x[a * nv + v] > 0)
-                    };
-                    let l = hit(&c.rows, r) || hit(&c.cols, k);
-                    c.rho[na + a].0 += u * f64::from(u8::from(l));
-                    c.rho[na + a].1 += u;
-                }
             }
             c.counts[ia * nv + v] += u;
             c.totals[ia] += u;
@@ -616,17 +631,10 @@ impl RuleCore {
                 None
             };
             if let Some(new) = best {
-                let shift = |m: &mut [u32]| {
-                    if old != u32::MAX {
-                        m[a * nv + old as usize] -= 1;
-                    }
-                    m[a * nv + new as usize] += 1;
-                };
-                shift(&mut c.global);
-                if let (Some(r), Some(k)) = (rt, ct) {
-                    shift(c.rows.entry(r).or_insert_with(|| vec![0; na * nv]));
-                    shift(c.cols.entry(k).or_insert_with(|| vec![0; na * nv]));
+                if old != u32::MAX {
+                    c.global[a * nv + old as usize] -= 1;
                 }
+                c.global[a * nv + new as usize] += 1;
                 c.assigned[ia] = new;
             }
         }
@@ -634,7 +642,7 @@ impl RuleCore {
 }
 
 /// The rule learner (see the module documentation): a Bayesian mixture of [`RuleCore`]s, Z as
-/// given (prior 1/2) and each sum/difference basis (the other half, split evenly).
+/// given (prior [`IDENTITY_PRIOR`]) and each sum/difference basis (the rest, split evenly).
 pub struct RuleLearner {
     cores: Vec<RuleCore>,
     log_w: Vec<f64>,
@@ -663,8 +671,8 @@ impl RuleLearner {
         let log_w = (0..k)
             .map(|i| match (i, k) {
                 (_, 1) => 0.0,
-                (0, _) => -1.0,
-                _ => -1.0 - ((k - 1) as f64).log2(),
+                (0, _) => IDENTITY_PRIOR.log2(),
+                _ => (1.0 - IDENTITY_PRIOR).log2() - ((k - 1) as f64).log2(),
             })
             .collect();
         Some(RuleLearner {
