@@ -424,3 +424,61 @@ fn no_sum_diff() -> LearnerSpec {
         ..Default::default()
     })
 }
+
+/// The rule learner's probabilities of every possible Z of a row sum to at most 1 (a valid
+/// code), at points along the stream, on data whose messages name several objects (Korbak et
+/// al.'s random protocol: once every object is named, an exception's pool must stay the same
+/// for every candidate), holistic, negation and non-trivially compositional data (the
+/// sum/difference basis).
+#[test]
+fn every_rows_probabilities_sum_to_at_most_one() {
+    for (kind, size, repeats) in [
+        (ProtocolKind::Random, 5, 80),
+        (ProtocolKind::Holistic, 4, 20),
+        (ProtocolKind::Negation, 4, 20),
+        (ProtocolKind::NonTriviallyCompositional, 4, 20),
+    ] {
+        let d = ProtocolParams {
+            kind,
+            colours: size,
+            shapes: size,
+            repeats,
+            seed: 0,
+        }
+        .dataset()
+        .unwrap();
+        let Targets::Discrete {
+            values,
+            n_attr,
+            n_vals,
+        } = d.z.clone()
+        else {
+            unreachable!()
+        };
+        let cfg = OnlineConfig::default();
+        let order = order_rows(&d.z, Ordering::Random, 0);
+        let spec = LearnerSpec::Rules(Default::default());
+        let mut l = make_online_learner(&spec, &cfg, &d.w, &d.z, 0).unwrap();
+        let mut worst: f64 = 0.0;
+        for (k, &r) in order.iter().enumerate() {
+            if k % 37 == 5 {
+                let mut total = 0.0;
+                for code in 0..(n_vals as u32).pow(n_attr as u32) {
+                    let mut v2 = values.clone();
+                    for a in 0..n_attr {
+                        v2[r * n_attr + a] = code / (n_vals as u32).pow(a as u32) % n_vals as u32;
+                    }
+                    let z2 = Targets::discrete(n_attr, n_vals, v2).unwrap();
+                    total += (-l.code(&d.w, &z2, &[r])[0]).exp2();
+                }
+                worst = worst.max(total);
+            }
+            l.learn(&d.w, &d.z, &order[..k + 1], 1);
+        }
+        assert!(
+            worst <= 1.0 + 1e-9,
+            "{kind:?}: a row's probabilities sum to {worst}"
+        );
+        assert!(worst > 0.5, "{kind:?}: {worst}");
+    }
+}

@@ -251,6 +251,8 @@ struct RuleCore {
     msgs: HashMap<Vec<u32>, MsgCell>,
     /// Interned objects: id and the number of distinct messages that named it.
     objects: HashMap<Vec<u32>, (u32, u32)>,
+    /// The same count per object id.
+    named: Vec<u32>,
     /// (exception weight, new messages).
     exc: (f64, f64),
     /// (weight of exceptions naming an object already named, weight of exceptions).
@@ -335,6 +337,7 @@ impl RuleCore {
             log_w,
             msgs: HashMap::new(),
             objects: HashMap::new(),
+            named: Vec::new(),
             exc: (0.0, 0.0),
             obj_rho: (0.0, 0.0),
             log2_objects: a as f64 * (orig_vals as f64).log2(),
@@ -475,7 +478,16 @@ impl RuleCore {
         // the learned share `r`) among all objects.
         let exc_log2 = {
             let r = (self.obj_rho.0 + RARE) / (self.obj_rho.1 + 1.0);
-            let t = self.objects.len() as f64 - f64::from(u8::from(in_own));
+            // The pool: objects no message other than this one names, the same set for every
+            // candidate object (objects this message alone names stay in it), so the
+            // exception's distribution sums to 1.
+            let own_only = msg.map_or(0, |m| {
+                m.objects
+                    .iter()
+                    .filter(|x| self.named[x.0 as usize] == 1)
+                    .count()
+            });
+            let t = (self.objects.len() - own_only) as f64;
             let lo = self.log2_objects;
             let untaken = if lo > 50.0 {
                 -lo
@@ -576,6 +588,10 @@ impl RuleCore {
             None => {
                 m.objects.push((obj, 1.0));
                 self.objects.entry(zv).or_insert((obj, 0)).1 += 1;
+                if obj as usize == self.named.len() {
+                    self.named.push(0);
+                }
+                self.named[obj as usize] += 1;
             }
         }
     }
