@@ -300,7 +300,7 @@ mod tests {
     }
 
     #[test]
-    fn hedged_costs_at_most_one_bit_above_the_better_of_bayes_and_switch() {
+    fn hedged_stays_within_0_42_bit_of_bayes_and_2_bits_of_switch() {
         let n = 400;
         let a: Vec<f64> = (0..n).map(|t| if t < n / 2 { 1.0 } else { 3.0 }).collect();
         let b: Vec<f64> = (0..n).map(|t| if t < n / 2 { 2.0 } else { 1.0 }).collect();
