@@ -215,10 +215,10 @@ fn online(variant: &str, seed: u64, threads: usize, pad: Option<u32>) -> Prequen
     // A variant is `online` followed by `+`-joined ablations.
     for part in variant.split('+').skip(1) {
         match part {
-            "norules" => o.learners.retain(|l| !matches!(l, LearnerSpec::Rules)),
+            "norules" => o.learners.retain(|l| !matches!(l, LearnerSpec::Rules(_))),
             "rules" => o
                 .learners
-                .retain(|l| matches!(l, LearnerSpec::Rules | LearnerSpec::Marginal)),
+                .retain(|l| matches!(l, LearnerSpec::Rules(_) | LearnerSpec::Marginal)),
             "nongram" => o
                 .learners
                 .retain(|l| !matches!(l, LearnerSpec::Ngram { .. })),

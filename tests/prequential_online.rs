@@ -43,7 +43,7 @@ fn all_specs() -> Vec<LearnerSpec> {
     vec![
         LearnerSpec::Marginal,
         LearnerSpec::Ngram { order: 2 },
-        LearnerSpec::Rules,
+        LearnerSpec::Rules(Default::default()),
         LearnerSpec::Linear {
             order: 1,
             ridge: 1e-2,
@@ -111,7 +111,7 @@ fn no_row_is_coded_by_a_learner_that_saw_it() {
                 // Linear learners need continuous Z, the rule learner discrete Z.
                 assert!(
                     (matches!(spec, LearnerSpec::Linear { .. }) && data.is_discrete())
-                        || (matches!(spec, LearnerSpec::Rules) && !data.is_discrete())
+                        || (matches!(spec, LearnerSpec::Rules(_)) && !data.is_discrete())
                 );
                 continue;
             };
@@ -145,7 +145,7 @@ fn perturbing_a_later_row_leaves_earlier_codes_unchanged() {
         }
     }
     for spec in &cfg.learners {
-        if matches!(spec, LearnerSpec::Rules) {
+        if matches!(spec, LearnerSpec::Rules(_)) {
             continue; // discrete Z only: tests/prequential_rules.rs
         }
         let run = |z: &Targets| {

@@ -11,6 +11,7 @@ use kcomp::datasets::protocols::{ProtocolKind, ProtocolParams};
 use kcomp::estimators::prequential::online::{
     LearnerSpec, OnlineConfig, OnlineLearner, make_online_learner, online_code, run_learner,
 };
+use kcomp::estimators::prequential::rules::RuleSettings;
 use kcomp::estimators::prequential::schedule::order_rows;
 use kcomp::estimators::prequential::{
     Ordering, PrequentialConfig, Scheme, language_compositionality,
@@ -54,7 +55,7 @@ fn fast(seed: u64) -> PrequentialConfig {
             learners: vec![
                 LearnerSpec::Marginal,
                 LearnerSpec::Ngram { order: 2 },
-                LearnerSpec::Rules,
+                LearnerSpec::Rules(Default::default()),
             ],
             ..Default::default()
         },
@@ -65,7 +66,8 @@ fn fast(seed: u64) -> PrequentialConfig {
 fn rules_bits(w: &TokenData, z: &Targets, first: usize, seed: u64) -> Vec<f64> {
     let cfg = OnlineConfig::default();
     let order = order_rows(z, Ordering::Random, seed);
-    let mut l = make_online_learner(&LearnerSpec::Rules, &cfg, w, z, 0).unwrap();
+    let mut l =
+        make_online_learner(&LearnerSpec::Rules(Default::default()), &cfg, w, z, 0).unwrap();
     run_learner(
         l.as_mut(),
         w,
@@ -117,8 +119,14 @@ fn the_rule_learner_codes_every_row_before_learning_it() {
         let cfg = OnlineConfig::default();
         let order = order_rows(&data.z, Ordering::Random, 3);
         for first in [0, 1, 5] {
-            let inner =
-                make_online_learner(&LearnerSpec::Rules, &cfg, &data.w, &data.z, 0).unwrap();
+            let inner = make_online_learner(
+                &LearnerSpec::Rules(Default::default()),
+                &cfg,
+                &data.w,
+                &data.z,
+                0,
+            )
+            .unwrap();
             let mut spy = Spy {
                 inner,
                 seen: HashSet::new(),
@@ -150,7 +158,9 @@ fn changing_a_later_row_changes_no_earlier_code() {
     }
     let cfg = OnlineConfig::default();
     let run = |z: &Targets| {
-        let mut l = make_online_learner(&LearnerSpec::Rules, &cfg, &data.w, z, 0).unwrap();
+        let mut l =
+            make_online_learner(&LearnerSpec::Rules(Default::default()), &cfg, &data.w, z, 0)
+                .unwrap();
         run_learner(
             l.as_mut(),
             &data.w,
@@ -282,8 +292,9 @@ fn language_systems_within_bounds_and_c_decreasing_in_h() {
     }
 }
 
-/// Korbak et al.'s protocols at 8 x 8: the compositional ones within 3x of their exact
-/// K(Z|W), and the non-trivially compositional one clearly shorter than the holistic one.
+/// Korbak et al.'s protocols at 8 x 8: the compositional ones (the non-trivially
+/// compositional one too, through the sum/difference basis) within 3x of their exact K(Z|W),
+/// and the non-trivially compositional one clearly shorter than the holistic one.
 #[test]
 fn protocols_compositional_within_bounds_and_ntc_shorter_than_holistic() {
     let k = |kind, seed| {
@@ -294,6 +305,7 @@ fn protocols_compositional_within_bounds_and_ntc_shorter_than_holistic() {
     for seed in 0..2 {
         for kind in [
             ProtocolKind::TriviallyCompositional,
+            ProtocolKind::NonTriviallyCompositional,
             ProtocolKind::OrderSensitive,
             ProtocolKind::Negation,
         ] {
@@ -306,8 +318,167 @@ fn protocols_compositional_within_bounds_and_ntc_shorter_than_holistic() {
         let (ntc, _) = k(ProtocolKind::NonTriviallyCompositional, seed);
         let (hol, _) = k(ProtocolKind::Holistic, seed);
         assert!(
-            ntc < 0.85 * hol,
+            ntc < 0.5 * hol,
             "seed {seed}: {ntc:.1} vs holistic {hol:.1}"
         );
+    }
+}
+
+/// The 5 x 5 protocols whose exact K(Z|W) is smallest (negation: 9.5 bits, non-trivially
+/// compositional: 21.8) within 3x at N = 500 and 5,000 (3 seeds), and context-sensitive 8 x 8
+/// at its smallest N (2 utterances per object, 384 rows, exact 799 bits) within 2x: the
+/// attribute a message leaves unsaid is drawn afresh per row, which the cells' infinite
+/// strength codes at about its entropy.
+#[test]
+fn small_protocols_within_bounds() {
+    let run = |kind, size, repeats, seed| {
+        let d = ProtocolParams {
+            kind,
+            colours: size,
+            shapes: size,
+            repeats,
+            seed,
+        }
+        .dataset()
+        .unwrap();
+        let code = online_code(&d.w, &d.z, &fast(seed), None).unwrap();
+        let exact = d.exact.unwrap().k_z_given_w_bits;
+        code.k_data / exact
+    };
+    for seed in 0..3 {
+        for kind in [
+            ProtocolKind::Negation,
+            ProtocolKind::NonTriviallyCompositional,
+        ] {
+            for repeats in [20, 200] {
+                let r = run(kind, 5, repeats, seed);
+                assert!(
+                    r <= 3.0,
+                    "{kind:?} 5x5 x{repeats}, seed {seed}: ratio {r:.2}"
+                );
+            }
+        }
+        let r = run(ProtocolKind::ContextSensitive, 8, 2, seed);
+        assert!(
+            r <= 2.0,
+            "context-sensitive 8x8 x2, seed {seed}: ratio {r:.2}"
+        );
+    }
+}
+
+/// `rules:key=value:...` sets the rule learner's settings; a bad key or value is refused with
+/// a message naming it. Without the sum/difference bases the non-trivially compositional
+/// protocol is back to about the holistic price, so the bases are what buys it.
+#[test]
+fn rule_settings_parse_and_the_sum_difference_basis_matters() {
+    let s = LearnerSpec::parse("rules:sum_diff_max_attrs=0:all_pairs_max_len=4").unwrap();
+    let LearnerSpec::Rules(set) = &s else {
+        panic!("{s:?}")
+    };
+    assert_eq!((set.sum_diff_max_attrs, set.all_pairs_max_len), (0, 4));
+    assert_eq!(s.name(), "rules:all_pairs_max_len=4:sum_diff_max_attrs=0");
+    assert_eq!(
+        LearnerSpec::parse("rules").unwrap(),
+        LearnerSpec::Rules(RuleSettings::default())
+    );
+    for bad in [
+        "rules:foo=1",
+        "rules:sum_diff_max_attrs=x",
+        "rules:max",
+        "rules:all_pairs_max_len=99",
+    ] {
+        let e = LearnerSpec::parse(bad).unwrap_err();
+        assert!(e.contains("rules"), "{bad}: {e}");
+    }
+    // A TOML table takes the same settings.
+    let cfg: OnlineConfig =
+        toml::from_str("learners = [{ kind = \"rules\", sum_diff_max_attrs = 0 }, \"marginal\"]")
+            .unwrap();
+    assert_eq!(cfg.learners[0], no_sum_diff());
+
+    let d = protocol(ProtocolKind::NonTriviallyCompositional, 0);
+    let cfg = |spec: LearnerSpec| PrequentialConfig {
+        online: OnlineConfig {
+            learners: vec![LearnerSpec::Marginal, spec],
+            ..Default::default()
+        },
+        ..fast(0)
+    };
+    let with = online_code(
+        &d.w,
+        &d.z,
+        &cfg(LearnerSpec::Rules(Default::default())),
+        None,
+    )
+    .unwrap()
+    .k_data;
+    let without = online_code(&d.w, &d.z, &cfg(no_sum_diff()), None)
+        .unwrap()
+        .k_data;
+    assert!(with < 0.5 * without, "{with:.1} vs {without:.1}");
+}
+
+fn no_sum_diff() -> LearnerSpec {
+    LearnerSpec::Rules(RuleSettings {
+        sum_diff_max_attrs: 0,
+        ..Default::default()
+    })
+}
+
+/// The rule learner's probabilities of every possible Z of a row sum to at most 1 (a valid
+/// code), at points along the stream, on data whose messages name several objects (Korbak et
+/// al.'s random protocol: once every object is named, an exception's pool must stay the same
+/// for every candidate), holistic, negation and non-trivially compositional data (the
+/// sum/difference basis).
+#[test]
+fn every_rows_probabilities_sum_to_at_most_one() {
+    for (kind, size, repeats) in [
+        (ProtocolKind::Random, 5, 80),
+        (ProtocolKind::Holistic, 4, 20),
+        (ProtocolKind::Negation, 4, 20),
+        (ProtocolKind::NonTriviallyCompositional, 4, 20),
+    ] {
+        let d = ProtocolParams {
+            kind,
+            colours: size,
+            shapes: size,
+            repeats,
+            seed: 0,
+        }
+        .dataset()
+        .unwrap();
+        let Targets::Discrete {
+            values,
+            n_attr,
+            n_vals,
+        } = d.z.clone()
+        else {
+            unreachable!()
+        };
+        let cfg = OnlineConfig::default();
+        let order = order_rows(&d.z, Ordering::Random, 0);
+        let spec = LearnerSpec::Rules(Default::default());
+        let mut l = make_online_learner(&spec, &cfg, &d.w, &d.z, 0).unwrap();
+        let mut worst: f64 = 0.0;
+        for (k, &r) in order.iter().enumerate() {
+            if k % 37 == 5 {
+                let mut total = 0.0;
+                for code in 0..(n_vals as u32).pow(n_attr as u32) {
+                    let mut v2 = values.clone();
+                    for a in 0..n_attr {
+                        v2[r * n_attr + a] = code / (n_vals as u32).pow(a as u32) % n_vals as u32;
+                    }
+                    let z2 = Targets::discrete(n_attr, n_vals, v2).unwrap();
+                    total += (-l.code(&d.w, &z2, &[r])[0]).exp2();
+                }
+                worst = worst.max(total);
+            }
+            l.learn(&d.w, &d.z, &order[..k + 1], 1);
+        }
+        assert!(
+            worst <= 1.0 + 1e-9,
+            "{kind:?}: a row's probabilities sum to {worst}"
+        );
+        assert!(worst > 0.5, "{kind:?}: {worst}");
     }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 21: the online scheme's prequential K(Z|W) over the exact K(Z|W) on the discrete
 # families (language systems over h in two shapes, the seven protocols at 5x5 and 8x8,
-# string-to-grid over h), N = 500, 1000, 2000, 5000, seeds 0, 1, 2.
+# string-to-grid over h), N = 500, 1000, 2000, 5000, seeds 0, 1, 2; with
+# BLOCKS="lookup1 lookup2 grammar varlen" the continuous families on the same grid.
 # Usage (repository root): bash experiments/prequential-accuracy/run_discrete.sh
 #   SCHEMES=online NS=500,1000 bash ...   # the full learner set (MLPs too) on a subset
 # Writes results/discrete_<block>.csv (stderr with every learner's own total: *.log).
@@ -22,8 +23,10 @@ for B in $BLOCKS; do
   hdr=--header
   case $B in
   language|language3|grid5)
+    # String-to-grid 5 positions x 4 letters has 1,024 inputs: N is capped there.
+    ns=$NS; [ "$B" = grid5 ] && ns="${GRID_NS:-500,1000,1024}"
     for H in 0 0.25 0.5 0.75 1; do
-      $BIN $hdr --family "$B" --h "$H" --ns "$NS" --seeds "$SEEDS" --schemes "$SCHEMES" \
+      $BIN $hdr --family "$B" --h "$H" --ns "$ns" --seeds "$SEEDS" --schemes "$SCHEMES" \
         >> "$f" 2>> "${f%.csv}.log"
       hdr=
     done ;;
@@ -34,6 +37,13 @@ for B in $BLOCKS; do
         --seeds "$SEEDS" --schemes "$SCHEMES" >> "$f" 2>> "${f%.csv}.log"
       hdr=
     done ;;
+  lookup1|lookup2)
+    $BIN $hdr --family lookup --q "${B#lookup}" --ns "$NS" --seeds "$SEEDS" \
+      --schemes "$SCHEMES" >> "$f" 2>> "${f%.csv}.log" ;;
+  grammar|varlen)
+    $BIN $hdr --family "$B" --ns "$NS" --seeds "$SEEDS" --schemes "$SCHEMES" \
+      >> "$f" 2>> "${f%.csv}.log" ;;
+  *) echo "unknown block $B" >&2; exit 2 ;;
   esac
   cat "$f"
 done

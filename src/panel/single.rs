@@ -98,16 +98,8 @@ impl PrequentialOverrides {
             cfg.online.learners = names
                 .iter()
                 .map(|n| {
-                    LearnerSpec::from_name(n.trim()).ok_or_else(|| {
-                        crate::error::KcompError::param(
-                            "learners",
-                            format!(
-                                "unknown learner `{}` (marginal, ngram0..ngram3, rules, linear1, \
-                                 linear2, mlp-linear, mlp256, gru)",
-                                n.escape_debug()
-                            ),
-                        )
-                    })
+                    LearnerSpec::parse(n.trim())
+                        .map_err(|e| crate::error::KcompError::param("learners", e))
                 })
                 .collect::<Result<_>>()?;
             cfg.online.validate()?;

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use super::code::{Chunk, PrequentialCode, PrequentialConfig, derive_seed, in_pool};
 use super::naive::naive_bits;
 use super::schedule::order_rows;
-use super::switching::mix;
+use super::switching::mix_with_prior;
 use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
 use crate::neural::HeadSpec;
@@ -79,8 +79,9 @@ pub enum LearnerSpec {
     Ngram { order: usize },
     /// Discrete Z only: whole-message memory backing off to per-attribute rules over
     /// positions and pairs of positions, bijection-aware, with exceptions. See
-    /// [`super::rules::RuleLearner`].
-    Rules,
+    /// [`super::rules::RuleLearner`]. Settings: [`super::rules::RuleSettings`] (all
+    /// optional in a table; `rules:key=value:...` on the command line).
+    Rules(super::rules::RuleSettings),
     /// A GRU over the message (padding mask from [`OnlineConfig::pad`]; see
     /// [`crate::neural::gru`]) trained online like the MLP: replay, optional EMA, calibration.
     Gru {
@@ -124,7 +125,7 @@ impl LearnerSpec {
             LearnerSpec::Linear { order, ridge } => format!("linear{order}-ridge{ridge}"),
             LearnerSpec::Marginal => "marginal".into(),
             LearnerSpec::Ngram { order } => format!("ngram{order}"),
-            LearnerSpec::Rules => "rules".into(),
+            LearnerSpec::Rules(s) => format!("rules{}", s.suffix()),
             LearnerSpec::Gru {
                 hidden,
                 lr,
@@ -145,13 +146,22 @@ impl LearnerSpec {
     }
 
     /// The default spec behind a learner's short name (`--learners`): marginal, ngram0..3,
-    /// rules, linear1, linear2, mlp-linear, mlp256, gru.
+    /// rules, linear1, linear2, mlp-linear, mlp256, gru. `rules:key=value:...` sets the rule
+    /// learner's [`super::rules::RuleSettings`] ([`Self::parse`] says what is wrong).
     pub fn from_name(name: &str) -> Option<Self> {
+        Self::parse(name).ok()
+    }
+
+    /// [`Self::from_name`] with the reason of a refusal.
+    pub fn parse(name: &str) -> std::result::Result<Self, String> {
+        if let Some(rest) = name.strip_prefix("rules:") {
+            return super::rules::RuleSettings::parse(rest).map(LearnerSpec::Rules);
+        }
         let defaults = OnlineConfig::default().learners;
         let find = |p: fn(&LearnerSpec) -> bool| defaults.iter().find(|s| p(s)).cloned();
-        match name {
+        let spec = match name {
             "marginal" => Some(LearnerSpec::Marginal),
-            "rules" => Some(LearnerSpec::Rules),
+            "rules" => Some(LearnerSpec::Rules(Default::default())),
             "gru" => Some(LearnerSpec::default_sequence()),
             "mlp-linear" => {
                 find(|s| matches!(s, LearnerSpec::Mlp { hidden, .. } if hidden.is_empty()))
@@ -164,7 +174,14 @@ impl LearnerSpec {
                 .and_then(|o| o.parse().ok())
                 .filter(|&o| o <= 3)
                 .map(|order| LearnerSpec::Ngram { order }),
-        }
+        };
+        spec.ok_or_else(|| {
+            format!(
+                "unknown learner `{}` (marginal, ngram0..ngram3, rules, rules:key=value:..., \
+                 linear1, linear2, mlp-linear, mlp256, gru)",
+                name.escape_debug()
+            )
+        })
     }
 
     /// The sequence learner added to the learner set when W is padded ([`OnlineConfig::pad`]).
@@ -224,13 +241,7 @@ where
     Vec::<toml::Value>::deserialize(d)?
         .into_iter()
         .map(|v| match v {
-            toml::Value::String(n) => LearnerSpec::from_name(&n).ok_or_else(|| {
-                D::Error::custom(format!(
-                    "unknown learner `{}` (marginal, ngram0..ngram3, rules, linear1, linear2, \
-                     mlp-linear, mlp256, gru)",
-                    n.escape_debug()
-                ))
-            }),
+            toml::Value::String(n) => LearnerSpec::parse(&n).map_err(D::Error::custom),
             other => other.try_into().map_err(D::Error::custom),
         })
         .collect()
@@ -250,7 +261,7 @@ impl Default for OnlineConfig {
             learners: vec![
                 LearnerSpec::Marginal,
                 LearnerSpec::Ngram { order: 2 },
-                LearnerSpec::Rules,
+                LearnerSpec::Rules(Default::default()),
                 LearnerSpec::Linear {
                     order: 1,
                     ridge: 1e-2,
@@ -349,7 +360,11 @@ impl OnlineConfig {
                         ));
                     }
                 }
-                LearnerSpec::Marginal | LearnerSpec::Rules => {}
+                LearnerSpec::Rules(s) => {
+                    s.validate()
+                        .map_err(|e| KcompError::param("online.learners", e))?;
+                }
+                LearnerSpec::Marginal => {}
                 LearnerSpec::Ngram { order } => {
                     if *order > 3 {
                         return Err(KcompError::param(
@@ -428,22 +443,19 @@ impl OnlineConfig {
                     }
                 }
                 LearnerSpec::Linear { .. } => {}
-                LearnerSpec::Rules if matches!(z, Targets::Discrete { .. }) => {
-                    // Worst case as `RuleLearner::new`: every row opens a cell per context.
-                    let l = words;
-                    let ctxs = 1.0
-                        + l
-                        + if l <= 12.0 {
-                            l * (l - 1.0) / 2.0
-                        } else {
-                            l - 1.0
-                        };
-                    let counts = rows * ctxs * n_out * (per_cell + 2.0);
-                    if counts <= super::rules::MAX_RULE_COUNTS as f64 {
-                        tables += counts * 8.0;
+                LearnerSpec::Rules(s) => {
+                    if let Targets::Discrete { n_attr, n_vals, .. } = z {
+                        // Worst case as `RuleLearner::new`: every row opens a cell per
+                        // context and basis (values, plus a total and an assignment each).
+                        let counts = super::rules::RuleLearner::worst_counts(
+                            w.n, w.n_words, *n_attr, *n_vals, s,
+                        );
+                        if counts <= super::rules::MAX_RULE_COUNTS as f64 {
+                            tables += counts * (1.0 + 2.0 / *n_vals as f64) * 8.0;
+                        }
                     }
                 }
-                LearnerSpec::Rules | LearnerSpec::Marginal => {}
+                LearnerSpec::Marginal => {}
             }
         }
         let calib = self.calib_window as f64 * outputs * 4.0 * specs.len() as f64;
@@ -528,6 +540,23 @@ pub fn run_learner(
     bits
 }
 
+/// Prior log2 weights of the learners in the mixture: uniform, except that rule learners (which
+/// run on discrete Z only, and whose hypotheses include Z without W and one-position tables,
+/// the marginal and n-gram learners' classes) share half the mass and the others the other
+/// half. On discrete codes of a few tens of bits, log2 K of a uniform prior over K learners is
+/// a visible share; this costs 1 bit instead when a rule learner is best.
+pub fn learner_prior(is_rules: &[bool]) -> Vec<f64> {
+    let k = is_rules.len();
+    let r = is_rules.iter().filter(|&&x| x).count();
+    if r == 0 || r == k {
+        return vec![-(k as f64).log2(); k];
+    }
+    is_rules
+        .iter()
+        .map(|&x| -1.0 - (if x { r } else { k - r } as f64).log2())
+        .collect()
+}
+
 /// Per-row naive bits of the first block: its naive code spread evenly (only the sum counts).
 pub fn first_block_bits(z: &Targets, rows: &[usize]) -> Vec<f64> {
     if rows.is_empty() {
@@ -588,8 +617,8 @@ pub fn make_online_learner(
             BayesLinear::new(w, z, *order, *ridge).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
         }
         LearnerSpec::Marginal => Some(Box::new(Marginal::new(z))),
-        LearnerSpec::Rules => {
-            super::rules::RuleLearner::new(w, z).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
+        LearnerSpec::Rules(s) => {
+            super::rules::RuleLearner::new(w, z, s).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
         }
         LearnerSpec::Ngram { order } => {
             NgramTable::new(w, z, *order).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
@@ -1221,7 +1250,11 @@ pub fn online_code(
         ));
     }
     let per: Vec<Vec<f64>> = runs.iter().map(|(_, b)| b.clone()).collect();
-    let mixed = mix(&per, oc.mixing);
+    let is_rules: Vec<bool> = runs
+        .iter()
+        .map(|(l, _)| l.name().starts_with("rules"))
+        .collect();
+    let mixed = mix_with_prior(&per, oc.mixing, learner_prior(&is_rules));
     let first_rows = &order[..bounds[0]];
     let first_bits = naive_bits(z, first_rows);
     let k_data = first_bits + mixed.bits.iter().sum::<f64>();

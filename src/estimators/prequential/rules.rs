@@ -5,7 +5,8 @@
 //! learner pays only for what the data show:
 //!
 //! - **whole-message memory** (a Dirichlet-process cell per distinct message, two
-//!   concentrations mixed): a message already sent predicts the objects it named before, and
+//!   concentrations and "no memory" mixed): a message already sent predicts the objects it
+//!   named before, and
 //!   backs off to the level below for anything new;
 //! - **rule or exception** for a new message: the per-attribute rules below with probability
 //!   `1 - eps`, an arbitrary object with probability `eps` (both estimated online, the object
@@ -16,10 +17,18 @@
 //!   context's cells hold value counts. A cell seen for the first time draws its value
 //!   *bijection-aware*: values another cell of the same context already took are less likely
 //!   (their share is learned), so a lexicon of V words per attribute costs about log2 V! bits.
-//!   For pairs two such constraints are tried: values taken anywhere in the context (a lexicon
-//!   of two-token words), and values taken in the same row or column of the pair table (a
-//!   Latin square: each position is injective given the other, as in Korbak et al.'s
-//!   non-trivially compositional protocol).
+//!   The strength 1/32 (near-deterministic cells) takes 3/4 of a context's prior, the
+//!   strength 1 (noisy cells) 1/4: lexicons are the common case, and each bit of prior a
+//!   hypothesis loses is paid once per attribute in codes of a few tens of bits.
+//!
+//! **Bases.** The learner is a Bayesian mixture of such hierarchies, each coding Z in its own
+//! basis: Z as given, and (for up to [`RuleSettings::sum_diff_max_attrs`] attributes) every
+//! pair of attributes (a, b) replaced by their difference a - b and sum a + b, an invertible
+//! map of Z (the sum is coded after the difference, among the sums that difference allows). A
+//! message position may say a combination of attributes rather than one of them: in Korbak et
+//! al.'s non-trivially compositional protocol the first token names i - j and the second
+//! i + j, so in the sum/difference basis each is a one-position lexicon and the learner pays
+//! about two lexicons instead of one cell per message.
 //!
 //! Rows an exception explains teach the rules with their posterior weight only, so holistic
 //! exceptions do not blur the lexicon. Every update is a function of rows already coded; `code`
@@ -28,20 +37,137 @@
 
 use std::collections::HashMap;
 
+use serde::{Deserialize, Serialize};
+
 use super::online::OnlineLearner;
 use super::switching::log2_sum_exp2;
 use crate::dataset::{Targets, TokenData};
 
-/// Dirichlet strengths of the cell estimators (near-deterministic cells, noisy cells).
-const ALPHAS: [f64; 2] = [1.0 / 32.0, 1.0];
+/// Dirichlet strengths of the cell estimators (near-deterministic cells, noisy cells, and
+/// cells whose value is drawn afresh every time: infinite strength, the base distribution).
+const ALPHAS: [f64; 3] = [1.0 / 32.0, 1.0, f64::INFINITY];
 /// Concentrations of the whole-message memory.
-const MEM_ALPHAS: [f64; 2] = [1.0 / 16.0, 2.0];
+/// Prior of the strengths of [`ALPHAS`] in every cell. Each cell learns its own mixture: in
+/// one context some cells may be a lexicon entry and others noise (an attribute a message
+/// form leaves unsaid), so a per-context strength would pay several bits on every noisy row.
+const ALPHA_PRIOR: [f64; 3] = [30.0 / 32.0, 1.0 / 32.0, 1.0 / 32.0];
+/// Prior of Z as given among the bases (the sum/difference bases share the rest).
+const IDENTITY_PRIOR: f64 = 0.75;
+/// The last one is infinite: no memory, every row straight from the level below (messages
+/// that name many objects at random, e.g. a context-dependent unsaid attribute, where any
+/// finite concentration overweights the objects a message named before). Prior
+/// [`MEM_PRIOR`].
+const MEM_ALPHAS: [f64; 3] = [1.0 / 16.0, 2.0, f64::INFINITY];
+const MEM_PRIOR: [f64; 3] = [0.45, 0.45, 0.1];
+
+/// log2 of the memory's P(object) with concentration `al`: the object's count `n_z` among
+/// `total` and the level below's log2 P `base` (`base` itself when `al` is infinite).
+fn mem_log2(al: f64, n_z: f64, total: f64, base: f64) -> f64 {
+    if al.is_infinite() {
+        return base;
+    }
+    log2_sum_exp2([n_z.log2(), al.log2() + base].into_iter()) - (total + al).log2()
+}
 /// Prior pseudo-count of the rare event in the learned shares (exceptions among new messages,
 /// taken values among new cells): Beta(1/8, 7/8), so that a stream without them pays about
 /// (1/8) log2 n bits for the share instead of KT's (1/2) log2 n.
 const RARE: f64 = 0.125;
-/// Largest message length for which every pair of positions is a context (else adjacent pairs).
-const ALL_PAIRS_MAX_LEN: usize = 12;
+/// Settings of the rule learner (`--learners rules:key=value:...`, or a `kind = "rules"` table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RuleSettings {
+    /// Messages up to this length take every pair of positions as a context; longer ones take
+    /// adjacent pairs only (the number of contexts, hence time and memory, grows with its
+    /// square).
+    pub all_pairs_max_len: usize,
+    /// Z with up to this many attributes is also coded in the sum/difference bases (one per
+    /// pair of attributes: A (A - 1) / 2 more hierarchies, each as costly as the first); 0
+    /// turns them off.
+    pub sum_diff_max_attrs: usize,
+}
+
+impl Default for RuleSettings {
+    fn default() -> Self {
+        RuleSettings {
+            all_pairs_max_len: 12,
+            sum_diff_max_attrs: 3,
+        }
+    }
+}
+
+impl RuleSettings {
+    /// `key=value` pairs joined by `:` (the part of `rules:...` after the name).
+    pub fn parse(text: &str) -> std::result::Result<Self, String> {
+        let mut s = RuleSettings::default();
+        for kv in text.split(':').filter(|t| !t.is_empty()) {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("rules: `{}` is not key=value", kv.escape_debug()))?;
+            let n: usize = v.trim().parse().map_err(|_| {
+                format!(
+                    "rules: `{}` needs a whole number, got `{}`",
+                    k.escape_debug(),
+                    v.escape_debug()
+                )
+            })?;
+            match k.trim() {
+                "all_pairs_max_len" => s.all_pairs_max_len = n,
+                "sum_diff_max_attrs" => s.sum_diff_max_attrs = n,
+                other => {
+                    return Err(format!(
+                        "unknown rules setting `{}` (all_pairs_max_len, sum_diff_max_attrs)",
+                        other.escape_debug()
+                    ));
+                }
+            }
+        }
+        s.validate()?;
+        Ok(s)
+    }
+
+    /// Bounds that keep the context count and the number of bases small.
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if self.all_pairs_max_len > 64 {
+            return Err("rules: all_pairs_max_len must be <= 64".into());
+        }
+        if self.sum_diff_max_attrs > 8 {
+            return Err("rules: sum_diff_max_attrs must be <= 8".into());
+        }
+        Ok(())
+    }
+
+    /// The settings as the suffix of a learner name (`""` for the defaults).
+    pub fn suffix(&self) -> String {
+        let d = RuleSettings::default();
+        let mut s = String::new();
+        if self.all_pairs_max_len != d.all_pairs_max_len {
+            s.push_str(&format!(":all_pairs_max_len={}", self.all_pairs_max_len));
+        }
+        if self.sum_diff_max_attrs != d.sum_diff_max_attrs {
+            s.push_str(&format!(":sum_diff_max_attrs={}", self.sum_diff_max_attrs));
+        }
+        s
+    }
+
+    /// Contexts of messages of length `l`: none, each position, the pairs.
+    pub fn n_contexts(&self, l: usize) -> usize {
+        let pairs = if l <= self.all_pairs_max_len {
+            l * l.saturating_sub(1) / 2
+        } else {
+            l.saturating_sub(1)
+        };
+        1 + l + pairs
+    }
+
+    /// Hierarchies (bases) run for `n_attr` attributes.
+    pub fn n_bases(&self, n_attr: usize) -> usize {
+        if n_attr >= 2 && n_attr <= self.sum_diff_max_attrs {
+            1 + n_attr * (n_attr - 1) / 2
+        } else {
+            1
+        }
+    }
+}
 /// Largest number of (cell, attribute, value) counts the learner may hold (f64 each).
 pub const MAX_RULE_COUNTS: usize = 1 << 26;
 
@@ -52,8 +178,6 @@ enum Variant {
     Plain,
     /// Values no other cell of the context took are likelier.
     Global,
-    /// Values not taken in the same row (first position) and column (second position).
-    Latin,
 }
 
 /// One hypothesis of an attribute's mixture.
@@ -61,7 +185,6 @@ enum Variant {
 struct Hyp {
     ctx: usize,
     variant: Variant,
-    alpha: f64,
     log2_prior: f64,
 }
 
@@ -76,10 +199,9 @@ struct Ctx {
     assigned: Vec<u32>,
     /// Per (attribute, value): cells whose assigned value it is.
     global: Vec<u32>,
-    /// The same per first-position token (rows) and second-position token (columns).
-    rows: HashMap<u32, Vec<u32>>,
-    cols: HashMap<u32, Vec<u32>>,
-    /// Per (variant: 0 global, 1 latin; attribute): weighted (taken events, new-cell events).
+    /// Per (cell, attribute): log2 weights of the strengths of [`ALPHAS`].
+    alpha_lw: Vec<[f64; 3]>,
+    /// Per attribute: weighted (taken events, new-cell events).
     rho: Vec<(f64, f64)>,
 }
 
@@ -95,11 +217,13 @@ struct RowEval {
     cells: Vec<Option<usize>>,
     /// log2 p of the row's value per (attribute, hypothesis).
     hyp: Vec<f64>,
+    /// The same per strength of [`ALPHAS`] (the cells' own mixtures learn from it).
+    palpha: Vec<[f64; 3]>,
     rule: f64,
     base: f64,
     log2_keep: f64,
     /// log2 P of each memory concentration (seen message).
-    mem: Option<[f64; 2]>,
+    mem: Option<[f64; 3]>,
     /// Posterior that the level below the memory produced the row (1 for a new message).
     from_base: f64,
     total: f64,
@@ -108,10 +232,17 @@ struct RowEval {
     taken_by_other: bool,
 }
 
-/// The rule learner (see the module documentation).
-pub struct RuleLearner {
+/// One hierarchy of the rule learner, coding Z in one basis.
+struct RuleCore {
     n_attr: usize,
+    /// Table stride: the most values any (transformed) attribute takes.
     n_vals: usize,
+    /// Values of each (transformed) attribute.
+    nvals: Vec<usize>,
+    /// `Some((a, b))`: attributes a and b are coded as a - b + (V_b - 1) (at a) and a + b (at b).
+    sum_diff: Option<(usize, usize)>,
+    /// Values of the original attributes.
+    orig_vals: usize,
     vocab: u64,
     ctxs: Vec<Ctx>,
     hyps: Vec<Hyp>,
@@ -120,34 +251,39 @@ pub struct RuleLearner {
     msgs: HashMap<Vec<u32>, MsgCell>,
     /// Interned objects: id and the number of distinct messages that named it.
     objects: HashMap<Vec<u32>, (u32, u32)>,
+    /// The same count per object id.
+    named: Vec<u32>,
     /// (exception weight, new messages).
     exc: (f64, f64),
     /// (weight of exceptions naming an object already named, weight of exceptions).
     obj_rho: (f64, f64),
     log2_objects: f64,
-    mem_log_w: [f64; 2],
+    mem_log_w: [f64; 3],
 }
 
-impl RuleLearner {
-    /// `None` for continuous Z or when the worst-case tables exceed [`MAX_RULE_COUNTS`].
-    pub fn new(w: &TokenData, z: &Targets) -> Option<Self> {
-        let Targets::Discrete { n_attr, n_vals, .. } = z else {
-            return None;
-        };
-        let (a, v, l) = (*n_attr, *n_vals, w.n_words);
+impl RuleCore {
+    fn new(
+        w: &TokenData,
+        n_attr: usize,
+        orig_vals: usize,
+        sum_diff: Option<(usize, usize)>,
+        settings: &RuleSettings,
+    ) -> Self {
+        let (a, l) = (n_attr, w.n_words);
+        let mut nvals = vec![orig_vals; a];
+        if let Some((x, y)) = sum_diff {
+            nvals[x] = 2 * orig_vals - 1;
+            nvals[y] = 2 * orig_vals - 1;
+        }
+        let v = nvals.iter().copied().max().unwrap_or(orig_vals);
         let mut ctx_pos: Vec<Vec<usize>> = vec![vec![]];
         ctx_pos.extend((0..l).map(|p| vec![p]));
         for p in 0..l {
             for q in p + 1..l {
-                if l <= ALL_PAIRS_MAX_LEN || q == p + 1 {
+                if l <= settings.all_pairs_max_len || q == p + 1 {
                     ctx_pos.push(vec![p, q]);
                 }
             }
-        }
-        // Worst case: every row opens a new cell in every context.
-        let worst = (w.n as f64) * ctx_pos.len() as f64 * a as f64 * v as f64;
-        if worst > MAX_RULE_COUNTS as f64 {
-            return None;
         }
         let n_single = l as f64;
         let n_pair = (ctx_pos.len() - 1 - l) as f64;
@@ -163,18 +299,14 @@ impl RuleLearner {
             let (variants, mass): (&[Variant], f64) = match pos.len() {
                 0 => (&[Variant::Plain], p_empty),
                 1 => (&[Variant::Global], p_single / n_single),
-                _ => (&[Variant::Global, Variant::Latin], p_pair / (n_pair * 2.0)),
+                _ => (&[Variant::Global], p_pair / n_pair),
             };
             for &variant in variants {
-                for &alpha in &ALPHAS {
-                    let p = mass / ALPHAS.len() as f64;
-                    hyps.push(Hyp {
-                        ctx: c,
-                        variant,
-                        alpha,
-                        log2_prior: p.log2(),
-                    });
-                }
+                hyps.push(Hyp {
+                    ctx: c,
+                    variant,
+                    log2_prior: mass.log2(),
+                });
             }
         }
         let log_w = (0..a)
@@ -189,25 +321,64 @@ impl RuleLearner {
                 totals: Vec::new(),
                 assigned: Vec::new(),
                 global: vec![0; a * v],
-                rows: HashMap::new(),
-                cols: HashMap::new(),
-                rho: vec![(0.0, 0.0); 2 * a],
+                alpha_lw: Vec::new(),
+                rho: vec![(0.0, 0.0); a],
             })
             .collect();
-        Some(RuleLearner {
+        RuleCore {
             n_attr: a,
             n_vals: v,
+            nvals,
+            sum_diff,
+            orig_vals,
             vocab: w.vocab as u64,
             ctxs,
             hyps,
             log_w,
             msgs: HashMap::new(),
             objects: HashMap::new(),
+            named: Vec::new(),
             exc: (0.0, 0.0),
             obj_rho: (0.0, 0.0),
-            log2_objects: a as f64 * (v as f64).log2(),
-            mem_log_w: [-1.0, -1.0],
-        })
+            log2_objects: a as f64 * (orig_vals as f64).log2(),
+            mem_log_w: MEM_PRIOR.map(f64::log2),
+        }
+    }
+
+    /// Row `row` of Z in this core's basis.
+    fn zrow(&self, values: &[u32], row: usize) -> Vec<u32> {
+        let na = self.n_attr;
+        let mut z = values[row * na..(row + 1) * na].to_vec();
+        if let Some((a, b)) = self.sum_diff {
+            let (x, y) = (z[a], z[b]);
+            z[a] = x + self.orig_vals as u32 - 1 - y;
+            z[b] = x + y;
+        }
+        z
+    }
+
+    /// Which values attribute `a` may take given the row's attributes before it (`zt`):
+    /// every value of its range, except the sum of a sum/difference pair, which must agree
+    /// with the difference in parity and keep both attributes in range.
+    fn allowed(&self, a: usize, zt: &[u32], out: &mut [bool]) {
+        out.iter_mut()
+            .enumerate()
+            .for_each(|(x, o)| *o = x < self.nvals[a]);
+        if let Some((da, sa)) = self.sum_diff
+            && sa == a
+            && da < a
+        {
+            let v = self.orig_vals as i64;
+            let e = i64::from(zt[da]) - (v - 1);
+            for (s, o) in out.iter_mut().enumerate() {
+                let s = s as i64;
+                let (twice_x, twice_y) = (s + e, s - e);
+                *o = *o
+                    && twice_x.rem_euclid(2) == 0
+                    && (0..2 * v).contains(&twice_x)
+                    && (0..2 * v).contains(&twice_y);
+            }
+        }
     }
 
     fn key(&self, pos: &[usize], toks: &[u32]) -> u64 {
@@ -215,26 +386,22 @@ impl RuleLearner {
             .fold(0u64, |k, &p| k.wrapping_mul(self.vocab) + toks[p] as u64)
     }
 
-    /// Probability that a new cell of `ctx` takes value `v` for attribute `a`.
-    fn base_q(&self, h: &Hyp, a: usize, toks: &[u32], v: usize) -> f64 {
+    /// Probability that a new cell of `ctx` takes value `v` for attribute `a`, among the
+    /// `allowed` values (`n_allowed` of them; `v` is one).
+    fn base_q(&self, h: &Hyp, a: usize, v: usize, allowed: &[bool], n_allowed: usize) -> f64 {
         let nv = self.n_vals;
-        let uniform = 1.0 / nv as f64;
+        let uniform = 1.0 / n_allowed as f64;
         let c = &self.ctxs[h.ctx];
         let (taken_v, n_untaken, rho) = match h.variant {
             Variant::Plain => return uniform,
             Variant::Global => {
                 let g = &c.global[a * nv..(a + 1) * nv];
-                let u = g.iter().filter(|&&x| x == 0).count();
+                let u = g
+                    .iter()
+                    .zip(allowed)
+                    .filter(|(x, ok)| **ok && **x == 0)
+                    .count();
                 (g[v] > 0, u, c.rho[a])
-            }
-            Variant::Latin => {
-                let row = c.rows.get(&toks[c.pos[0]]);
-                let col = c.cols.get(&toks[c.pos[1]]);
-                let taken = |x: usize| {
-                    row.is_some_and(|r| r[a * nv + x] > 0) || col.is_some_and(|r| r[a * nv + x] > 0)
-                };
-                let u = (0..nv).filter(|&x| !taken(x)).count();
-                (taken(v), u, c.rho[self.n_attr + a])
             }
         };
         if n_untaken == 0 {
@@ -249,13 +416,12 @@ impl RuleLearner {
         fresh + r * uniform
     }
 
-    fn eval(&self, w: &TokenData, z: &Targets, row: usize) -> RowEval {
-        let Targets::Discrete { values, .. } = z else {
-            unreachable!("the rule learner is built for discrete Z only")
-        };
+    fn eval(&self, w: &TokenData, values: &[u32], row: usize) -> RowEval {
         let (na, nv) = (self.n_attr, self.n_vals);
         let toks = w.row(row);
-        let zv = &values[row * na..(row + 1) * na];
+        let zt = self.zrow(values, row);
+        let zv = &zt[..];
+        let mut allowed = vec![true; nv];
         let cells: Vec<Option<usize>> = self
             .ctxs
             .iter()
@@ -263,23 +429,35 @@ impl RuleLearner {
             .collect();
         let nh = self.hyps.len();
         let mut hyp = vec![0.0; na * nh];
+        let mut palpha = vec![[0.0; 3]; na * nh];
         let mut rule = 0.0;
         for a in 0..na {
             let v = zv[a] as usize;
+            self.allowed(a, zv, &mut allowed);
+            let n_allowed = allowed.iter().filter(|&&o| o).count();
             for (k, h) in self.hyps.iter().enumerate() {
-                let (cnt, tot) = match cells[h.ctx] {
+                let (cnt, tot, lw) = match cells[h.ctx] {
                     Some(ci) => {
                         let c = &self.ctxs[h.ctx];
-                        (c.counts[(ci * na + a) * nv + v], c.totals[ci * na + a])
+                        let ia = ci * na + a;
+                        (c.counts[ia * nv + v], c.totals[ia], c.alpha_lw[ia])
                     }
-                    None => (0.0, 0.0),
+                    None => (0.0, 0.0, ALPHA_PRIOR.map(f64::log2)),
                 };
                 let q = if tot < 0.5 {
-                    self.base_q(h, a, toks, v)
+                    self.base_q(h, a, v, &allowed, n_allowed)
                 } else {
-                    1.0 / nv as f64
+                    1.0 / n_allowed as f64
                 };
-                hyp[a * nh + k] = ((cnt + h.alpha * q) / (tot + h.alpha)).log2();
+                let pa = ALPHAS.map(|al| {
+                    if al.is_infinite() {
+                        q.log2()
+                    } else {
+                        ((cnt + al * q) / (tot + al)).log2()
+                    }
+                });
+                hyp[a * nh + k] = log2_sum_exp2(lw.iter().zip(&pa).map(|(w, p)| w + p));
+                palpha[a * nh + k] = pa;
             }
             let lw = &self.log_w[a * nh..(a + 1) * nh];
             rule += log2_sum_exp2(
@@ -300,7 +478,16 @@ impl RuleLearner {
         // the learned share `r`) among all objects.
         let exc_log2 = {
             let r = (self.obj_rho.0 + RARE) / (self.obj_rho.1 + 1.0);
-            let t = self.objects.len() as f64 - f64::from(u8::from(in_own));
+            // The pool: objects no message other than this one names, the same set for every
+            // candidate object (objects this message alone names stay in it), so the
+            // exception's distribution sums to 1.
+            let own_only = msg.map_or(0, |m| {
+                m.objects
+                    .iter()
+                    .filter(|x| self.named[x.0 as usize] == 1)
+                    .count()
+            });
+            let t = (self.objects.len() - own_only) as f64;
             let lo = self.log2_objects;
             let untaken = if lo > 50.0 {
                 -lo
@@ -322,17 +509,14 @@ impl RuleLearner {
                 let n_z = obj
                     .and_then(|o| m.objects.iter().find(|x| x.0 == o))
                     .map_or(0.0, |x| x.1);
-                let p = MEM_ALPHAS.map(|al| {
-                    log2_sum_exp2([n_z.log2(), al.log2() + base].into_iter())
-                        - (m.total + al).log2()
-                });
+                let p = MEM_ALPHAS.map(|al| mem_log2(al, n_z, m.total, base));
                 let t = log2_sum_exp2(self.mem_log_w.iter().zip(&p).map(|(w, p)| w + p));
                 // A repeat of what the message said before teaches the rules nothing new.
                 let b = log2_sum_exp2(
                     self.mem_log_w
                         .iter()
                         .zip(MEM_ALPHAS)
-                        .map(|(w, al)| w + al.log2() + base - (m.total + al).log2()),
+                        .map(|(w, al)| w + mem_log2(al, 0.0, m.total, base)),
                 );
                 from_base = (b - t).exp2().clamp(0.0, 1.0);
                 (Some(p), t)
@@ -342,6 +526,7 @@ impl RuleLearner {
         RowEval {
             cells,
             hyp,
+            palpha,
             rule,
             base,
             log2_keep,
@@ -353,14 +538,11 @@ impl RuleLearner {
         }
     }
 
-    fn learn_row(&mut self, w: &TokenData, z: &Targets, row: usize) {
-        let Targets::Discrete { values, .. } = z else {
-            return;
-        };
-        let ev = self.eval(w, z, row);
+    /// Learns row `row`, whose evaluation under the current state is `ev`.
+    fn learn_row(&mut self, w: &TokenData, values: &[u32], row: usize, ev: RowEval) {
         let na = self.n_attr;
         let toks = w.row(row).to_vec();
-        let zv = values[row * na..(row + 1) * na].to_vec();
+        let zv = self.zrow(values, row);
         // Posterior weights of "the level below the memory produced this row" (`r`) and of
         // "... and it follows the rules" (`u`).
         let r = ev.from_base;
@@ -387,7 +569,8 @@ impl RuleLearner {
         }
         if u > 0.0 {
             for ci in 0..self.ctxs.len() {
-                self.learn_cell(ci, ev.cells[ci], &toks, &zv, u);
+                let pa: Vec<[f64; 3]> = (0..na).map(|a| ev.palpha[a * nh + ci]).collect();
+                self.learn_cell(ci, ev.cells[ci], &toks, &zv, u, &pa);
             }
         }
         if r > 0.0 {
@@ -405,11 +588,25 @@ impl RuleLearner {
             None => {
                 m.objects.push((obj, 1.0));
                 self.objects.entry(zv).or_insert((obj, 0)).1 += 1;
+                if obj as usize == self.named.len() {
+                    self.named.push(0);
+                }
+                self.named[obj as usize] += 1;
             }
         }
     }
 
-    fn learn_cell(&mut self, ci: usize, cell: Option<usize>, toks: &[u32], zv: &[u32], u: f64) {
+    /// Teaches cell `cell` of context `ci` the row (tokens `toks`, values `zv`) with weight `u`;
+    /// `pa` are the row's log2 p per attribute and strength under the cell before it learns.
+    fn learn_cell(
+        &mut self,
+        ci: usize,
+        cell: Option<usize>,
+        toks: &[u32],
+        zv: &[u32],
+        u: f64,
+        pa: &[[f64; 3]],
+    ) {
         let (na, nv) = (self.n_attr, self.n_vals);
         let key = self.key(&self.ctxs[ci].pos, toks);
         let c = &mut self.ctxs[ci];
@@ -419,28 +616,24 @@ impl RuleLearner {
             c.counts.resize(c.counts.len() + na * nv, 0.0);
             c.totals.resize(c.totals.len() + na, 0.0);
             c.assigned.resize(c.assigned.len() + na, u32::MAX);
+            c.alpha_lw
+                .resize(c.alpha_lw.len() + na, ALPHA_PRIOR.map(f64::log2));
             id
         });
-        let (rt, ct) = match c.pos.len() {
-            2 => (Some(toks[c.pos[0]]), Some(toks[c.pos[1]])),
-            _ => (None, None),
-        };
         for a in 0..na {
             let v = zv[a] as usize;
             let ia = cell * na + a;
+            let lw = &mut c.alpha_lw[ia];
+            lw.iter_mut().zip(pa[a]).for_each(|(w, p)| *w += u * p);
+            let t = log2_sum_exp2(lw.iter().copied());
+            if t.is_finite() {
+                lw.iter_mut().for_each(|w| *w -= t);
+            }
             if c.totals[ia] < 0.5 && !c.pos.is_empty() {
                 // A new cell: was its value taken (bijection-aware base, learned share)?
                 let g = c.global[a * nv + v] > 0;
                 c.rho[a].0 += u * f64::from(u8::from(g));
                 c.rho[a].1 += u;
-                if let (Some(r), Some(k)) = (rt, ct) {
-                    let hit = |m: &HashMap<u32, Vec<u32>>, t: u32| {
-                        m.get(&t).is_some_and(|x| x[a * nv + v] > 0)
-                    };
-                    let l = hit(&c.rows, r) || hit(&c.cols, k);
-                    c.rho[na + a].0 += u * f64::from(u8::from(l));
-                    c.rho[na + a].1 += u;
-                }
             }
             c.counts[ia * nv + v] += u;
             c.totals[ia] += u;
@@ -454,26 +647,84 @@ impl RuleLearner {
                 None
             };
             if let Some(new) = best {
-                let shift = |m: &mut [u32]| {
-                    if old != u32::MAX {
-                        m[a * nv + old as usize] -= 1;
-                    }
-                    m[a * nv + new as usize] += 1;
-                };
-                shift(&mut c.global);
-                if let (Some(r), Some(k)) = (rt, ct) {
-                    shift(c.rows.entry(r).or_insert_with(|| vec![0; na * nv]));
-                    shift(c.cols.entry(k).or_insert_with(|| vec![0; na * nv]));
+                if old != u32::MAX {
+                    c.global[a * nv + old as usize] -= 1;
                 }
+                c.global[a * nv + new as usize] += 1;
                 c.assigned[ia] = new;
             }
         }
     }
 }
 
+/// The rule learner (see the module documentation): a Bayesian mixture of [`RuleCore`]s, Z as
+/// given (prior [`IDENTITY_PRIOR`]) and each sum/difference basis (the rest, split evenly).
+pub struct RuleLearner {
+    cores: Vec<RuleCore>,
+    log_w: Vec<f64>,
+    name: String,
+}
+
+impl RuleLearner {
+    /// `None` for continuous Z or when the worst-case tables exceed [`MAX_RULE_COUNTS`].
+    pub fn new(w: &TokenData, z: &Targets, settings: &RuleSettings) -> Option<Self> {
+        let Targets::Discrete { n_attr, n_vals, .. } = z else {
+            return None;
+        };
+        let (a, v) = (*n_attr, *n_vals);
+        let mut bases = vec![None];
+        if settings.n_bases(a) > 1 {
+            for x in 0..a {
+                bases.extend((x + 1..a).map(|y| Some((x, y))));
+            }
+        }
+        // Worst case: every row opens a new cell in every context of every basis.
+        let worst = Self::worst_counts(w.n, w.n_words, a, v, settings);
+        if worst > MAX_RULE_COUNTS as f64 {
+            return None;
+        }
+        let k = bases.len();
+        let log_w = (0..k)
+            .map(|i| match (i, k) {
+                (_, 1) => 0.0,
+                (0, _) => IDENTITY_PRIOR.log2(),
+                _ => (1.0 - IDENTITY_PRIOR).log2() - ((k - 1) as f64).log2(),
+            })
+            .collect();
+        Some(RuleLearner {
+            cores: bases
+                .into_iter()
+                .map(|b| RuleCore::new(w, a, v, b, settings))
+                .collect(),
+            log_w,
+            name: format!("rules{}", settings.suffix()),
+        })
+    }
+
+    /// (cell, attribute, value) counts the tables may reach: `n` rows, each opening a cell in
+    /// every context of every basis (a sum/difference basis has up to 2 V - 1 values).
+    pub fn worst_counts(n: usize, l: usize, a: usize, v: usize, s: &RuleSettings) -> f64 {
+        let bases = s.n_bases(a) as f64;
+        let width = if bases > 1.0 {
+            2.0 * v as f64
+        } else {
+            v as f64
+        };
+        n as f64 * s.n_contexts(l) as f64 * a as f64 * width * bases
+    }
+
+    /// log2 P of row `row` per core.
+    fn core_log2p(&self, w: &TokenData, values: &[u32], row: usize) -> Vec<f64> {
+        self.cores
+            .iter()
+            .map(|c| c.eval(w, values, row).total)
+            .collect()
+    }
+}
+
 impl OnlineLearner for RuleLearner {
     fn name(&self) -> String {
-        "rules".into()
+        self.name.clone()
     }
 
     fn block_rows(&self) -> Option<usize> {
@@ -481,12 +732,36 @@ impl OnlineLearner for RuleLearner {
     }
 
     fn code(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> Vec<f64> {
-        rows.iter().map(|&r| -self.eval(w, z, r).total).collect()
+        let Targets::Discrete { values, .. } = z else {
+            unreachable!("the rule learner is built for discrete Z only")
+        };
+        rows.iter()
+            .map(|&r| {
+                let p = self.core_log2p(w, values, r);
+                -log2_sum_exp2(self.log_w.iter().zip(&p).map(|(w, p)| w + p))
+            })
+            .collect()
     }
 
     fn learn(&mut self, w: &TokenData, z: &Targets, sent: &[usize], n_new: usize) {
+        let Targets::Discrete { values, .. } = z else {
+            return;
+        };
         for &r in &sent[sent.len() - n_new..] {
-            self.learn_row(w, z, r);
+            let evs: Vec<RowEval> = self.cores.iter().map(|c| c.eval(w, values, r)).collect();
+            if self.cores.len() > 1 {
+                self.log_w
+                    .iter_mut()
+                    .zip(&evs)
+                    .for_each(|(w, e)| *w += e.total);
+                let t = log2_sum_exp2(self.log_w.iter().copied());
+                if t.is_finite() {
+                    self.log_w.iter_mut().for_each(|w| *w -= t);
+                }
+            }
+            for (c, ev) in self.cores.iter_mut().zip(evs) {
+                c.learn_row(w, values, r, ev);
+            }
         }
     }
 }
