@@ -45,7 +45,7 @@ pub struct TermsConfig {
 impl Default for TermsConfig {
     fn default() -> Self {
         TermsConfig {
-            prior_learners: vec![LearnerSpec::Marginal, LearnerSpec::Rules],
+            prior_learners: vec![LearnerSpec::Marginal, LearnerSpec::Rules(Default::default())],
             decoder_learners: vec![
                 LearnerSpec::Marginal,
                 LearnerSpec::Ngram { order: 1 },
