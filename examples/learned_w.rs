@@ -234,7 +234,10 @@ fn summarise(dir: &std::path::Path) {
         if rows.is_empty() {
             continue;
         }
-        let sweep = rows[0].sweep.clone();
+        // The file's name: one sweep may have several files (lookup-n2000).
+        let sweep = f
+            .file_stem()
+            .map_or(String::new(), |s| s.to_string_lossy().into_owned());
         for r in &rows {
             let rel = r
                 .exact_k_z_bits
@@ -287,6 +290,9 @@ fn summarise(dir: &std::path::Path) {
                 format!("{mean_ami:.4}")
             }
         ));
+        if rows.len() < 2 {
+            continue;
+        }
         let values: Vec<String> = rows.iter().map(|r| r.value.clone()).collect();
         let (x_axis, xs) = kcomp::plot::x_axis_for(&values);
         let series = |label: &str, ys: &[f64], color: usize, reference: bool| Series {
@@ -301,7 +307,7 @@ fn summarise(dir: &std::path::Path) {
         };
         panels.push(Panel {
             title: sweep.clone(),
-            x_label: kcomp::plot::parameter_label(sweep.split('-').nth(1).unwrap_or("")),
+            x_label: kcomp::plot::parameter_label(rows[0].sweep.split('-').nth(1).unwrap_or("")),
             y_label: "C(Z)".into(),
             x_axis,
             y_log: false,
