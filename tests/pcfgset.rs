@@ -447,8 +447,9 @@ fn generated_splits_pass_the_interpreter_check_and_respect_their_rules() {
     write_splits(&params, b.path()).unwrap();
     let check = check_folder(a.path()).unwrap();
     assert!(check.ok(), "{check}");
-    // The standard and exception files of every ratio, the basic corpus, the splits.
-    assert_eq!(check.files.len(), 21, "{check}");
+    // The standard and exception files of every ratio, the basic corpus, the splits and the
+    // unrolled localism file.
+    assert_eq!(check.files.len(), 22, "{check}");
     let read = |d: &Path, f: &str| std::fs::read_to_string(d.join(f)).unwrap();
     // Same seed, same files.
     for f in [
@@ -511,4 +512,188 @@ fn generated_splits_pass_the_interpreter_check_and_respect_their_rules() {
     };
     let err = write_splits(&bad, a.path()).unwrap_err().to_string();
     assert!(err.contains("prob-func"), "{err}");
+}
+
+/// Naturalisation (the paper's Appendix A, sampling then selection): the generated histogram
+/// of (depth, length) cells is the target's up to rounding, whatever the grammar would give;
+/// the localism file unrolls every test sample with two or more functions.
+#[test]
+fn naturalised_data_match_the_target_histogram() {
+    use kcomp::generalisation::pcfgset::generator::{GeneratorParams, generate, write_splits};
+    use kcomp::generalisation::pcfgset::naturalise::{
+        histogram, published_histogram, quotas, total_variation,
+    };
+    let n = 3000;
+    let params = GeneratorParams {
+        samples: n,
+        seed: 3,
+        naturalise: true,
+        ..Default::default()
+    };
+    let data = generate(&params).unwrap();
+    assert_eq!(data.len(), n);
+    let text: Vec<String> = data.iter().map(|s| s.source.join(" ")).collect();
+    let got = histogram(text.iter().map(String::as_str)).unwrap();
+    let target = published_histogram();
+    // Every cell holds its quota (the target's share of n, within 1).
+    let want: Vec<u64> = quotas(&target, n).iter().map(|&q| q as u64).collect();
+    assert_eq!(got, want);
+    // Hence the stated tolerance: total variation below (nonzero cells) / (2 n) = 73 / 6000.
+    let tv = total_variation(&got, &target);
+    assert!(tv < 73.0 / 6000.0, "{tv}");
+    // The grammar alone is far from it (70 % single functions).
+    let plain = generate(&GeneratorParams {
+        samples: n,
+        seed: 3,
+        ..Default::default()
+    })
+    .unwrap();
+    let text: Vec<String> = plain.iter().map(|s| s.source.join(" ")).collect();
+    let h = histogram(text.iter().map(String::as_str)).unwrap();
+    assert!(
+        total_variation(&h, &target) > 0.4,
+        "{}",
+        total_variation(&h, &target)
+    );
+    // Strings never repeat, the same seed gives the same data.
+    let mut strings = std::collections::HashSet::new();
+    for s in &data {
+        for arg in s.source.split(|t| {
+            t == "," || kcomp::generalisation::pcfgset::Function::from_token(t).is_some()
+        }) {
+            if !arg.is_empty() {
+                assert!(strings.insert(arg.to_vec()), "{arg:?} twice");
+            }
+        }
+    }
+    assert_eq!(generate(&params).unwrap(), data);
+
+    // A target read from a file: 60 published test lines, 600 samples = 10 per line's cell.
+    let file = fixture().join("data/pcfgset/pcfgset/test.src");
+    let lines = std::fs::read_to_string(&file).unwrap();
+    let target = histogram(lines.lines()).unwrap();
+    let from_file = generate(&GeneratorParams {
+        samples: 600,
+        seed: 1,
+        naturalise: true,
+        target_from: Some(file),
+        ..Default::default()
+    })
+    .unwrap();
+    let text: Vec<String> = from_file.iter().map(|s| s.source.join(" ")).collect();
+    let got = histogram(text.iter().map(String::as_str)).unwrap();
+    assert_eq!(got, target.iter().map(|c| c * 10).collect::<Vec<_>>());
+
+    // The splits: every file checks, the unrolled localism steps included.
+    let dir = tempfile::tempdir().unwrap();
+    let summary = write_splits(
+        &GeneratorParams {
+            samples: 1000,
+            ..params
+        },
+        dir.path(),
+    )
+    .unwrap();
+    let check = check_folder(dir.path()).unwrap();
+    assert!(check.ok(), "{check}");
+    let test = std::fs::read_to_string(dir.path().join("pcfgset/test.src")).unwrap();
+    let multi = test
+        .lines()
+        .filter(|l| {
+            l.split_whitespace()
+                .filter(|t| kcomp::generalisation::pcfgset::Function::from_token(t).is_some())
+                .count()
+                >= 2
+        })
+        .count();
+    let tsv = std::fs::read_to_string(dir.path().join("localism/unrolled_test.tsv")).unwrap();
+    assert_eq!(
+        tsv.lines().filter(|l| l.starts_with("original\t")).count(),
+        multi
+    );
+    let unrolled = summary
+        .lines
+        .iter()
+        .find(|(s, _)| s.starts_with("localism/"))
+        .unwrap()
+        .1;
+    assert_eq!(unrolled, multi);
+    assert!(multi > 80, "{multi}");
+    // A wrong target file is an error naming it.
+    let bad = dir.path().join("bad.src");
+    std::fs::write(&bad, "A B C\n").unwrap();
+    let err = generate(&GeneratorParams {
+        samples: 10,
+        naturalise: true,
+        target_from: Some(bad),
+        ..Default::default()
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(err.contains("bad.src"), "{err}");
+    // Too few draws: an error naming the option and the unfilled cells, not fewer samples.
+    let err = generate(&GeneratorParams {
+        samples: 2000,
+        naturalise: true,
+        max_draws: 1,
+        ..Default::default()
+    })
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("max-draws") && err.contains("missing") && err.contains("depth 10+"),
+        "{err}"
+    );
+    // --target-from without --naturalise is refused by the command line (exit 2).
+    let (code, _, err) = kcomp(&[
+        "pcfgset",
+        "generate",
+        "--target-from",
+        "x.src",
+        "--out",
+        "unused",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--naturalise"), "{err}");
+}
+
+/// The unrolled layout rebuilds the published localism fixture byte for byte.
+#[test]
+fn unrolling_rebuilds_the_published_localism_fixture() {
+    use kcomp::generalisation::pcfgset::localism::unroll;
+    let published =
+        std::fs::read_to_string(fixture().join("data/pcfgset/localism/unrolled_test.tsv")).unwrap();
+    let mut rebuilt = String::new();
+    let mut samples = 0;
+    for line in published.lines().filter(|l| l.starts_with("original\t")) {
+        let source = line.split('\t').nth(1).unwrap();
+        rebuilt.push_str(&unroll(source).unwrap().unwrap());
+        samples += 1;
+    }
+    assert_eq!(samples, 30);
+    assert_eq!(rebuilt, published);
+}
+
+/// The published localism file rebuilt byte for byte from its original sequences, and the
+/// built-in naturalisation target recounted from the published test and dev sources (point
+/// `KCOMP_AMIC_DIR` at a checkout of i-machine-think/am-i-compositional).
+#[test]
+#[ignore = "needs KCOMP_AMIC_DIR, a checkout of i-machine-think/am-i-compositional"]
+fn published_unrolled_file_and_naturalisation_target() {
+    use kcomp::generalisation::pcfgset::localism::unroll;
+    use kcomp::generalisation::pcfgset::naturalise::{histogram, published_histogram};
+    let root = PathBuf::from(std::env::var("KCOMP_AMIC_DIR").expect("KCOMP_AMIC_DIR"));
+    let data = root.join("data/pcfgset");
+    let published = std::fs::read_to_string(data.join("localism/unrolled_test.tsv")).unwrap();
+    let mut rebuilt = String::new();
+    let mut samples = 0;
+    for line in published.lines().filter(|l| l.starts_with("original\t")) {
+        rebuilt.push_str(&unroll(line.split('\t').nth(1).unwrap()).unwrap().unwrap());
+        samples += 1;
+    }
+    assert_eq!(samples, 9567);
+    assert!(rebuilt == published, "the unrolled file differs");
+    let mut sources = std::fs::read_to_string(data.join("pcfgset/test.src")).unwrap();
+    sources += &std::fs::read_to_string(data.join("pcfgset/dev.src")).unwrap();
+    assert_eq!(histogram(sources.lines()).unwrap(), published_histogram());
 }

@@ -256,8 +256,20 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
                 Fast(&["productivity/test"]),
             ),
             (
-                "kcomp pcfgset check --data data/pcfgset-gen",
-                Fast(&["0 not reproduced"]),
+                "kcomp pcfgset generate --samples 2000 --seed 1 --naturalise --out data/pcfgset-nat",
+                Fast(&["productivity/test", "localism/unrolled_test"]),
+            ),
+            (
+                "kcomp pcfgset check --data data/pcfgset-nat",
+                Fast(&["0 not reproduced", "localism/unrolled_test.tsv"]),
+            ),
+            (
+                "kcomp pcfgset prompt --n 50 --seed 1 --dataset data/pcfgset-prompt.jsonl",
+                Fast(&["Write a Python program that conforms to the following samples."]),
+            ),
+            (
+                "kcomp pcfgset score --answer tests/data/pcfgset/answers/interpreter.txt --n 50 --seed 1",
+                Fast(&["held-out errors   0 of 100", "l_bits            2620.54"]),
             ),
             (
                 "kcomp pcfgset check --data am-i-compositional",
@@ -266,6 +278,45 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
             (
                 "kcomp pcfgset evaluate --predictions am-i-compositional --out results/pcfgset",
                 Skip("needs a checkout of the public repository"),
+            ),
+            (
+                "kcomp pcfgset prompt --n 50 --seed 1 --dataset data/pcfgset.jsonl",
+                Fast(&["Input:"]),
+            ),
+            (
+                "kcomp grid ask --dataset data/pcfgset.jsonl --style published --base-url https://api.openai.com/v1 --model gpt-4o --out answers",
+                Skip(ASKS),
+            ),
+            (
+                "kcomp pcfgset score --answer answers/gpt-4o/pcfgset/0.txt --n 50 --seed 1",
+                Skip(ASKS),
+            ),
+        ],
+    ),
+    (
+        "docs/ordered-commongen.md",
+        &[
+            (
+                "kcomp commongen prompts --out data/commongen-prompts.jsonl",
+                Fast(&[]),
+            ),
+            (
+                "kcomp commongen prompts --sets 0 --templates 0",
+                Fast(&["\"id\":\"s000-o23-t0\"", "in the specified order"]),
+            ),
+            (
+                "kcomp commongen ask --base-url https://api.openai.com/v1 --model gpt-4o --temperature 0 --out answers",
+                Skip(
+                    "needs a model endpoint and an API key; tests/ordered_commongen.rs runs ask -> score against a local server",
+                ),
+            ),
+            (
+                "kcomp commongen score answers --out results/commongen",
+                Skip("needs the answers of the ask above"),
+            ),
+            (
+                "kcomp commongen score tests/data/ordered_commongen/outputs.jsonl --out results/commongen-fixture",
+                Fast(&["model-b", "report.md"]),
             ),
         ],
     ),

@@ -2,6 +2,7 @@
 //! and maps every error to a one-line message and exit status 2.
 
 pub mod codelength;
+pub mod commongen;
 pub mod compare;
 pub mod grid;
 pub mod pcfgset;
@@ -46,6 +47,8 @@ pub enum Command {
     Slurm(slurm::SlurmArgs),
     /// PCFG SET (Hupkes et al., JAIR 2020): interpreter, checks, scoring of the five tests.
     Pcfgset(pcfgset::PcfgsetArgs),
+    /// Ordered CommonGen (Sakai et al., ACL 2025): prompts, ask, coverage and order scores.
+    Commongen(commongen::CommongenArgs),
     /// Learn sentences W for a representation Z alone, code every term, report C(Z).
     Represent(Box<crate::representation::report::RepresentArgs>),
 }
@@ -123,6 +126,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Grid(args) => grid::run(args),
         Command::Slurm(args) => slurm::run(args),
         Command::Pcfgset(args) => pcfgset::run(args),
+        Command::Commongen(args) => commongen::run(args),
         Command::Represent(args) => Ok(represent::run(*args)?),
     }
 }

@@ -13,6 +13,7 @@ use crate::generalisation::pcfgset::generator::{GeneratorParams, write_splits};
 use crate::generalisation::pcfgset::interpreter::{
     DEFAULT_MAX_OUTPUT, Semantics, evaluate_sequence,
 };
+use crate::generalisation::pcfgset::rules::{RuleStyle, RuleTaskArgs, score};
 use crate::io::table::write_csv;
 
 /// PCFG SET: interpreter, checks and the five tests' scores.
@@ -55,6 +56,42 @@ pub enum PcfgsetCommand {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Print a rule-generation prompt (Xu et al., ACL 2026) showing a sample of PCFG SET
+    /// pairs; --dataset also writes them as a record `kcomp grid ask --style published` reads.
+    ///
+    /// Example: kcomp pcfgset prompt --n 50 --seed 1
+    Prompt {
+        #[command(flatten)]
+        task: RuleTaskArgs,
+        /// Prompt wording: published (Xu et al.'s, verbatim) or stdin (states the I/O
+        /// contract).
+        #[arg(long, value_enum, default_value_t = RuleStyle::Published)]
+        style: RuleStyle,
+        /// Also write the shown pairs as a one-record JSONL dataset here.
+        #[arg(long)]
+        dataset: Option<PathBuf>,
+    },
+    /// Score an LLM's answer to `pcfgset prompt`: the program (run in the sandbox) on the
+    /// shown and the held-out pairs, and its length in bits (l_bits). Give the same --n,
+    /// --held-out and --seed as the prompt.
+    ///
+    /// Example: kcomp pcfgset score --answer answers/model/0.txt --n 50 --seed 1
+    Score {
+        /// The answer file (text holding a ```python block).
+        #[arg(long)]
+        answer: PathBuf,
+        #[command(flatten)]
+        task: RuleTaskArgs,
+        /// Wall-clock limit per run, in seconds.
+        #[arg(long, default_value_t = 5.0, allow_hyphen_values = true)]
+        timeout: f64,
+        /// UNSAFE: run without the OS sandbox (rlimits only) when it is unavailable.
+        #[arg(long)]
+        allow_unsandboxed: bool,
+        /// Print the score as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Score model predictions of the published `model_predictions/<model>/<test>/` layout:
     /// task accuracy, systematicity (overall and per held-out pair), productivity,
     /// substitutivity consistency, localism consistency and overgeneralisation peaks, with
@@ -69,6 +106,9 @@ pub enum PcfgsetCommand {
         out: Option<PathBuf>,
     },
 }
+
+/// Largest answer read (an LLM answer is a few kB).
+const MAX_ANSWER_BYTES: u64 = 4 << 20;
 
 /// Runs `kcomp pcfgset`.
 pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
@@ -98,6 +138,44 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
             let summary = write_splits(&params, &out)?;
             for (stem, n) in summary.lines {
                 println!("{stem:<60} {n:>8} lines");
+            }
+        }
+        PcfgsetCommand::Prompt {
+            task,
+            style,
+            dataset,
+        } => {
+            let task = task.task()?;
+            if let Some(path) = dataset {
+                crate::io::files::write_file(&path, task.dataset_jsonl().as_bytes())?;
+                eprintln!("wrote {}", path.display());
+            }
+            print!("{}", task.prompt(style));
+        }
+        PcfgsetCommand::Score {
+            answer,
+            task,
+            timeout,
+            allow_unsandboxed,
+            json,
+        } => {
+            let timeout = crate::programs::mapping_table::sample_timeout(timeout)?;
+            let text = crate::io::limits::read_capped(&answer, MAX_ANSWER_BYTES)?;
+            let text = String::from_utf8_lossy(&text);
+            let cfg = crate::programs::sandbox::SandboxConfig {
+                timeout,
+                allow_unsandboxed,
+                ..Default::default()
+            };
+            let s = score(&text, &task.task()?, &cfg)?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&s)
+                        .map_err(|e| KcompError::Other(e.to_string()))?
+                );
+            } else {
+                print!("{s}");
             }
         }
         PcfgsetCommand::Evaluate { predictions, out } => {

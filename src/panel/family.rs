@@ -9,6 +9,7 @@ use crate::datasets::protocols::ProtocolParams;
 use crate::datasets::string_grid::dataset::GridSource;
 use crate::datasets::string_grid::{GridSpec, Holistic, Setting};
 use crate::error::{KcompError, Result};
+use crate::generalisation::pcfgset::complexity::PcfgsetFamilyParams;
 
 use super::config::FamilySpec;
 
@@ -50,10 +51,11 @@ pub fn check(family: &FamilySpec, value: &toml::Value) -> Result<()> {
         "language" => parse::<LanguageSystemConfig>(table)?.validate().map(|_| ()),
         "grid" => parse::<GridFamilyParams>(table)?.spec().map(|_| ()),
         "protocol" => parse::<ProtocolParams>(table)?.validate(),
+        "pcfgset" => parse::<PcfgsetFamilyParams>(table)?.validate(),
         other => Err(KcompError::param(
             "kind",
             format!(
-                "unknown family kind `{other}` (expected lookup, grammar, language, protocol, grid or files)"
+                "unknown family kind `{other}` (expected lookup, grammar, language, protocol, grid, pcfgset or files)"
             ),
         )),
     }
@@ -74,6 +76,7 @@ pub fn generate(family: &FamilySpec, value: &toml::Value, seed: u64) -> Result<D
         "language" => parse::<LanguageSystemConfig>(table)?.dataset(),
         "grid" => parse::<GridFamilyParams>(table)?.dataset(),
         "protocol" => parse::<ProtocolParams>(table)?.dataset(),
+        "pcfgset" => parse::<PcfgsetFamilyParams>(table)?.dataset(),
         other => Err(KcompError::param(
             "kind",
             format!("unknown family kind `{other}`"),

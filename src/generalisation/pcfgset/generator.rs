@@ -20,7 +20,8 @@ use crate::rng::stream::{RngKind, Stream};
 /// Generator parameters (defaults: the published generator's).
 #[derive(Debug, Clone, PartialEq, clap::Args)]
 pub struct GeneratorParams {
-    /// Samples drawn before the splits (samples over --max-chars or --max-depth are dropped).
+    /// Samples drawn before the splits (samples over --max-chars or --max-depth are dropped);
+    /// with --naturalise, the samples kept.
     #[arg(long, default_value_t = 10_000)]
     pub samples: usize,
     /// Seed of the random stream (ChaCha8).
@@ -52,6 +53,18 @@ pub struct GeneratorParams {
     /// substitutivity condition.
     #[arg(long, default_value_t = 50)]
     pub primitive_examples: usize,
+    /// Naturalise: draw samples with per-sample random rule probabilities and keep exactly
+    /// --samples of them whose (depth, length) histogram matches the target (the paper's
+    /// Appendix A, steps 2-3); see docs/pcfgset.md.
+    #[arg(long)]
+    pub naturalise: bool,
+    /// Target of --naturalise: a source file (one sequence a line) whose (depth, length)
+    /// histogram is matched (default: the published test and dev sets, built in).
+    #[arg(long, requires = "naturalise")]
+    pub target_from: Option<std::path::PathBuf>,
+    /// Draws per kept sample before --naturalise gives up on the cells it could not fill.
+    #[arg(long, default_value_t = 2000)]
+    pub max_draws: usize,
 }
 
 impl Default for GeneratorParams {
@@ -67,6 +80,9 @@ impl Default for GeneratorParams {
             max_chars: 500,
             max_depth: 40,
             primitive_examples: 50,
+            naturalise: false,
+            target_from: None,
+            max_draws: 2000,
         }
     }
 }
@@ -102,6 +118,9 @@ impl GeneratorParams {
         if self.samples < 1 || self.samples > 10_000_000 {
             return Err(KcompError::param("samples", "must be in 1..=10000000"));
         }
+        if self.max_draws < 1 || self.max_draws > 1_000_000 {
+            return Err(KcompError::param("max-draws", "must be in 1..=1000000"));
+        }
         Ok(())
     }
 }
@@ -122,13 +141,19 @@ impl Sample {
     }
 }
 
-struct Gen<'p> {
+pub(super) struct Gen<'p> {
     p: &'p GeneratorParams,
     rng: Stream,
     alphabet: Vec<String>,
     used: HashSet<Vec<u32>>,
     /// Set when no new string argument was found in [`MAX_REDRAWS`] draws.
     exhausted: bool,
+    /// P(unary | function) and P(function | argument) of the current draw.
+    prob_unary: f64,
+    prob_func: f64,
+    /// When set, the string arguments of a draw wait here until [`Gen::commit`] (a rejected
+    /// draw's strings stay free) and a draw longer than this many tokens is abandoned.
+    deferred: Option<(Vec<Vec<u32>>, usize)>,
 }
 
 /// Draws of a string argument before the alphabet counts as exhausted (instead of looping
@@ -138,7 +163,49 @@ const MAX_REDRAWS: usize = 10_000;
 /// Raised inside a draw that nests too deeply; the sample is dropped.
 struct TooDeep;
 
-impl Gen<'_> {
+impl<'p> Gen<'p> {
+    fn new(p: &'p GeneratorParams, rng: Stream) -> Self {
+        Gen {
+            p,
+            rng,
+            alphabet: ('A'..='Z')
+                .flat_map(|c| (1..=p.numbers).map(move |i| format!("{c}{i}")))
+                .collect(),
+            used: HashSet::new(),
+            exhausted: false,
+            prob_unary: p.prob_unary,
+            prob_func: p.prob_func,
+            deferred: None,
+        }
+    }
+
+    pub(super) fn params(&self) -> &'p GeneratorParams {
+        self.p
+    }
+
+    pub(super) fn rng(&mut self) -> &mut Stream {
+        &mut self.rng
+    }
+
+    /// Switches to naturalisation draws: deferred strings, draws abandoned past `budget`
+    /// tokens.
+    pub(super) fn defer(&mut self, budget: usize) {
+        self.deferred = Some((Vec::new(), budget));
+    }
+
+    /// One draw with the given rule probabilities: its tokens, or `None` when it nests
+    /// deeper than --max-depth or is written with --max-chars characters or more. The
+    /// caller decides with [`Gen::commit`] whether its strings count as used.
+    pub(super) fn draw(&mut self, prob_unary: f64, prob_func: f64) -> Result<Option<Vec<String>>> {
+        self.prob_unary = prob_unary;
+        self.prob_func = prob_func;
+        let mut source = Vec::new();
+        let drawn = self.function(&mut source, 1).is_ok();
+        self.check_exhausted()?;
+        let chars = source.iter().map(String::len).sum::<usize>() + source.len().saturating_sub(1);
+        Ok((drawn && chars < self.p.max_chars).then_some(source))
+    }
+
     fn function(
         &mut self,
         out: &mut Vec<String>,
@@ -147,7 +214,12 @@ impl Gen<'_> {
         if depth > self.p.max_depth {
             return Err(TooDeep);
         }
-        if self.rng.uniform() < self.p.prob_unary {
+        if let Some((_, budget)) = &self.deferred
+            && out.len() > *budget
+        {
+            return Err(TooDeep);
+        }
+        if self.rng.uniform() < self.prob_unary {
             let f = Function::ALL[self.rng.below(6) as usize];
             out.push(f.name().to_owned());
             self.argument(out, depth)
@@ -165,7 +237,7 @@ impl Gen<'_> {
         out: &mut Vec<String>,
         depth: usize,
     ) -> std::result::Result<(), TooDeep> {
-        if self.rng.uniform() < self.p.prob_func {
+        if self.rng.uniform() < self.prob_func {
             self.function(out, depth + 1)
         } else {
             self.string(out);
@@ -182,13 +254,33 @@ impl Gen<'_> {
             let ids: Vec<u32> = (0..len)
                 .map(|_| self.rng.below(self.alphabet.len() as u64) as u32)
                 .collect();
-            if self.used.insert(ids.clone()) {
+            let fresh = match &mut self.deferred {
+                None => self.used.insert(ids.clone()),
+                Some((pending, _)) => {
+                    let new = !self.used.contains(&ids) && !pending.contains(&ids);
+                    if new {
+                        pending.push(ids.clone());
+                    }
+                    new
+                }
+            };
+            if fresh {
                 out.extend(ids.iter().map(|&i| self.alphabet[i as usize].clone()));
                 return;
             }
         }
         self.exhausted = true;
         out.push(self.alphabet[0].clone());
+    }
+
+    /// Marks the deferred strings of the current draw as used (`keep`) or frees them.
+    pub(super) fn commit(&mut self, keep: bool) {
+        if let Some((pending, _)) = &mut self.deferred {
+            let strings = std::mem::take(pending);
+            if keep {
+                self.used.extend(strings);
+            }
+        }
     }
 
     fn check_exhausted(&self) -> Result<()> {
@@ -202,7 +294,7 @@ impl Gen<'_> {
     }
 }
 
-fn interpret(source: &[String], semantics: Semantics) -> Result<Vec<String>> {
+pub(super) fn interpret(source: &[String], semantics: Semantics) -> Result<Vec<String>> {
     let text = source.join(" ");
     Ok(evaluate_sequence(&text, semantics, DEFAULT_MAX_OUTPUT)?
         .into_iter()
@@ -213,16 +305,10 @@ fn interpret(source: &[String], semantics: Semantics) -> Result<Vec<String>> {
 /// Draws `params.samples` attempts and keeps those within the size limits, in draw order.
 pub fn generate(params: &GeneratorParams) -> Result<Vec<Sample>> {
     params.validate()?;
-    let alphabet: Vec<String> = ('A'..='Z')
-        .flat_map(|c| (1..=params.numbers).map(move |i| format!("{c}{i}")))
-        .collect();
-    let mut g = Gen {
-        p: params,
-        rng: Stream::new(RngKind::Kcomp, params.seed),
-        alphabet,
-        used: HashSet::new(),
-        exhausted: false,
-    };
+    let mut g = Gen::new(params, Stream::new(RngKind::Kcomp, params.seed));
+    if params.naturalise {
+        return super::naturalise::naturalised(&mut g);
+    }
     let mut out = Vec::new();
     for _ in 0..params.samples {
         let mut source = Vec::new();
@@ -351,15 +437,10 @@ pub fn write_splits(params: &GeneratorParams, out: &Path) -> Result<SplitSummary
         })
         .collect();
     let mut prim_train = train.to_vec();
-    let mut prim_gen = Gen {
-        p: params,
-        rng: Stream::new(RngKind::Kcomp, params.seed ^ 0x2545_f491),
-        alphabet: ('A'..='Z')
-            .flat_map(|c| (1..=params.numbers).map(move |i| format!("{c}{i}")))
-            .collect(),
-        used: HashSet::new(),
-        exhausted: false,
-    };
+    let mut prim_gen = Gen::new(
+        params,
+        Stream::new(RngKind::Kcomp, params.seed ^ 0x2545_f491),
+    );
     for f in SYNONYM_FUNCTIONS {
         for _ in 0..params.primitive_examples {
             let mut source = vec![format!("{}_twin", f.name())];
@@ -435,6 +516,23 @@ pub fn write_splits(params: &GeneratorParams, out: &Path) -> Result<SplitSummary
             &exc,
         )?;
     }
+    // The localism test: the test samples with two or more functions, unrolled.
+    let mut unrolled = String::new();
+    let mut n_unrolled = 0;
+    for s in test {
+        if let Some(text) = super::localism::unroll(&s.source.join(" "))? {
+            unrolled.push_str(&text);
+            n_unrolled += 1;
+        }
+    }
+    let tsv = out.join("localism/unrolled_test.tsv");
+    if let Some(parent) = tsv.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| KcompError::io(parent, e))?;
+    }
+    std::fs::write(&tsv, unrolled).map_err(|e| KcompError::io(&tsv, e))?;
+    summary
+        .lines
+        .push(("localism/unrolled_test (samples)".to_owned(), n_unrolled));
     Ok(summary)
 }
 

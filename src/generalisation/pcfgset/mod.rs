@@ -11,8 +11,12 @@
 //!   conventions, and the published numbers they are compared with.
 
 pub mod check;
+pub mod complexity;
 pub mod evaluate;
 pub mod generator;
 pub mod interpreter;
+pub mod localism;
+pub mod naturalise;
+pub mod rules;
 
 pub use interpreter::{Expr, Function, Semantics, evaluate_sequence, parse};

@@ -15,19 +15,8 @@ pub struct AskArgs {
     /// Dataset JSONL file (its name, e.g. k=4_u=2_d=16_type=h, names the answer folder).
     #[arg(long)]
     pub dataset: PathBuf,
-    /// API base URL; `/chat/completions` is appended.
-    #[arg(long)]
-    pub base_url: String,
-    /// Model name sent to the endpoint (also the answer folder).
-    #[arg(long)]
-    pub model: String,
-    /// Environment variable holding the API key (never written or logged); a missing or
-    /// empty key is refused unless --no-auth.
-    #[arg(long, default_value = "OPENAI_API_KEY")]
-    pub api_key_env: String,
-    /// Send no API key (a local server that needs none).
-    #[arg(long)]
-    pub no_auth: bool,
+    #[command(flatten)]
+    pub chat: ChatArgs,
     /// Answer tree root (kcomp layout MODEL/SETTING/<i>.txt unless --published-layout).
     #[arg(long)]
     pub out: PathBuf,
@@ -46,6 +35,25 @@ pub struct AskArgs {
     /// Only these records (0-based), e.g. 0,3,5 (default all).
     #[arg(long, value_delimiter = ',')]
     pub only: Option<Vec<usize>>,
+}
+
+/// The endpoint, model and request options every `ask` command shares (`grid ask`,
+/// `commongen ask`), checked into [`ChatOptions`].
+#[derive(Debug, clap::Args)]
+pub struct ChatArgs {
+    /// API base URL; `/chat/completions` is appended.
+    #[arg(long)]
+    pub base_url: String,
+    /// Model name sent to the endpoint (also the answer folder).
+    #[arg(long)]
+    pub model: String,
+    /// Environment variable holding the API key (never written or logged); a missing or
+    /// empty key is refused unless --no-auth.
+    #[arg(long, default_value = "OPENAI_API_KEY")]
+    pub api_key_env: String,
+    /// Send no API key (a local server that needs none).
+    #[arg(long)]
+    pub no_auth: bool,
     /// Sampling temperature (omitted when not given; reasoning models often refuse it).
     #[arg(long, allow_hyphen_values = true)]
     pub temperature: Option<f64>,
@@ -106,19 +114,26 @@ impl AskArgs {
                 false => Layout::Kcomp,
             },
             prompt,
-            chat: ChatOptions {
-                base_url: self.base_url,
-                model: self.model,
-                api_key_env: self.api_key_env,
-                temperature: self.temperature,
-                max_tokens: self.max_tokens,
-                extra: extra_fields(&self.extra)?,
-                timeout: secs("request-timeout", self.request_timeout)?,
-                retries: self.retries,
-                no_auth: self.no_auth,
-                backoff: secs("backoff", self.backoff)?,
-            },
-            concurrency: self.concurrency,
+            concurrency: self.chat.concurrency,
+            chat: self.chat.options()?,
+        })
+    }
+}
+
+impl ChatArgs {
+    /// The checked endpoint and request options.
+    pub fn options(&self) -> Result<ChatOptions> {
+        Ok(ChatOptions {
+            base_url: self.base_url.clone(),
+            model: self.model.clone(),
+            api_key_env: self.api_key_env.clone(),
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            extra: extra_fields(&self.extra)?,
+            timeout: secs("request-timeout", self.request_timeout)?,
+            retries: self.retries,
+            no_auth: self.no_auth,
+            backoff: secs("backoff", self.backoff)?,
         })
     }
 }

@@ -7,7 +7,8 @@
 //!   on 429, 5xx, timeouts and connection errors (a `Retry-After` in seconds is honoured up
 //!   to [`MAX_RETRY_AFTER`]), other statuses fail at once. `--extra` cannot replace the
 //!   fields kcomp sets ([`OWNED_FIELDS`]).
-//! - [`run_ask`]: locks `--out` and creates the answer folders before the first request (an
+//! - [`run_ask`] (grid records) and [`ask_prompts`] (any list of prompts, e.g. `kcomp
+//!   commongen ask`): locks `--out` and creates the answer folders before the first request (an
 //!   unwritable `--out` fails at once); a pool of `concurrency` threads; answers that exist
 //!   are skipped (resume); the raw response JSON is saved beside the extracted answer text
 //!   (both written atomically, below `--out` only: the model name is one safe path
@@ -376,11 +377,17 @@ fn save(out: &Path, rel: &Path, response: &serde_json::Value, answer: &str) -> R
     write_under(out, rel, answer)
 }
 
+/// One prompt to send: `label` names it in warnings, `rel` is its answer file below `--out`
+/// (plain [`crate::io::names::path_component`]s; the raw response goes beside it).
+#[derive(Debug, Clone)]
+pub struct PromptJob {
+    pub label: String,
+    pub rel: PathBuf,
+    pub prompt: String,
+}
+
 /// Asks every record's prompt (see the module docs).
 pub fn run_ask(opts: &AskOptions) -> Result<AskSummary> {
-    if opts.concurrency == 0 || opts.concurrency > 256 {
-        return Err(KcompError::param("concurrency", "must be in 1..=256"));
-    }
     let records = read_dataset(&opts.dataset)?;
     let wanted: Vec<usize> = match &opts.records {
         Some(v) => {
@@ -395,45 +402,67 @@ pub fn run_ask(opts: &AskOptions) -> Result<AskSummary> {
         None => (0..records.len()).collect(),
     };
     // Prompts first: a bad query index fails before any request.
-    let mut todo = Vec::new();
-    let mut summary = AskSummary::default();
+    let mut jobs = Vec::new();
     for &i in &wanted {
-        let rel = answer_rel(opts, i);
-        let prompt = prompt_of(&records[i], opts.prompt)?;
-        if opts.out.join(&rel).is_file() {
+        jobs.push(PromptJob {
+            label: format!("record {i}"),
+            rel: answer_rel(opts, i),
+            prompt: prompt_of(&records[i], opts.prompt)?,
+        });
+    }
+    ask_prompts(&opts.chat, &opts.out, jobs, opts.concurrency)
+}
+
+/// Sends prompts with a pool of `concurrency` threads and saves each answer at its `rel`
+/// below `out` (see the module docs: answers that exist are skipped, `out` is locked and
+/// checked writable before the first request, failures are counted and printed).
+pub fn ask_prompts(
+    chat: &ChatOptions,
+    out: &Path,
+    jobs: Vec<PromptJob>,
+    concurrency: usize,
+) -> Result<AskSummary> {
+    if concurrency == 0 || concurrency > 256 {
+        return Err(KcompError::param("concurrency", "must be in 1..=256"));
+    }
+    let total = jobs.len();
+    let mut summary = AskSummary::default();
+    let mut todo = Vec::new();
+    for job in jobs {
+        if out.join(&job.rel).is_file() {
             summary.skipped += 1;
         } else {
-            todo.push((i, rel, prompt));
+            todo.push(job);
         }
     }
-    let client = ChatClient::new(opts.chat.clone())?;
+    let client = ChatClient::new(chat.clone())?;
     // Before the first request: one run per --out, and the answer folders exist and take a
     // file (an unwritable --out fails now, not after every request was paid for).
-    let _lock = crate::io::files::lock_dir(&opts.out)?;
-    if let Some((_, rel, _)) = todo.first() {
-        let folder = rel.parent().unwrap_or(Path::new(""));
-        let dir = crate::io::files::create_dirs_under(&opts.out, folder)?;
+    let _lock = crate::io::files::lock_dir(out)?;
+    if let Some(job) = todo.first() {
+        let folder = job.rel.parent().unwrap_or(Path::new(""));
+        let dir = crate::io::files::create_dirs_under(out, folder)?;
         tempfile::tempfile_in(&dir)
             .map_err(|e| KcompError::file(&dir, format!("not writable: {e}")))?;
     }
-    let bar = crate::progress::bar(wanted.len() as u64, "prompts", "");
+    let bar = crate::progress::bar(total as u64, "prompts", "");
     bar.inc(summary.skipped as u64);
     let (done, failed) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let message = |d: usize, f: usize| format!("done {d}, skipped {}, failed {f}", summary.skipped);
     bar.set_message(message(0, 0));
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
-        for _ in 0..opts.concurrency.min(todo.len().max(1)) {
+        for _ in 0..concurrency.min(todo.len().max(1)) {
             scope.spawn(|| {
                 loop {
                     let k = next.fetch_add(1, Ordering::SeqCst);
-                    let Some((i, rel, prompt)) = todo.get(k) else {
+                    let Some(job) = todo.get(k) else {
                         break;
                     };
-                    let outcome = client.complete(prompt).and_then(|(resp, _)| {
+                    let outcome = client.complete(&job.prompt).and_then(|(resp, _)| {
                         let text = answer_text(&resp)
                             .ok_or_else(|| "no choices[0].message.content".to_string())?;
-                        save(&opts.out, rel, &resp, &text).map_err(|e| e.to_string())
+                        save(out, &job.rel, &resp, &text).map_err(|e| e.to_string())
                     });
                     match outcome {
                         Ok(()) => {
@@ -444,7 +473,8 @@ pub fn run_ask(opts: &AskOptions) -> Result<AskSummary> {
                             // Printed with or without a terminal (println of a hidden bar
                             // prints nothing); the reason may carry the server's text.
                             let e = crate::io::names::terminal(&e).into_owned();
-                            bar.suspend(|| eprintln!("warning: record {i}: {e}"));
+                            let label = &job.label;
+                            bar.suspend(|| eprintln!("warning: {label}: {e}"));
                         }
                     }
                     bar.set_message(message(
