@@ -126,7 +126,26 @@ fn dataset(sweep: &str, value: &str, n: usize, seed: u64) -> (Dataset, Option<To
                 .expect("dataset"),
         )
     } else {
-        from(lookup(&lp).expect("lookup").to_dataset().expect("dataset"))
+        // The true words of a q-gram table are its q-grams (one table row per q-gram): the
+        // learned tokens are compared with them, not with the single words.
+        let d = lookup(&lp).expect("lookup").to_dataset().expect("dataset");
+        let q = lp.ngram;
+        let positions = lp.length / q;
+        let k = lp.vocab as u32;
+        let grams: Vec<u32> = (0..n)
+            .flat_map(|i| {
+                let row = d.w.row(i).to_vec();
+                (0..positions).map(move |p| {
+                    row[p * q..(p + 1) * q]
+                        .iter()
+                        .rev()
+                        .fold(0u32, |a, &t| a * k + t)
+                })
+            })
+            .collect();
+        let truth =
+            TokenData::new(n, positions, lp.vocab.pow(q as u32), grams).expect("q-gram tokens");
+        (d, Some(truth))
     }
 }
 
