@@ -46,7 +46,7 @@ fn default_values(sweep: &str) -> Vec<&'static str> {
         "lookup-dim" => vec!["16", "32", "64", "96", "128"],
         "lookup-ngram" => vec!["1", "2", "4"],
         "lookup-q2" => vec!["4", "8", "16"],
-        "grammar-width" => vec!["1", "2", "3", "4"],
+        "grammar-width" => vec!["1", "2", "4"],
         "grammar-depth" => vec!["1", "2", "3"],
         "holistic" | "noise" => vec!["16", "64"],
         _ => vec![],
