@@ -333,6 +333,10 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
                     "about 60 sentence spaces at N = 2,000 (minutes); tests/representation.rs runs represent on small data",
                 ),
             ),
+            (
+                "cargo run --release --features burn --example autoencoder_recovery -- --disc vq \\",
+                Skip("trains the auto-encoder (feature burn; minutes)"),
+            ),
         ],
     ),
 ];

@@ -34,9 +34,13 @@ pub const LEARNERS: &[&str] = &["kmeans", "autoencoder"];
 pub fn learner_by_name(name: &str) -> Result<Box<dyn SentenceLearner>> {
     match name {
         "kmeans" => Ok(Box::new(kmeans::KMeansLearner::default())),
+        #[cfg(feature = "burn")]
+        "autoencoder" => Ok(Box::new(autoencoder::AutoEncoder::default())),
+        #[cfg(not(feature = "burn"))]
         "autoencoder" => Err(KcompError::param(
             "learner",
-            "the auto-encoder is not in this build yet (use --learner kmeans)",
+            "the auto-encoder is built with the `burn` feature: rebuild with `--features burn` \
+             (e.g. `cargo install --path . --features burn`), or use --learner kmeans",
         )),
         other => Err(KcompError::param(
             "learner",
@@ -114,3 +118,7 @@ pub trait SentenceLearner: Send + Sync {
         progress: &dyn Fn(usize, usize),
     ) -> Result<LearnedSentences>;
 }
+
+/// The discrete auto-encoder learner (burn; feature `burn`).
+#[cfg(feature = "burn")]
+pub mod autoencoder;
