@@ -20,8 +20,12 @@ use rand::{RngExt, SeedableRng};
 struct Args {
     /// lookup-length, lookup-vocab, lookup-dim, lookup-ngram, lookup-q2, grammar-width,
     /// grammar-depth, holistic, noise.
-    #[arg(long)]
+    #[arg(long, default_value = "")]
     sweep: String,
+    /// Instead of running: read DIR/*.csv and write DIR/../tables.md, DIR/../summary.csv and
+    /// the figures DIR/../c_estimated_vs_exact.{png,svg}, DIR/../k_z_estimated_vs_exact.{png,svg}.
+    #[arg(long)]
+    summarise: Option<std::path::PathBuf>,
     /// Parameter values (default: the sweep's own list).
     #[arg(long, value_delimiter = ',')]
     values: Option<Vec<String>>,
@@ -38,11 +42,11 @@ struct Args {
 fn default_values(sweep: &str) -> Vec<&'static str> {
     match sweep {
         "lookup-length" => vec!["1", "2", "4", "8", "16", "32"],
-        "lookup-vocab" => vec!["2", "4", "6", "10", "16", "24", "32"],
+        "lookup-vocab" => vec!["2", "4", "6", "10", "16", "32"],
         "lookup-dim" => vec!["16", "32", "64", "96", "128"],
         "lookup-ngram" => vec!["1", "2", "4"],
         "lookup-q2" => vec!["4", "8", "16"],
-        "grammar-width" => vec!["1", "2", "3", "4"],
+        "grammar-width" => vec!["1", "2", "4"],
         "grammar-depth" => vec!["1", "2", "3"],
         "holistic" | "noise" => vec!["16", "64"],
         _ => vec![],
@@ -122,12 +126,35 @@ fn dataset(sweep: &str, value: &str, n: usize, seed: u64) -> (Dataset, Option<To
                 .expect("dataset"),
         )
     } else {
-        from(lookup(&lp).expect("lookup").to_dataset().expect("dataset"))
+        // The true words of a q-gram table are its q-grams (one table row per q-gram): the
+        // learned tokens are compared with them, not with the single words.
+        let d = lookup(&lp).expect("lookup").to_dataset().expect("dataset");
+        let q = lp.ngram;
+        let positions = lp.length / q;
+        let k = lp.vocab as u32;
+        let grams: Vec<u32> = (0..n)
+            .flat_map(|i| {
+                let row = d.w.row(i).to_vec();
+                (0..positions).map(move |p| {
+                    row[p * q..(p + 1) * q]
+                        .iter()
+                        .rev()
+                        .fold(0u32, |a, &t| a * k + t)
+                })
+            })
+            .collect();
+        let truth =
+            TokenData::new(n, positions, lp.vocab.pow(q as u32), grams).expect("q-gram tokens");
+        (d, Some(truth))
     }
 }
 
 fn main() {
     let args = Args::parse();
+    if let Some(dir) = &args.summarise {
+        summarise(dir);
+        return;
+    }
     if args.header {
         println!(
             "sweep,value,samples,seed,length,vocab,mean_ami,k_w_bits,k_z_given_w_bits,k_z_bits,\
@@ -182,5 +209,151 @@ fn main() {
                 s.points.len()
             );
         }
+    }
+}
+
+/// One result row as read back.
+#[derive(Debug, Clone, serde::Deserialize)]
+struct Row {
+    sweep: String,
+    value: String,
+    samples: usize,
+    length: usize,
+    vocab: usize,
+    mean_ami: Option<f64>,
+    k_z_bits: f64,
+    c: f64,
+    w_paid: bool,
+    exact_k_z_bits: Option<f64>,
+    exact_c: f64,
+    seconds: f64,
+}
+
+/// Tables and figures from the result files.
+fn summarise(dir: &std::path::Path) {
+    use kcomp::estimators::agreement::kendall_tau_b;
+    use kcomp::plot::{Figure, Panel, Point, Series, line_figure};
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .expect("results folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "csv"))
+        .collect();
+    files.sort();
+    let mut md = String::from(
+        "| sweep | value | N | M, V learned | AMI | K(Z) est / exact | C est | C exact | W paid | s |\n|---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    let mut summary = String::from(
+        "sweep,n_points,kendall_tau_c,kendall_tau_k_z,mean_ami,max_abs_k_z_rel_error,max_c\n",
+    );
+    let mut panels = Vec::new();
+    for f in &files {
+        let mut rd = csv::Reader::from_path(f).expect("csv");
+        let rows: Vec<Row> = rd.deserialize().map(|r| r.expect("row")).collect();
+        if rows.is_empty() {
+            continue;
+        }
+        // The file's name: one sweep may have several files (lookup-n2000).
+        let sweep = f
+            .file_stem()
+            .map_or(String::new(), |s| s.to_string_lossy().into_owned());
+        for r in &rows {
+            let rel = r
+                .exact_k_z_bits
+                .map_or("-".to_string(), |e| format!("{:.3}", r.k_z_bits / e));
+            md.push_str(&format!(
+                "| {} | {} | {} | {}, {} | {} | {rel} | {:.3} | {:.3} | {} | {:.0} |\n",
+                r.sweep,
+                r.value,
+                r.samples,
+                r.length,
+                r.vocab,
+                r.mean_ami.map_or("-".into(), |a| format!("{a:.3}")),
+                r.c,
+                r.exact_c,
+                if r.w_paid { "yes" } else { "no" },
+                r.seconds
+            ));
+        }
+        let est: Vec<f64> = rows.iter().map(|r| r.c).collect();
+        let ex: Vec<f64> = rows.iter().map(|r| r.exact_c).collect();
+        let tau_c = kendall_tau_b(&est, &ex);
+        let kz: Vec<(f64, f64)> = rows
+            .iter()
+            .filter_map(|r| r.exact_k_z_bits.map(|e| (r.k_z_bits, e)))
+            .collect();
+        let tau_k = kendall_tau_b(
+            &kz.iter().map(|p| p.0).collect::<Vec<_>>(),
+            &kz.iter().map(|p| p.1).collect::<Vec<_>>(),
+        );
+        let amis: Vec<f64> = rows.iter().filter_map(|r| r.mean_ami).collect();
+        let mean_ami = if amis.is_empty() {
+            f64::NAN
+        } else {
+            amis.iter().sum::<f64>() / amis.len() as f64
+        };
+        let max_rel = kz
+            .iter()
+            .map(|(a, b)| (a / b - 1.0).abs())
+            .fold(0.0f64, f64::max);
+        let max_c = est.iter().copied().fold(f64::MIN, f64::max);
+        let fmt = |x: Option<f64>| x.map_or(String::new(), |t| format!("{t:.3}"));
+        summary.push_str(&format!(
+            "{sweep},{},{},{},{},{max_rel:.4},{max_c:.4}\n",
+            rows.len(),
+            fmt(tau_c),
+            fmt(tau_k),
+            if mean_ami.is_nan() {
+                String::new()
+            } else {
+                format!("{mean_ami:.4}")
+            }
+        ));
+        if rows.len() < 2 {
+            continue;
+        }
+        let values: Vec<String> = rows.iter().map(|r| r.value.clone()).collect();
+        let (x_axis, xs) = kcomp::plot::x_axis_for(&values);
+        let series = |label: &str, ys: &[f64], color: usize, reference: bool| Series {
+            label: label.into(),
+            points: xs
+                .iter()
+                .zip(ys)
+                .map(|(&x, &y)| Point { x, y, err: 0.0 })
+                .collect(),
+            reference,
+            color,
+        };
+        panels.push(Panel {
+            title: sweep.clone(),
+            x_label: kcomp::plot::parameter_label(rows[0].sweep.split('-').nth(1).unwrap_or("")),
+            y_label: "C(Z)".into(),
+            x_axis,
+            y_log: false,
+            y_range: None,
+            series: vec![
+                series("exact C(Z)", &ex, 0, true),
+                series("learned-W C(Z)", &est, 1, false),
+            ],
+            reference_line: Some(kcomp::plot::RefLine::c_one()),
+        });
+    }
+    let parent = dir.parent().unwrap_or(dir);
+    std::fs::write(parent.join("tables.md"), md).expect("write tables.md");
+    std::fs::write(parent.join("summary.csv"), summary).expect("write summary.csv");
+    // Three panels per figure row keep the figures readable.
+    for (k, chunk) in panels.chunks(3).enumerate() {
+        let fig = Figure {
+            panels: chunk.to_vec(),
+            caption: "C(Z) from sentences learned from Z alone (block-wise k-means, MDL choice of \
+                      M and V, every term a prequential code) against the generator's exact C(Z); \
+                      one seed per point."
+                .into(),
+        };
+        line_figure(
+            &parent.join(format!("c_estimated_vs_exact_{}", k + 1)),
+            &fig,
+        )
+        .expect("figure");
     }
 }

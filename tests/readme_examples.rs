@@ -320,6 +320,25 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
             ),
         ],
     ),
+    (
+        "docs/learned-w.md",
+        &[
+            (
+                "kcomp synth lookup --samples 2000 --out data/lookup",
+                Fast(&["K(Z|W,f)", "Z.npy"]),
+            ),
+            (
+                "kcomp represent --z data/lookup/Z.npy --precision 0.01 --out results/represent",
+                Skip(
+                    "about 60 sentence spaces at N = 2,000 (minutes); tests/representation.rs runs represent on small data",
+                ),
+            ),
+            (
+                "cargo run --release --features burn --example autoencoder_recovery -- --disc vq \\",
+                Skip("trains the auto-encoder (feature burn; minutes)"),
+            ),
+        ],
+    ),
 ];
 
 /// The commands of the README's fenced code blocks, trailing `# comments` removed.

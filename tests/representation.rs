@@ -18,22 +18,38 @@ fn kcomp() -> Command {
     Command::new(env!("CARGO_BIN_EXE_kcomp"))
 }
 
-/// K(p_w) + K(W|p_w) is a code: over every W of 3 rows x 2 positions over 2 words,
-/// sum 2^-K(W) <= 1 (Kraft), and the code is complete up to rounding (the online learners are
-/// normalised predictive distributions, so the sum is 1).
-#[test]
-fn k_w_satisfies_kraft_over_every_w() {
-    let cfg = TermsConfig::default();
+/// Kraft sum of K(p_w) + K(W|p_w) over every W of 3 rows x 2 positions over 2 words.
+fn kraft_sum_w(cfg: &TermsConfig) -> f64 {
     let mut sum = 0.0;
     for bits in 0u32..64 {
         let tokens: Vec<u32> = (0..6).map(|k| (bits >> k) & 1).collect();
         let w = TokenData::new(3, 2, 2, tokens).unwrap();
-        let k: f64 = code_w(&w, &cfg, 5).unwrap().iter().sum();
+        let k: f64 = code_w(&w, cfg, 5).unwrap().iter().sum();
         assert!(k > 0.0);
         sum += (-k).exp2();
     }
-    assert!(sum <= 1.0 + 1e-9, "Kraft sum {sum}");
-    assert!(sum > 0.999, "Kraft sum {sum}: the code wastes probability");
+    sum
+}
+
+/// K(p_w) + K(W|p_w) is a code: sum 2^-K(W) over every W is 1 (Kraft, and complete: the
+/// prior's learners are normalised predictive distributions), for the default learners and
+/// each of them alone.
+#[test]
+fn k_w_satisfies_kraft_over_every_w() {
+    use kcomp::estimators::prequential::online::LearnerSpec;
+    let default = TermsConfig::default();
+    for learners in [
+        default.prior_learners.clone(),
+        vec![LearnerSpec::Marginal],
+        vec![LearnerSpec::Ngram { order: 2 }],
+    ] {
+        let cfg = TermsConfig {
+            prior_learners: learners.clone(),
+            ..TermsConfig::default()
+        };
+        let sum = kraft_sum_w(&cfg);
+        assert!((sum - 1.0).abs() < 1e-9, "{learners:?}: Kraft sum {sum}");
+    }
 }
 
 /// K(f) + K(Z|W,f) is a code: over every Z of 5 rows with values in a window of the grid,

@@ -155,7 +155,8 @@ impl SingleSettings {
 }
 
 /// The estimators and settings of a single-dataset comparison: `names` (else the settings'
-/// list, else every estimator that can apply: llm_program only with a grid report), checked.
+/// list, else every estimator that can apply: llm_program only with a grid report; learned_w,
+/// which trains a model per sentence space for minutes, only when named), checked.
 pub fn single_config(
     names: Option<Vec<String>>,
     llm_report: Option<PathBuf>,
@@ -167,6 +168,7 @@ pub fn single_config(
         registry::ESTIMATORS
             .iter()
             .filter(|e| **e != "llm_program" || llm_report.is_some())
+            .filter(|e| **e != "learned_w")
             .map(|s| s.to_string())
             .collect()
     });

@@ -34,9 +34,13 @@ pub const LEARNERS: &[&str] = &["kmeans", "autoencoder"];
 pub fn learner_by_name(name: &str) -> Result<Box<dyn SentenceLearner>> {
     match name {
         "kmeans" => Ok(Box::new(kmeans::KMeansLearner::default())),
+        #[cfg(feature = "burn")]
+        "autoencoder" => Ok(Box::new(autoencoder::AutoEncoder::default())),
+        #[cfg(not(feature = "burn"))]
         "autoencoder" => Err(KcompError::param(
             "learner",
-            "the auto-encoder is not in this build yet (use --learner kmeans)",
+            "the auto-encoder is built with the `burn` feature: rebuild with `--features burn` \
+             (e.g. `cargo install --path . --features burn`), or use --learner kmeans",
         )),
         other => Err(KcompError::param(
             "learner",

@@ -32,7 +32,8 @@ pub struct RepresentArgs {
     /// Output folder (W.npy, terms.json, terms.csv, grid.csv, curve.csv, represent.png/.svg).
     #[arg(long)]
     pub out: PathBuf,
-    /// Vocabulary sizes V to try (default 2,4,8,16,32, refined by steps of one at the best M).
+    /// Vocabulary sizes V to try (default 2,4,8,16,32, at M = 1 also 64,128,... up to N; then
+    /// refined at the best M).
     #[arg(long, value_delimiter = ',', value_name = "V1,V2,...")]
     pub vocab: Option<Vec<usize>>,
     /// Sentence lengths M to try (default 1,2,4,... up to min(D, 64)).

@@ -3,7 +3,8 @@
 //! sent (M and V are inside each total), so the winner's K(Z) stays a valid code length.
 //!
 //! Default grid ([`SelectConfig::default_lengths`], [`SelectConfig::default_vocabs`]): M in
-//! 1, 2, 4, ... up to min(D, 64) and V in 2, 4, 8, 16, 32; then, at the best M, every V
+//! 1, 2, 4, ... up to min(D, 64) and V in 2, 4, 8, 16, 32 (at M = 1 also 64, 128, ... up to N:
+//! one word per object, the holistic description); then, at the best M, every V
 //! between the best grid value's neighbours (at most [`SelectConfig::refine`], spread
 //! geometrically when there are more), then single steps of V from the new best while they
 //! improve, so vocabularies between the powers of two are reached. A user-given `--vocab` or
@@ -60,6 +61,25 @@ impl SelectConfig {
     /// V = 2, 4, 8, 16, 32.
     pub fn default_vocabs() -> Vec<usize> {
         vec![2, 4, 8, 16, 32]
+    }
+
+    /// The vocabulary sizes tried at length `m` for `n` rows: the user's list, else
+    /// [`Self::default_vocabs`], and for M = 1 also 64, 128, ... up to N (a holistic
+    /// description, one word per object, must be able to compete).
+    pub fn vocabs_for(&self, m: usize, n: usize) -> Vec<usize> {
+        match &self.vocabs {
+            Some(v) => v.clone(),
+            None if m == 1 => {
+                let mut v = Self::default_vocabs();
+                let mut x = 64;
+                while x <= n {
+                    v.push(x);
+                    x *= 2;
+                }
+                v
+            }
+            None => Self::default_vocabs(),
+        }
     }
 }
 
@@ -165,10 +185,8 @@ pub fn select(
         Some(l) => l.clone(),
         None => SelectConfig::default_lengths(dim),
     };
-    let vocabs = match &cfg.vocabs {
-        Some(v) => v.clone(),
-        None => SelectConfig::default_vocabs(),
-    };
+    let n = z.n();
+    let vocabs = cfg.vocabs_for(2, n);
     if lengths.is_empty() || vocabs.is_empty() {
         return Err(KcompError::param("length", "the grid is empty"));
     }
@@ -187,9 +205,9 @@ pub fn select(
     let grid: Vec<SentenceSpace> = lengths
         .iter()
         .flat_map(|&length| {
-            vocabs
-                .iter()
-                .map(move |&vocab| SentenceSpace { length, vocab })
+            cfg.vocabs_for(length, n)
+                .into_iter()
+                .map(move |vocab| SentenceSpace { length, vocab })
         })
         .collect();
     let done = std::sync::atomic::AtomicUsize::new(0);
@@ -221,6 +239,7 @@ pub fn select(
         // side of the new best while that improves.
         let best = argmin(&points);
         let (m, vb) = (points[best].length, points[best].vocab);
+        let vocabs = cfg.vocabs_for(m, n);
         let lo = vocabs
             .iter()
             .copied()

@@ -3,7 +3,7 @@
 //! - K(p_w) + K(W|p_w): W is sent one position at a time (column m of every row, given
 //!   columns 0..m already sent), each column coded prequentially over the rows by kcomp's
 //!   online scheme on discrete targets (input = the prefix w_<m, target = w_m; the learners
-//!   are [`TermsConfig::prior_learners`], Bayesian-mixed). A decoder reads column 0, then
+//!   are [`TermsConfig::prior_learners`], mixed). A decoder reads column 0, then
 //!   column 1 given column 0, ...: a causal prior coded online, so the prior's own cost
 //!   K(p_w) is inside the sum (coded before learned).
 //! - K(f) + K(Z|W,f): Z coded prequentially given the learned W by the online scheme on
@@ -35,7 +35,8 @@ pub const MAX_DECODER_LINEAR_FEATURES: usize = 512;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TermsConfig {
-    /// The causal prior's learners (discrete targets: marginal counts, rules over the prefix).
+    /// The causal prior's learners (discrete targets: marginal counts, n-gram tables over the
+    /// prefix).
     pub prior_learners: Vec<LearnerSpec>,
     /// The decoder's learners (continuous targets given W). A linear learner is dropped when
     /// 1 + M V exceeds [`MAX_DECODER_LINEAR_FEATURES`].
@@ -45,7 +46,11 @@ pub struct TermsConfig {
 impl Default for TermsConfig {
     fn default() -> Self {
         TermsConfig {
-            prior_learners: vec![LearnerSpec::Marginal, LearnerSpec::Rules(Default::default())],
+            // Both are normalised predictive distributions (Krichevsky-Trofimov counts;
+            // Dirichlet cells averaged over the prefix's n-grams), so the sum over every W is
+            // 1 (tests/representation.rs). The rule learner is left out: its code summed to
+            // 1.04 over every W of 3 rows x 2 binary words, not a valid code here.
+            prior_learners: vec![LearnerSpec::Marginal, LearnerSpec::Ngram { order: 2 }],
             decoder_learners: vec![
                 LearnerSpec::Marginal,
                 LearnerSpec::Ngram { order: 1 },
