@@ -283,6 +283,12 @@ fn train_once(
         Discretiser::Softmax => (1.0, 0.05),
         _ => (1.0, 0.1),
     };
+    if disc == Discretiser::Vq {
+        // Data-dependent codebook: every code starts at the encoder output of a random row.
+        let model = net.take().expect("model present");
+        let unused = vec![0usize; space.length * space.vocab];
+        net = Some(model.restart_dead_codes(&unused, scaling, &mut rng));
+    }
     let mut curve = Vec::with_capacity(config.epochs);
     let mut best: Option<(f64, Vec<u32>)> = None;
     for epoch in 0..config.epochs {
