@@ -147,6 +147,17 @@ impl SentenceLearner for AutoEncoder {
             .min_by(|(i, a), (j, b)| a.best_bits.total_cmp(&b.best_bits).then(i.cmp(j)))
             .map(|(_, r)| r)
             .ok_or_else(|| KcompError::Other("auto-encoder: no training run".into()))?;
+        // Fail closed: a W no epoch could score is not a result.
+        if !best.best_bits.is_finite() {
+            return Err(KcompError::param(
+                "lr",
+                format!(
+                    "the auto-encoder diverged (a non-finite loss in every epoch of every \
+                     restart) at lr {}: try a lower learning rate",
+                    config.lr
+                ),
+            ));
+        }
         let w = TokenData::new(scaling.n, space.length, space.vocab, best.tokens)?;
         Ok(LearnedSentences {
             w,
@@ -283,6 +294,12 @@ fn train_once(
         Discretiser::Softmax => (1.0, 0.05),
         _ => (1.0, 0.1),
     };
+    if disc == Discretiser::Vq {
+        // Data-dependent codebook: every code starts at the encoder output of a random row.
+        let model = net.take().expect("model present");
+        let unused = vec![0usize; space.length * space.vocab];
+        net = Some(model.restart_dead_codes(&unused, scaling, &mut rng));
+    }
     let mut curve = Vec::with_capacity(config.epochs);
     let mut best: Option<(f64, Vec<u32>)> = None;
     for epoch in 0..config.epochs {
@@ -319,8 +336,8 @@ fn train_once(
         epoch_done();
     }
     let (best_bits, tokens) = best.unwrap_or_else(|| {
-        // Every epoch diverged: the tokens of the last model, charged an infinite loss so
-        // that any finite restart wins.
+        // Every epoch diverged: an infinite loss, so that any finite restart wins (and `learn`
+        // refuses the result if none does).
         let model = net.as_ref().expect("model present");
         (
             f64::INFINITY,
