@@ -10,9 +10,9 @@ use std::time::Instant;
 use clap::Parser;
 use kcomp::dataset::Targets;
 use kcomp::datasets::lookup_table::{LookupParams, generate};
+use kcomp::representation::ami::adjusted_mutual_info as ami;
 use kcomp::representation::autoencoder::{AutoEncoder, Discretiser};
 use kcomp::representation::{LearnerConfig, SentenceLearner, SentenceSpace};
-use statrs::function::gamma::ln_gamma;
 
 #[derive(Parser)]
 struct Args {
@@ -49,67 +49,6 @@ struct Args {
     /// Data: lookup (the generator) or noise (Z drawn i.i.d. Gaussian, the same shape).
     #[arg(long, default_value = "lookup")]
     data: String,
-}
-
-/// Adjusted mutual information (arithmetic-mean normalisation, as scikit-learn's default).
-fn ami(a: &[u32], b: &[u32]) -> f64 {
-    let n = a.len();
-    let ka = *a.iter().max().unwrap() as usize + 1;
-    let kb = *b.iter().max().unwrap() as usize + 1;
-    let mut c = vec![0usize; ka * kb];
-    for (&x, &y) in a.iter().zip(b) {
-        c[x as usize * kb + y as usize] += 1;
-    }
-    let ra: Vec<usize> = (0..ka)
-        .map(|i| (0..kb).map(|j| c[i * kb + j]).sum())
-        .collect();
-    let rb: Vec<usize> = (0..kb)
-        .map(|j| (0..ka).map(|i| c[i * kb + j]).sum())
-        .collect();
-    let nf = n as f64;
-    let h = |r: &[usize]| -> f64 {
-        r.iter()
-            .filter(|&&x| x > 0)
-            .map(|&x| {
-                let p = x as f64 / nf;
-                -p * p.ln()
-            })
-            .sum()
-    };
-    let (ha, hb) = (h(&ra), h(&rb));
-    let mut mi = 0.0;
-    for i in 0..ka {
-        for j in 0..kb {
-            let nij = c[i * kb + j];
-            if nij > 0 {
-                let x = nij as f64;
-                mi += x / nf * (nf * x / (ra[i] as f64 * rb[j] as f64)).ln();
-            }
-        }
-    }
-    let lg = |x: usize| ln_gamma(x as f64 + 1.0);
-    let mut emi = 0.0;
-    for &ai in ra.iter().filter(|&&x| x > 0) {
-        for &bj in rb.iter().filter(|&&x| x > 0) {
-            let lo = (ai + bj).saturating_sub(n).max(1);
-            for nij in lo..=ai.min(bj) {
-                let x = nij as f64;
-                let term = x / nf * (nf * x / (ai as f64 * bj as f64)).ln();
-                let lp = lg(ai) + lg(bj) + lg(n - ai) + lg(n - bj)
-                    - lg(n)
-                    - lg(nij)
-                    - lg(ai - nij)
-                    - lg(bj - nij)
-                    - lg(n - ai - bj + nij);
-                emi += term * lp.exp();
-            }
-        }
-    }
-    let denom = 0.5 * (ha + hb) - emi;
-    if denom.abs() < 1e-12 {
-        return if (mi - emi).abs() < 1e-12 { 1.0 } else { 0.0 };
-    }
-    (mi - emi) / denom
 }
 
 /// Mean over true positions of the AMI with the learned position matched to it (best

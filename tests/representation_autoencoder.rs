@@ -5,9 +5,9 @@
 
 use kcomp::dataset::Targets;
 use kcomp::datasets::lookup_table::{LookupParams, generate};
+use kcomp::representation::ami::adjusted_mutual_info as ami;
 use kcomp::representation::autoencoder::{AutoEncoder, Discretiser};
 use kcomp::representation::{LearnedSentences, LearnerConfig, SentenceLearner, SentenceSpace};
-use statrs::function::gamma::ln_gamma;
 
 fn lookup(n: usize, m: usize, k: usize, d: usize, seed: u64) -> (Targets, Vec<u32>) {
     let params = LookupParams {
@@ -45,57 +45,6 @@ fn small_config(epochs: usize) -> LearnerConfig {
         batch: 64,
         lr: 1e-3,
     }
-}
-
-/// Adjusted mutual information, arithmetic-mean normalisation (scikit-learn's default).
-fn ami(a: &[u32], b: &[u32]) -> f64 {
-    let n = a.len();
-    let ka = *a.iter().max().unwrap() as usize + 1;
-    let kb = *b.iter().max().unwrap() as usize + 1;
-    let mut c = vec![0usize; ka * kb];
-    for (&x, &y) in a.iter().zip(b) {
-        c[x as usize * kb + y as usize] += 1;
-    }
-    let ra: Vec<usize> = (0..ka)
-        .map(|i| (0..kb).map(|j| c[i * kb + j]).sum())
-        .collect();
-    let rb: Vec<usize> = (0..kb)
-        .map(|j| (0..ka).map(|i| c[i * kb + j]).sum())
-        .collect();
-    let nf = n as f64;
-    let h = |r: &[usize]| -> f64 {
-        r.iter()
-            .filter(|&&x| x > 0)
-            .map(|&x| -(x as f64 / nf) * (x as f64 / nf).ln())
-            .sum()
-    };
-    let mut mi = 0.0;
-    for i in 0..ka {
-        for j in 0..kb {
-            let x = c[i * kb + j] as f64;
-            if x > 0.0 {
-                mi += x / nf * (nf * x / (ra[i] as f64 * rb[j] as f64)).ln();
-            }
-        }
-    }
-    let lg = |x: usize| ln_gamma(x as f64 + 1.0);
-    let mut emi = 0.0;
-    for &ai in ra.iter().filter(|&&x| x > 0) {
-        for &bj in rb.iter().filter(|&&x| x > 0) {
-            for nij in (ai + bj).saturating_sub(n).max(1)..=ai.min(bj) {
-                let x = nij as f64;
-                let lp = lg(ai) + lg(bj) + lg(n - ai) + lg(n - bj)
-                    - lg(n)
-                    - lg(nij)
-                    - lg(ai - nij)
-                    - lg(bj - nij)
-                    - lg(n - ai - bj + nij);
-                emi += x / nf * (nf * x / (ai as f64 * bj as f64)).ln() * lp.exp();
-            }
-        }
-    }
-    let denom = 0.5 * (h(&ra) + h(&rb)) - emi;
-    (mi - emi) / denom
 }
 
 /// Mean AMI per true position after the best permutation of the learned positions (M = 2).
