@@ -193,6 +193,7 @@ def compare(
     precision: Optional[float] = None,
     llm_report: Optional[Union[str, os.PathLike]] = None,
     topsim: Optional[Mapping[str, Any]] = None,
+    bosdis: Optional[Mapping[str, Any]] = None,
 ) -> Comparison:
     """Every estimator (or ``estimators``) of K(Z|W) and compositionality on one dataset, as
     ``kcomp compare --w W --z Z --json``.
@@ -203,19 +204,26 @@ def compare(
     ``topsim``: the ``[topsim]`` settings of a panel config (``correlation`` pearson/spearman,
     ``w_distance`` hamming/one-hot-cityblock/edit/normalised-edit/jaccard, ``z_distance``
     euclidean/cosine/hamming, ``max_pairs``, ``seed``); default: the CLI's.
+    ``bosdis``: the ``[bosdis]`` settings (``eos``: an end-of-sequence symbol not counted,
+    EGG's convention is ``{"eos": 0}``); default: every symbol counts.
     """
     names = None if estimators is None else [str(e) for e in estimators]
     report = None if llm_report is None else os.fspath(llm_report)
     settings = None if topsim is None else json.dumps(dict(topsim))
-    text = _kcomp.compare(_array(W, "W"), _array(Z, "Z"), precision, names, report, settings)
+    bosdis_settings = None if bosdis is None else json.dumps(dict(bosdis))
+    text = _kcomp.compare(
+        _array(W, "W"), _array(Z, "Z"), precision, names, report, settings, bosdis_settings
+    )
     return _comparison(text)
 
 
 def _score(
     name: str, W: Any, Z: Any, precision: Optional[float] = None, **topsim: Any
 ) -> float:
+    # bosdis takes its own setting (eos); every other keyword is a [topsim] setting.
+    bosdis = {"eos": topsim.pop("eos")} if name == "bosdis" and "eos" in topsim else None
     e = compare(
-        W, Z, estimators=[name], precision=precision, topsim=topsim or None
+        W, Z, estimators=[name], precision=precision, topsim=topsim or None, bosdis=bosdis
     ).estimates[0]
     if not e.ok or e.score is None:
         # Fail closed: a score that could not be computed is an error, never a default.
@@ -262,7 +270,8 @@ posdis = _make_score(
 bosdis = _make_score(
     "bosdis",
     "Bag-of-symbols disentanglement (Chaabouni et al., ACL 2020): as posdis over symbol "
-    "counts. Higher = more compositional; in [0, 1].",
+    "counts. Higher = more compositional; in [0, 1]. ``eos=0`` leaves symbol 0 out as "
+    "end-of-sequence (EGG's convention); by default every symbol counts.",
 )
 entropy = _make_score(
     "entropy",

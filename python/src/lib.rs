@@ -117,9 +117,11 @@ fn user_data(
 }
 
 /// `kcomp compare --w W --z Z [--precision P] [--estimators ...] --json`; `topsim_json`
-/// (a `[topsim]` table as JSON) replaces the default topological-similarity settings.
+/// (a `[topsim]` table as JSON) replaces the default topological-similarity settings,
+/// `bosdis_json` (a `[bosdis]` table) the bag-of-symbols settings.
 #[pyfunction]
-#[pyo3(signature = (w, z, precision=None, estimators=None, llm_report=None, topsim_json=None))]
+#[pyo3(signature = (w, z, precision=None, estimators=None, llm_report=None, topsim_json=None, bosdis_json=None))]
+#[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
     w: &Bound<'_, PyAny>,
@@ -128,6 +130,7 @@ fn compare(
     estimators: Option<Vec<String>>,
     llm_report: Option<PathBuf>,
     topsim_json: Option<String>,
+    bosdis_json: Option<String>,
 ) -> PyResult<String> {
     use kcomp::panel::single::{SingleSettings, compare_one, single_config, user_dataset};
     let (w, z) = user_data(w, z, precision)?;
@@ -136,6 +139,10 @@ fn compare(
     if let Some(text) = topsim_json {
         config.topsim = serde_json::from_str(&text)
             .map_err(|e| to_py(format!("invalid parameter `topsim`: {e}")))?;
+    }
+    if let Some(text) = bosdis_json {
+        config.bosdis = serde_json::from_str(&text)
+            .map_err(|e| to_py(format!("invalid parameter `bosdis`: {e}")))?;
     }
     py.detach(|| {
         let data = user_dataset(w, z, vec!["W".into(), "Z".into()])?;

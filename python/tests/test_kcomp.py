@@ -281,3 +281,18 @@ def test_grid_report_writes_the_cli_tables(tmp_path):
         assert (tmp_path / "py" / table).read_text() == (tmp_path / "cli" / table).read_text()
     with pytest.raises(ValueError, match="is not an existing directory"):
         kcomp.grid.report(tmp_path / "missing")
+
+
+def test_bosdis_eos_matches_the_cli(tmp_path):
+    # A protocol whose token 0 is an ordinary letter: leaving it out (EGG's eos = 0) changes
+    # the score, and the Python setting gives the CLI's `--set bosdis.eos=0` number exactly.
+    W, Z, _ = kcomp.synth.protocol("order-sensitive")
+    np.save(tmp_path / "W.npy", W)
+    np.save(tmp_path / "Z.npy", Z)
+    base = ["compare", "--w", tmp_path / "W.npy", "--z", tmp_path / "Z.npy"]
+    every = cli(*base, "--estimators", "bosdis", "--json")["estimates"][0]["score"]
+    egg = cli(*base, "--estimators", "bosdis", "--set", "bosdis.eos=0", "--json")
+    egg = egg["estimates"][0]["score"]
+    assert kcomp.bosdis(W, Z) == every
+    assert kcomp.bosdis(W, Z, eos=0) == egg
+    assert (W == 0).any()
