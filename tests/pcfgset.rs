@@ -7,7 +7,8 @@
 //! `KCOMP_AMIC_DIR=/path/to/am-i-compositional cargo test --release --test pcfgset -- --ignored`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+mod cli_common;
+use cli_common::kcomp;
 
 use kcomp::generalisation::pcfgset::check::{check_folder, check_pair, check_unrolled};
 use kcomp::generalisation::pcfgset::evaluate::{
@@ -334,19 +335,6 @@ fn bad_inputs_are_one_line_errors() {
     // An empty folder is an error naming it.
     let err = check_folder(dir.path()).unwrap_err().to_string();
     assert!(err.contains("none of the published"), "{err}");
-}
-
-fn kcomp(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]

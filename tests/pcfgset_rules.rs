@@ -3,7 +3,8 @@
 //! reference program in an answer's prose) and a memoriser of the shown pairs.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+mod cli_common;
+use cli_common::kcomp;
 
 use kcomp::generalisation::pcfgset::rules::{
     REFERENCE_PROGRAM, REFERENCE_PROGRAM_BITS, RuleStyle, RuleTaskArgs, score,
@@ -124,19 +125,6 @@ fn an_interpreter_generalises_and_a_memoriser_does_not() {
     let empty = score("I cannot do this.", &t, &cfg).unwrap();
     assert_eq!(empty.status, "empty_answer");
     assert_eq!((empty.shown_errors, empty.held_out_errors), (20, 30));
-}
-
-fn kcomp(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 #[test]
