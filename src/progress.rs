@@ -42,10 +42,30 @@ fn terminal_bar(total: u64, unit: &str, prefix: &str) -> ProgressBar {
     // The template is a constant, so it always parses; the fallback only guards edits.
     let style = ProgressStyle::with_template(&template)
         .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .with_key("eta", mean_rate_eta)
         .progress_chars("=> ");
     bar.set_style(style);
     bar.set_prefix(prefix.to_string());
     bar
+}
+
+/// The remaining time at the mean rate since the start: elapsed x (total - done) / done.
+/// indicatif's own `{eta}` follows a recent-rate estimate that decays while a slow item runs,
+/// so a panel whose fast datasets finish first printed ETAs of years; the mean rate stays
+/// within the range the run has shown. Unknown ("?") before the first item is done.
+fn mean_rate_eta(state: &indicatif::ProgressState, out: &mut dyn std::fmt::Write) {
+    let _ = match remaining_at_mean_rate(state.elapsed(), state.pos(), state.len()) {
+        Some(left) => write!(out, "{}", indicatif::HumanDuration(left)),
+        None => out.write_str("?"),
+    };
+}
+
+fn remaining_at_mean_rate(elapsed: Duration, done: u64, total: Option<u64>) -> Option<Duration> {
+    let total = total?;
+    if done == 0 || done > total {
+        return None;
+    }
+    Some(elapsed.mul_f64((total - done) as f64 / done as f64))
 }
 
 /// A bar that writes one plain line to `sink` at most every `interval` (and none before the
@@ -62,8 +82,9 @@ fn log_bar(
         "{{prefix}}{}{{pos}}/{{len}} {unit} done, {{elapsed}} elapsed, eta {{eta}} {{msg}}",
         if prefix.trim().is_empty() { "" } else { ": " }
     );
-    let style =
-        ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar());
+    let style = ProgressStyle::with_template(&template)
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .with_key("eta", mean_rate_eta);
     let log = LineLog {
         sink: Mutex::new(sink),
         pending: Mutex::new(String::new()),
@@ -188,6 +209,27 @@ mod tests {
         assert!(last.contains(" elapsed, eta "), "{text}");
         // No bar characters or escape codes in a log.
         assert!(!text.contains('\u{1b}') && !text.contains("=>"), "{text}");
+    }
+
+    #[test]
+    fn eta_follows_the_mean_rate_since_the_start() {
+        let e = Duration::from_secs(300);
+        assert_eq!(
+            remaining_at_mean_rate(e, 45, Some(90)),
+            Some(Duration::from_secs(300))
+        );
+        assert_eq!(
+            remaining_at_mean_rate(e, 60, Some(90)),
+            Some(Duration::from_secs(150))
+        );
+        assert_eq!(
+            remaining_at_mean_rate(e, 90, Some(90)),
+            Some(Duration::ZERO)
+        );
+        // Nothing done, no length, or more done than the length: unknown.
+        assert_eq!(remaining_at_mean_rate(e, 0, Some(90)), None);
+        assert_eq!(remaining_at_mean_rate(e, 5, None), None);
+        assert_eq!(remaining_at_mean_rate(e, 91, Some(90)), None);
     }
 
     #[test]
