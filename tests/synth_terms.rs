@@ -62,7 +62,7 @@ fn closed_form_expectation_within_three_standard_errors() {
 }
 
 #[test]
-fn seed_004_trends() {
+fn published_figure2_trends() {
     let mean = |p: LookupParams| c_per_sample_over_seeds(&p, 3).mean;
     // C rises with sentence length M.
     let by_m: Vec<f64> = [1, 2, 4, 8, 16, 32, 64]

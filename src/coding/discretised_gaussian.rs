@@ -1,4 +1,4 @@
-//! Seed 004's discretised Gaussian: "mean m, std s, precision lam".
+//! The discretised Gaussian of Elmoznino et al. (ICML 2025): "mean m, std s, precision lam".
 //!
 //! Values live on the grid `m + k * lam`, `k` an integer drawn from Skellam(mu, mu) with
 //! `mu = (s / lam)^2 / 2` (variance `2 mu = (s/lam)^2` grid steps). A real value `x` is coded by

@@ -359,7 +359,7 @@ mod tests {
     }
 
     #[test]
-    fn entropies_match_seed_004_values() {
+    fn entropies_match_the_published_values() {
         assert!((skellam_entropy_nats(5000.0, 5000.0) - 6.024109).abs() < 5e-7);
         assert!((skellam_entropy_nats(0.5, 0.5) - 1.402705).abs() < 5e-7);
     }

@@ -1,6 +1,6 @@
 //! Exact complexity terms of a synthetic representation and its compositionality.
 //!
-//! Seed 004 (Section 4.1): K(Z) = K(p_w) + K(W|p_w) + K(f) + K(Z|W,f) and
+//! Elmoznino et al. (ICML 2025, Section 4.1): K(Z) = K(p_w) + K(W|p_w) + K(f) + K(Z|W,f) and
 //! K(Z|W) = K(f) + K(Z|W,f), so C(Z) = K(Z)/K(Z|W). All terms in bits.
 //!
 //! [`ExactEstimator`] (`exact`) puts a dataset's [`ExactTerms`] into the comparison panel.

@@ -236,7 +236,7 @@ pub fn write_comparison(
     ])
     .map_err(csv_err)?;
     let mut md = format!(
-        "# Seed 004 Figure 2: our per-sample C(Z) means beside the published means\n\n\
+        "# Elmoznino et al. (ICML 2025) Figure 2: our per-sample C(Z) means beside the published means\n\n\
          Stream: {}. 10 seeds per point. rel. diff = (ours - published) / published.\n\
          Closed form (lookup only) = the expectation over seeds. {}\n\n\
          | sweep | value | ours (mean +- s.e.) | published | rel. diff | closed form |\n\
