@@ -229,6 +229,46 @@ impl Shortcut {
 /// A command's table of shortcut flags.
 pub trait ShortcutTable {
     const TABLE: &'static [Shortcut];
+
+    /// What `--help` says of a flag's default (e.g. `default: 0.001`), taken from the
+    /// configuration types so that the help never disagrees with the code; `None` says
+    /// nothing.
+    fn default_note(_shortcut: &Shortcut) -> Option<String> {
+        None
+    }
+}
+
+/// The value at dotted `key` of `table` as a flag would take it: numbers and strings bare,
+/// arrays comma-separated, a tagged table (`{kind = "increment", min = 50, step = 50}`) as its
+/// kind and fields.
+pub fn flag_text(table: &toml::Table, key: &str) -> Option<String> {
+    let mut value = None;
+    let mut t = table;
+    for (i, part) in key.split('.').enumerate() {
+        let v = t.get(part)?;
+        if i + 1 == key.split('.').count() {
+            value = Some(v);
+        } else {
+            t = v.as_table()?;
+        }
+    }
+    fn text(v: &toml::Value) -> String {
+        match v {
+            toml::Value::String(s) => s.clone(),
+            toml::Value::Array(items) => items.iter().map(text).collect::<Vec<_>>().join(","),
+            toml::Value::Table(t) => {
+                let kind = t.get("kind").map(text).unwrap_or_default();
+                let rest: Vec<String> = t
+                    .iter()
+                    .filter(|(k, _)| *k != "kind")
+                    .map(|(_, v)| text(v))
+                    .collect();
+                format!("{kind} {}", rest.join(",")).trim().to_string()
+            }
+            other => other.to_string(),
+        }
+    }
+    value.map(text)
 }
 
 /// The shortcut flags given, in command-line order.
@@ -271,7 +311,10 @@ impl<T: ShortcutTable> FromArgMatches for ShortcutArgs<T> {
 impl<T: ShortcutTable> Args for ShortcutArgs<T> {
     fn augment_args(mut cmd: Command) -> Command {
         for shortcut in T::TABLE {
-            let help = format!("{} [sets {}]", shortcut.help, shortcut.key);
+            let help = match T::default_note(shortcut) {
+                Some(note) => format!("{} ({note}) [sets {}]", shortcut.help, shortcut.key),
+                None => format!("{} [sets {}]", shortcut.help, shortcut.key),
+            };
             let arg = Arg::new(shortcut.flag).long(shortcut.flag).help(help);
             cmd = cmd.arg(match shortcut.shape {
                 Shape::Switch => arg.action(ArgAction::SetTrue),

@@ -20,11 +20,29 @@ use clap::{Parser, Subcommand};
 /// Start with `kcomp reproduce` (Elmoznino et al.'s synthetic sweeps), `kcomp synth lookup --help` or
 /// `kcomp synth grammar --help`.
 #[derive(Debug, Parser)]
-#[command(name = "kcomp", version, about, long_about)]
+#[command(name = "kcomp", version, about, long_about, after_help = PAPERS)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
+
+/// The papers kcomp implements, as the top-level `--help` cites them (docs/estimators.md has
+/// the scores' references; CITATION.cff cites kcomp itself).
+const PAPERS: &str = "Papers (cite those whose quantities you report; CITATION.cff cites kcomp):
+  Elmoznino, Jiralerspong, Bengio, Lajoie. A complexity-based theory of compositionality.
+    ICML 2025, arXiv 2410.14817 (C(Z), C^L, the synthetic sweeps: synth, sweep, reproduce,
+    prequential, compare).
+  Xu, Wang, Wang. Investigating More Explainable and Partition-Free Compositionality Estimation
+    for LLMs: A Rule-Generation Perspective. ACL 2026, arXiv 2604.27340 (grid, the mapping table).
+  Hupkes, Dankers, Mul, Bruni. Compositionality decomposed: how do neural networks generalise?
+    JAIR 2020, arXiv 1908.08351 (pcfgset).
+  Sakai, Kamigaito, Watanabe. Revisiting Compositional Generalization Capability of Large
+    Language Models Considering Instruction Following Ability. ACL 2025, arXiv 2506.15629
+    (commongen).
+  Korbak, Zubek, Raczaszek-Leonardi. Measuring non-trivial compositionality in emergent
+    communication. Emergent Communication workshop, NeurIPS 2020, arXiv 2010.15058 (synth
+    protocol).
+Scores (topsim, posdis, bosdis, ...): references in docs/estimators.md.";
 
 /// Top-level subcommands.
 #[derive(Debug, Subcommand)]
@@ -51,6 +69,17 @@ pub enum Command {
     Commongen(commongen::CommongenArgs),
     /// Learn sentences W for a representation Z alone, code every term, report C(Z).
     Represent(Box<crate::representation::report::RepresentArgs>),
+    /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
+    ///
+    /// Examples:
+    ///   kcomp completions bash > ~/.local/share/bash-completion/completions/kcomp
+    ///   kcomp completions zsh > ~/.zfunc/_kcomp      (with fpath+=(~/.zfunc) in ~/.zshrc)
+    ///   kcomp completions fish > ~/.config/fish/completions/kcomp.fish
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
 }
 
 /// The command line with negative numbers accepted as option values in every subcommand, so
@@ -128,5 +157,18 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Pcfgset(args) => pcfgset::run(args),
         Command::Commongen(args) => commongen::run(args),
         Command::Represent(args) => Ok(represent::run(*args)?),
+        Command::Completions { shell } => {
+            // Into memory first: clap_complete panics on a write error (a closed pipe).
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut command(), "kcomp", &mut script);
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
+            match out.write_all(&script).and_then(|()| out.flush()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(anyhow::anyhow!("cannot write the completion script: {e}"))
+                }
+                _ => Ok(()),
+            }
+        }
     }
 }

@@ -119,7 +119,7 @@ pub enum Scheme {
     #[default]
     Reference,
     /// Online learning with replay, calibration, and a switching mixture of learners
-    /// ([`super::online`]); encodes every row.
+    /// (src/estimators/prequential/online.rs); encodes every row.
     Online,
 }
 

@@ -123,8 +123,9 @@ pub const SHORTCUTS: &[Shortcut] = &[
         "protocol",
         "prequential.scheme",
         "Coding scheme: online (every row; a switching mixture of learners) or reference (the \
-         published block-wise protocol, bit for bit). Default online, unless reference-only \
-         settings (--val-size, schedule, model, training, --warm-start, --backend) are given",
+         published block-wise protocol, bit for bit). Default online; the reference-only \
+         settings (--val-size, schedule, model, training, --warm-start, --backend) need \
+         --protocol reference (an error otherwise)",
     ),
     shaped(
         "learners",
@@ -148,7 +149,9 @@ pub const SHORTCUTS: &[Shortcut] = &[
     flag(
         "ordering",
         "prequential.ordering",
-        "Row ordering: random or grouped (by object)",
+        "Row ordering: random or grouped (by object). The default, grouped, is the reference \
+         protocol's order; the online scheme codes grouped rows in a seeded random order (a \
+         code length must not learn which rows share an object from their order)",
     ),
     flag(
         "val-size",
@@ -214,12 +217,14 @@ pub const SHORTCUTS: &[Shortcut] = &[
     flag(
         "lr-decay",
         "prequential.train.lr_decay",
-        "Learning-rate factor after every --lr-patience epochs without improvement (1: constant)",
+        "Learning-rate factor after every --lr-patience epochs without improvement (reference \
+         protocol only; default 1: constant)",
     ),
     flag(
         "lr-patience",
         "prequential.train.lr_patience",
-        "Epochs without improvement before each learning-rate decay (0: never)",
+        "Epochs without improvement before each learning-rate decay (reference protocol only; \
+         default 0: never)",
     ),
     shaped(
         "warm-start",
@@ -256,6 +261,47 @@ pub struct PrequentialFlags;
 
 impl ShortcutTable for PrequentialFlags {
     const TABLE: &'static [Shortcut] = SHORTCUTS;
+
+    /// The default from [`ConfigFile`] with a default language system and the online scheme;
+    /// keys only the reference protocol reads say so.
+    fn default_note(shortcut: &Shortcut) -> Option<String> {
+        if shortcut.help.contains("default") {
+            return None;
+        }
+        let defaults = ConfigFile {
+            language: Some(LanguageSystemConfig::default()),
+            prequential: super::code::online_default(),
+            ..Default::default()
+        };
+        let table = toml::Table::try_from(&defaults).ok()?;
+        let value = config::flag_text(&table, shortcut.key)?;
+        let value = match shortcut.shape {
+            // `--increment 50,50`: the tagged schedule names its kind by its flag.
+            Shape::Tagged { kind, .. } => {
+                let (default_kind, fields) = value.split_once(' ').unwrap_or((&value, ""));
+                let flag = SHORTCUTS
+                    .iter()
+                    .find(|s| matches!(s.shape, Shape::Tagged { kind: k, .. } if k == default_kind))
+                    .map_or(default_kind, |s| s.flag);
+                match kind == default_kind {
+                    true => fields.to_string(),
+                    false => format!("--{flag} {fields}"),
+                }
+            }
+            Shape::Switch => "off".to_string(),
+            _ if value.is_empty() => "none".to_string(),
+            _ => value,
+        };
+        let reference_only = shortcut
+            .key
+            .strip_prefix("prequential.")
+            .and_then(|k| k.split('.').next())
+            .is_some_and(|k| super::code::REFERENCE_KEYS.contains(&k));
+        Some(match reference_only {
+            true => format!("reference protocol only; default {value}"),
+            false => format!("default {value}"),
+        })
+    }
 }
 
 /// A configuration resolved from a file and overrides.
@@ -547,6 +593,10 @@ pub fn finished_run(cfg: &ConfigFile, dir: &Path) -> Result<Option<PrequentialRe
 /// names the settings that differ.
 pub fn check_overwrite(cfg: &ConfigFile, dir: &Path, force: bool) -> Result<()> {
     let Ok(stored) = read_stored(&dir.join("config.toml")) else {
+        // No run of ours there: only an empty (or absent) folder is ours to fill.
+        if !force && crate::io::out_dir::occupied(dir)? {
+            return Err(crate::io::out_dir::foreign(dir));
+        }
         return Ok(());
     };
     let ours = cfg.fingerprint()?;
