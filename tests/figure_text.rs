@@ -464,8 +464,8 @@ fn compare_figures_have_the_c_line_and_marked_directions() {
     assert_eq!(text.iter().filter(|t| t.starts_with("C = 1")).count(), 1);
     assert!(has_reference_line(&svg));
     for want in [
-        "conflict_count: lower is better",
-        "tre: lower is better",
+        "conflict_count: lower is more compositional",
+        "tre: lower is more compositional",
         "topsim: higher is more compositional",
     ] {
         assert!(text.iter().any(|t| t == want), "no `{want}` in {text:?}");

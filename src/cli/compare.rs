@@ -27,6 +27,7 @@ use crate::sweeps::engine::ShardArgs;
 ///   kcomp compare configs/compare/default.toml --out results/compare
 ///   kcomp compare --w W.npy --z Z.npy --estimators prequential,compression --json
 ///   kcomp compare --w W.npy --z Z.npy --estimators topsim --set topsim.correlation=spearman
+///   kcomp compare --estimators list              every estimator's unit and direction
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     /// Panel config (TOML; see configs/compare/).
@@ -66,18 +67,20 @@ pub struct CompareArgs {
     /// Grid spacing of continuous Z.
     #[arg(long)]
     pub precision: Option<f64>,
-    /// Comma-separated estimators (default: all that apply): exact, mapping_mdl, prequential,
-    /// compression (code lengths, bits); topsim, topsim_normalised_edit, topsim_jaccard,
-    /// posdis, bosdis, entropy, mutual_information, context_independence, conflict_count, lz76,
-    /// tre, tre_linear, tre_cosine, llm_program (scores; units and directions in
-    /// docs/estimators.md).
+    /// Comma-separated estimators (default: all that apply, except learned_w and llm_program):
+    /// exact, learned_w, mapping_mdl, prequential, compression (code lengths, bits); topsim,
+    /// topsim_normalised_edit, topsim_jaccard, posdis, bosdis, entropy, mutual_information,
+    /// context_independence, conflict_count, lz76, tre, tre_linear, tre_cosine, llm_program
+    /// (scores). `--estimators list` prints each with its unit, direction and the data it
+    /// applies to.
     #[arg(long, value_delimiter = ',')]
     pub estimators: Option<Vec<String>>,
     /// Prequential coding scheme on --w/--z or --grid: online (default) or reference.
     #[arg(long, value_enum, conflicts_with = "config")]
     pub protocol: Option<crate::estimators::prequential::Scheme>,
     /// Learners of the online prequential scheme, comma-separated: marginal, ngram0..ngram3,
-    /// rules, linear1, linear2, mlp-linear, mlp256, gru.
+    /// rules, linear1, linear2, mlp-linear, mlp256, gru (default: marginal, ngram2, rules,
+    /// linear1, linear2, mlp-linear, mlp256).
     #[arg(long, value_delimiter = ',', conflicts_with = "config")]
     pub learners: Option<Vec<String>>,
     /// Estimator settings for --w/--z or --grid: a TOML file with the estimator sections of a
@@ -90,7 +93,8 @@ pub struct CompareArgs {
     )]
     pub settings: Option<PathBuf>,
     /// Set one setting, KEY=VALUE with a dotted key (repeatable), after the config file:
-    /// e.g. --set topsim.z_distance=euclidean, --set prequential.config.train.lr=0.003.
+    /// e.g. --set topsim.z_distance=euclidean, or --protocol reference --set
+    /// prequential.config.train.lr=0.003 (training settings are the reference protocol's).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
     /// Print one JSON object instead of a table.
@@ -117,6 +121,10 @@ fn refuse_ignored(form: &str, given: &[(bool, &str)]) -> crate::error::Result<()
 
 /// Runs `kcomp compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
+    if args.estimators.as_deref() == Some(&["list".to_string()][..]) {
+        print!("{}", crate::panel::registry::estimator_table());
+        return Ok(());
+    }
     let threads = args.threads.unwrap_or(0);
     crate::io::limits::check_threads("threads", threads, true)?;
     if let Some(path) = &args.config {

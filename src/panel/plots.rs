@@ -174,20 +174,18 @@ fn family_description(kind: &str, label: &str, x_label: &str) -> String {
     format!("{kind} over {x_label}")
 }
 
-/// A score's unit and direction (docs/estimators.md, "Units and directions of the scores").
-fn score_meaning(estimator: &str) -> (&'static str, &'static str) {
-    match estimator {
-        e if e.starts_with("topsim") => ("correlation", "higher is more compositional"),
-        "posdis" | "bosdis" | "context_independence" => {
-            ("score in [0, 1]", "higher is more compositional")
-        }
-        "entropy" => ("bits", "entropy of the messages (no direction)"),
-        "mutual_information" => ("bits", "I(W; Z), higher = more informative"),
-        "conflict_count" => ("conflicts (count)", "lower is better"),
-        "lz76" => ("LZ76 phrases", "lower is more regular"),
-        e if e.starts_with("tre") => ("mean reconstruction error", "lower is better"),
-        "llm_program" => ("C(P), 0-100", "higher is more compositional"),
-        _ => ("score", "estimator's own range"),
+/// A score's unit and direction, from the registry (docs/estimators.md, "Units and directions
+/// of the scores").
+fn score_meaning(estimator: &str) -> (&'static str, String) {
+    match super::registry::estimator_info(estimator) {
+        Some(i) => (
+            i.unit,
+            match i.direction {
+                "higher" | "lower" => format!("{} is more compositional", i.direction),
+                d => d.to_string(),
+            },
+        ),
+        None => ("score", "estimator's own range".to_string()),
     }
 }
 

@@ -41,6 +41,146 @@ pub const ESTIMATORS: [&str; 19] = [
     "llm_program",
 ];
 
+/// What one estimator reports: its unit, which direction is more compositional and what data
+/// it applies to (the table of docs/estimators.md; `kcomp compare --estimators list` prints it,
+/// figures label their axes with it).
+#[derive(Debug, Clone, Copy)]
+pub struct EstimatorInfo {
+    pub name: &'static str,
+    /// Unit or range of the value.
+    pub unit: &'static str,
+    /// Which values mean more compositional (or that none do).
+    pub direction: &'static str,
+    /// The data it applies to.
+    pub applies_to: &'static str,
+}
+
+const CODE: &str = "K(Z|W) in bits; C = K(Z)/K(Z|W)";
+const LOWER_K: &str = "lower K(Z|W), higher C";
+
+/// [`EstimatorInfo`] of every name in [`ESTIMATORS`], in the same order.
+pub const ESTIMATOR_INFO: [EstimatorInfo; 19] = [
+    info("exact", CODE, LOWER_K, "generated data (known generator)"),
+    info(
+        "learned_w",
+        CODE,
+        LOWER_K,
+        "continuous Z (W learned; opt-in)",
+    ),
+    info("mapping_mdl", CODE, LOWER_K, "discrete Z"),
+    info("prequential", CODE, LOWER_K, "all"),
+    info(
+        "compression",
+        CODE,
+        LOWER_K,
+        "all (needs thousands of rows)",
+    ),
+    info("topsim", "correlation in [-1, 1]", "higher", "all"),
+    info(
+        "topsim_normalised_edit",
+        "correlation in [-1, 1]",
+        "higher",
+        "all",
+    ),
+    info("topsim_jaccard", "correlation in [-1, 1]", "higher", "all"),
+    info("posdis", "score in [0, 1]", "higher", "discrete Z"),
+    info("bosdis", "score in [0, 1]", "higher", "discrete Z"),
+    info("entropy", "bits, H(W)", "no direction (descriptive)", "all"),
+    info(
+        "mutual_information",
+        "bits, I(W; Z)",
+        "higher = more informative (not compositionality)",
+        "discrete Z",
+    ),
+    info(
+        "context_independence",
+        "score in [0, 1]",
+        "higher",
+        "discrete Z",
+    ),
+    info(
+        "conflict_count",
+        "conflicts (count, grows with N)",
+        "lower",
+        "discrete Z",
+    ),
+    info(
+        "lz76",
+        "LZ76 phrases",
+        "lower = more regular (not compositionality)",
+        "all",
+    ),
+    info(
+        "tre",
+        "mean reconstruction error (L1)",
+        "lower",
+        "discrete Z",
+    ),
+    info(
+        "tre_linear",
+        "mean reconstruction error (L1)",
+        "lower",
+        "discrete Z",
+    ),
+    info(
+        "tre_cosine",
+        "mean reconstruction error (cosine)",
+        "lower",
+        "discrete Z",
+    ),
+    info(
+        "llm_program",
+        "bits (l_bits code length), else C(P) in 0-100",
+        "lower bits / higher C(P)",
+        "published grid records with a grid report",
+    ),
+];
+
+const fn info(
+    name: &'static str,
+    unit: &'static str,
+    direction: &'static str,
+    applies_to: &'static str,
+) -> EstimatorInfo {
+    EstimatorInfo {
+        name,
+        unit,
+        direction,
+        applies_to,
+    }
+}
+
+/// The [`EstimatorInfo`] of `name` (labels such as `topsim_jaccard` included).
+pub fn estimator_info(name: &str) -> Option<&'static EstimatorInfo> {
+    ESTIMATOR_INFO.iter().find(|i| i.name == name)
+}
+
+/// The table `kcomp compare --estimators list` prints.
+pub fn estimator_table() -> String {
+    let header = ["estimator", "unit", "more compositional when", "applies to"];
+    let rows: Vec<[&str; 4]> = std::iter::once(header)
+        .chain(
+            ESTIMATOR_INFO
+                .iter()
+                .map(|i| [i.name, i.unit, i.direction, i.applies_to]),
+        )
+        .collect();
+    let width = |c: usize| rows.iter().map(|r| r[c].len()).max().unwrap_or(0) + 2;
+    let (w0, w1, w2) = (width(0), width(1), width(2));
+    let mut out = String::new();
+    for r in &rows {
+        out.push_str(&format!(
+            "{:<w0$}{:<w1$}{:<w2$}{}\n",
+            r[0], r[1], r[2], r[3]
+        ));
+    }
+    out.push_str(
+        "Units, directions and references: docs/estimators.md. Default: every estimator that \
+         applies, except learned_w and llm_program (name them to run them).\n",
+    );
+    out
+}
+
 /// Errors on an unknown estimator name.
 pub fn check_name(name: &str) -> Result<()> {
     if ESTIMATORS.contains(&name) {
@@ -49,7 +189,7 @@ pub fn check_name(name: &str) -> Result<()> {
         Err(KcompError::param(
             "estimators",
             format!(
-                "unknown estimator `{name}` (known: {})",
+                "unknown estimator `{name}` (known: {}; `--estimators list` describes them)",
                 ESTIMATORS.join(", ")
             ),
         ))
@@ -133,4 +273,18 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
             ));
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_estimator_is_described_in_order() {
+        let names: Vec<&str> = ESTIMATOR_INFO.iter().map(|i| i.name).collect();
+        assert_eq!(names, ESTIMATORS);
+        let table = estimator_table();
+        assert_eq!(table.lines().count(), ESTIMATORS.len() + 2);
+        assert!(table.contains("conflict_count") && table.contains("lower"));
+    }
 }

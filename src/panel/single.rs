@@ -207,19 +207,29 @@ impl fmt::Display for SingleComparison {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         writeln!(
             f,
-            "N = {}, K(Z) = {:.1} bits ({:?})",
-            self.n, self.k_z.bits, self.k_z.method
+            "N = {}, K(Z) = {:.1} bits ({})",
+            self.n,
+            self.k_z.bits,
+            self.k_z.method.describe()
         )?;
+        // The name column fits the longest name (topsim_normalised_edit, ...).
+        let w = self
+            .estimates
+            .iter()
+            .map(|e| e.estimator.len())
+            .max()
+            .unwrap_or(0)
+            .max(9);
         writeln!(
             f,
-            "{:<21} {:>14} {:>10} {:>10} {:>8}  status",
+            "{:<w$} {:>14} {:>10} {:>10} {:>8}  status",
             "estimator", "K(Z|W) bits", "C", "score", "s"
         )?;
         let num = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |x| format!("{x:.d$}"));
         for e in &self.estimates {
             writeln!(
                 f,
-                "{:<21} {:>14} {:>10} {:>10} {:>8.2}  {}",
+                "{:<w$} {:>14} {:>10} {:>10} {:>8.2}  {}",
                 e.estimator,
                 num(e.k_z_given_w_bits, 1),
                 num(e.c, 3),
@@ -249,6 +259,9 @@ impl fmt::Display for SingleComparison {
             )?;
         }
         // Caveats under the table: what a reader must know before trusting a row.
+        if let Some(caveat) = self.k_z.method.caveat() {
+            writeln!(f, "note (K(Z)): {caveat}")?;
+        }
         for e in &self.estimates {
             for note in &e.notes {
                 writeln!(f, "note ({}): {note}", e.estimator)?;
