@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use crate::generalisation::ordered_commongen::{ask, data, report, score};
-use crate::io::files::write_file;
 use crate::programs::ask::args::ChatArgs;
 
 /// Ordered CommonGen: prompts, ask, score.
@@ -50,6 +49,9 @@ pub enum CommongenCommand {
         /// Output file (default: standard output).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Replace an output file that holds something else.
+        #[arg(long)]
+        force: bool,
     },
     /// Send the prompts to an OpenAI-compatible chat endpoint and save the answers.
     ///
@@ -91,12 +93,16 @@ pub enum CommongenCommand {
 /// Runs `kcomp commongen`.
 pub fn run(args: CommongenArgs) -> anyhow::Result<()> {
     match args.command {
-        CommongenCommand::Prompts { selection, out } => {
+        CommongenCommand::Prompts {
+            selection,
+            out,
+            force,
+        } => {
             let prompts = selection.prompts()?;
             let text = data::prompts_jsonl(&prompts);
             match out {
                 Some(p) => {
-                    write_file(&p, text.as_bytes())?;
+                    crate::io::files::write_new_file(&p, text.as_bytes(), force)?;
                     eprintln!("wrote {} prompts to {}", prompts.len(), p.display());
                 }
                 None => print!("{text}"),

@@ -5,7 +5,6 @@
 use clap::{Args, Subcommand};
 
 use crate::datasets::string_grid::args::{GenerateArgs, PromptArgs};
-use crate::io::files::write_file;
 use crate::io::limits::configure;
 use crate::programs::ask::args::AskArgs;
 use crate::programs::ask::run_ask;
@@ -57,7 +56,7 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
             configure(None, a.max_memory)?;
             let text = a.jsonl()?;
             match a.output {
-                Some(p) => write_file(&p, text.as_bytes())?,
+                Some(p) => crate::io::files::write_new_file(&p, text.as_bytes(), a.force)?,
                 None => print!("{text}"),
             }
         }

@@ -55,6 +55,9 @@ pub enum PcfgsetCommand {
         /// Output folder.
         #[arg(long)]
         out: PathBuf,
+        /// Write into an output folder that holds another run's files.
+        #[arg(long)]
+        force: bool,
     },
     /// Print a rule-generation prompt (Xu et al., ACL 2026) showing a sample of PCFG SET
     /// pairs; --dataset also writes them as a record `kcomp grid ask --style published` reads.
@@ -70,6 +73,9 @@ pub enum PcfgsetCommand {
         /// Also write the shown pairs as a one-record JSONL dataset here.
         #[arg(long)]
         dataset: Option<PathBuf>,
+        /// Replace a --dataset file that holds something else.
+        #[arg(long)]
+        force: bool,
     },
     /// Score an LLM's answer to `pcfgset prompt`: the program (run in the sandbox) on the
     /// shown and the held-out pairs, and its length in bits (l_bits). Give the same --n,
@@ -104,6 +110,9 @@ pub enum PcfgsetCommand {
         /// figure (overgeneralisation.{png,svg}) into this folder.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Write into an --out folder that holds another run's files.
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -134,7 +143,12 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
                 return Err(KcompError::file(&data, "some targets are not reproduced").into());
             }
         }
-        PcfgsetCommand::Generate { params, out } => {
+        PcfgsetCommand::Generate { params, out, force } => {
+            let stamp = serde_json::json!({
+                "command": "pcfgset generate",
+                "settings": format!("{params:?}"),
+            });
+            crate::io::out_dir::claim(&out, &stamp, force)?;
             let summary = write_splits(&params, &out)?;
             for (stem, n) in summary.lines {
                 println!("{stem:<60} {n:>8} lines");
@@ -144,10 +158,11 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
             task,
             style,
             dataset,
+            force,
         } => {
             let task = task.task()?;
             if let Some(path) = dataset {
-                crate::io::files::write_file(&path, task.dataset_jsonl().as_bytes())?;
+                crate::io::files::write_new_file(&path, task.dataset_jsonl().as_bytes(), force)?;
                 eprintln!("wrote {}", path.display());
             }
             print!("{}", task.prompt(style));
@@ -178,11 +193,19 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
                 print!("{s}");
             }
         }
-        PcfgsetCommand::Evaluate { predictions, out } => {
+        PcfgsetCommand::Evaluate {
+            predictions,
+            out,
+            force,
+        } => {
+            if let Some(out) = &out {
+                // Checked before the scoring, so a refused folder costs nothing.
+                crate::io::out_dir::check(out, &evaluate_stamp(&predictions), force)?;
+            }
             let report = evaluate_folder(&predictions)?;
             print!("{report}");
             if let Some(out) = out {
-                std::fs::create_dir_all(&out).map_err(|e| KcompError::io(&out, e))?;
+                crate::io::out_dir::claim(&out, &evaluate_stamp(&predictions), force)?;
                 write_csv(&out.join("scores.csv"), &report.rows)?;
                 write_csv(&out.join("overgeneralisation_curves.csv"), &report.curves)?;
                 println!("wrote {}", out.join("scores.csv").display());
@@ -197,4 +220,12 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+/// The stamp of a `pcfgset evaluate --out` folder: the predictions it scored.
+fn evaluate_stamp(predictions: &std::path::Path) -> serde_json::Value {
+    serde_json::json!({
+        "command": "pcfgset evaluate",
+        "predictions": predictions.display().to_string(),
+    })
 }

@@ -59,6 +59,31 @@ pub enum KzMethod {
     Prequential,
 }
 
+impl KzMethod {
+    /// How this K(Z) was obtained, in words, for the line under a table (docs/concepts.md,
+    /// "K(Z) of a dataset", says why the commands differ on the same data).
+    pub fn describe(self) -> &'static str {
+        match self {
+            KzMethod::Exact => "exact: the generator's own program",
+            KzMethod::Uniform => "uniform code over the observed values of each attribute",
+            KzMethod::NaiveGaussian => "naive discretised-Gaussian code of Z at --precision",
+            KzMethod::Prequential => "prequential code of Z without W",
+        }
+    }
+
+    /// What a reader must know before comparing this K(Z) with another command's, if anything.
+    pub fn caveat(self) -> Option<&'static str> {
+        match self {
+            KzMethod::NaiveGaussian => Some(
+                "no generator is known, so this K(Z) is an upper bound: `kcomp synth` prints \
+                 the exact (smaller) K(Z) of the data it generates, so C on its files is larger \
+                 here (docs/concepts.md, \"K(Z) of a dataset\")",
+            ),
+            _ => None,
+        }
+    }
+}
+
 /// The K(Z) shared by every estimator on one dataset, in bits.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct KzReference {

@@ -221,6 +221,23 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     atomic_write(path, bytes)
 }
 
+/// [`write_file`] that refuses to replace a file holding something else unless `force` (the
+/// same bytes again pass: rerunning a command is not an overwrite).
+pub fn write_new_file(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
+    if !force && path.exists() {
+        let same = std::fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64)
+            && std::fs::read(path).is_ok_and(|old| old == bytes);
+        if !same {
+            return Err(KcompError::file(
+                path,
+                "exists with other contents; choose another file name, or add --force to \
+                 replace it",
+            ));
+        }
+    }
+    write_file(path, bytes)
+}
+
 /// An exclusive lock on an output folder, held until dropped.
 #[derive(Debug)]
 pub struct DirLock {

@@ -25,18 +25,7 @@ pub fn claim(dir: &Path, stamp: &serde_json::Value, force: bool) -> Result<()> {
 pub fn check(dir: &Path, stamp: &serde_json::Value, force: bool) -> Result<String> {
     let text = serde_json::to_string_pretty(stamp)
         .map_err(|e| KcompError::Other(format!("cannot serialise the run's settings: {e}")))?;
-    let occupied = match std::fs::read_dir(dir) {
-        // The lock file of a finished run is not content.
-        Ok(entries) => entries
-            .flatten()
-            .any(|e| e.file_name() != crate::io::files::LOCK_FILE),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
-            return Err(KcompError::file(dir, "is a file, not a folder"));
-        }
-        Err(e) => return Err(KcompError::io(dir, e)),
-    };
-    if occupied && !force {
+    if occupied(dir)? && !force {
         let what = match std::fs::read_to_string(dir.join(STAMP)) {
             Ok(old) if old == text => None,
             Ok(old) => Some(match serde_json::from_str::<serde_json::Value>(&old) {
@@ -59,6 +48,31 @@ pub fn check(dir: &Path, stamp: &serde_json::Value, force: bool) -> Result<Strin
         }
     }
     Ok(text)
+}
+
+/// Whether `dir` holds anything (the lock file of a finished run is not content); a missing
+/// folder is empty, a file in its place an error.
+pub fn occupied(dir: &Path) -> Result<bool> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => Ok(entries
+            .flatten()
+            .any(|e| e.file_name() != crate::io::files::LOCK_FILE)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            Err(KcompError::file(dir, "is a file, not a folder"))
+        }
+        Err(e) => Err(KcompError::io(dir, e)),
+    }
+}
+
+/// The one-line refusal of a folder holding files kcomp did not write (for commands that
+/// recognise their own outputs another way, e.g. `kcomp prequential`'s config.toml).
+pub fn foreign(dir: &Path) -> KcompError {
+    KcompError::file(
+        dir,
+        "the output folder holds files kcomp did not write there; choose another folder, or add \
+         --force to write into it anyway",
+    )
 }
 
 #[cfg(test)]

@@ -199,9 +199,19 @@ impl HSweep {
         resolved.settle_val_size(language.validate()?.saturating_mul(language.repeats));
         let runs = plan(&resolved.config, &hs, seeds, &dir);
         if !resume && sharding.is_none() {
+            // The sweep's own tables and figure sit beside the run folders: a folder holding
+            // another sweep (other fractions or seeds) would mix the two.
+            let stamp = serde_json::json!({
+                "command": "prequential --sweep-h",
+                "holistic_fractions": hs,
+                "seeds": seeds,
+                "config": resolved.config.fingerprint()?,
+            });
+            crate::io::out_dir::check(&dir, &stamp, force)?;
             for run in &runs {
                 check_overwrite(&run.config, &run.dir, force)?;
             }
+            crate::io::out_dir::claim(&dir, &stamp, true)?;
         }
         Ok(HSweep {
             hs,

@@ -40,6 +40,9 @@ pub struct GenerateArgs {
     /// Output file (default: stdout).
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    /// Replace an output file that holds something else.
+    #[arg(long)]
+    pub force: bool,
     /// Memory limit, e.g. 4G (default: half the physical memory).
     #[arg(long, value_name = "SIZE", value_parser = crate::io::limits::parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,

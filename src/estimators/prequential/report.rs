@@ -50,6 +50,12 @@ pub fn to_text(r: &PrequentialResult, title: &str) -> String {
     for w in &r.warnings {
         text += &format!("warning: {w}\n");
     }
+    if r.k_z_method == super::KzMethod::Analytic {
+        text += "note: K(Z) analytic = uniform over the objects (discrete Z) or the naive \
+                 Gaussian code at the precision (continuous Z), as `compare --w --z`; `synth` \
+                 prints the generator's exact K(Z), smaller on continuous data \
+                 (docs/concepts.md)\n";
+    }
     text
 }
 
