@@ -73,10 +73,13 @@ enum Limit {
     Env,
 }
 
+/// How far above the measured peak an estimate may be.
+const SLACK: f64 = 8.0;
+
 /// Runs `big` (expecting exit `code`), measures its peak less the peak of `tiny`, then
 /// checks that the same run is refused under a limit one byte below that and that the
-/// refusal's estimate is within `slack` times the measured peak.
-fn check(what: &str, tiny: &str, big: &str, code: i32, limit: Limit, slack: f64) {
+/// refusal's estimate is within [`SLACK`] times the measured peak.
+fn check(what: &str, tiny: &str, big: &str, code: i32, limit: Limit) {
     let base = run(&words(tiny), None);
     assert_eq!(base.code, code, "{what} (tiny): {}", base.stderr);
     let measured = run(&words(big), None);
@@ -124,10 +127,46 @@ fn check(what: &str, tiny: &str, big: &str, code: i32, limit: Limit, slack: f64)
         "{what}: estimate {estimate:.3e} < measured {net:.3e}"
     );
     assert!(
-        estimate < slack * net,
+        estimate < SLACK * net,
         "{what}: estimate {estimate:.3e} far above the measured {net:.3e}"
     );
     eprintln!("{what}: measured {net:.3e} B, estimate {estimate:.3e} B");
+}
+
+/// [`check`] on inputs of `tiny` and `big` rows that `write(dir, name, rows)` writes into a
+/// temporary folder, with the command `cmd(dir, name, rows)` (name: "tiny" or "big").
+fn check_inputs(
+    what: &str,
+    (tiny, big): (usize, usize),
+    write: impl Fn(&Path, &str, usize),
+    cmd: impl Fn(&Path, &str, usize) -> String,
+    code: i32,
+    limit: Limit,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (name, n) in [("tiny", tiny), ("big", big)] {
+        write(d, name, n);
+    }
+    check(
+        what,
+        &cmd(d, "tiny", tiny),
+        &cmd(d, "big", big),
+        code,
+        limit,
+    );
+}
+
+/// `prequential` on `w_NAME.EXT` and `z_NAME.EXT` with the reference protocol and every row
+/// held out: it stops right after loading, with the data in memory.
+fn prequential_cmd(ext: &'static str, precision: f64) -> impl Fn(&Path, &str, usize) -> String {
+    move |d, name, n| {
+        format!(
+            "prequential --w {0}/w_{name}.{ext} --z {0}/z_{name}.{ext} --precision {precision} \
+             --protocol reference --set prequential.val_size={n} --quiet",
+            d.display()
+        )
+    }
 }
 
 fn write_lines(path: &Path, n: usize, line: impl Fn(usize) -> String) {
@@ -160,34 +199,23 @@ fn mix(i: usize, m: usize) -> usize {
 }
 
 /// `prequential` on CSV files: one narrow column per file is the worst case (a value every
-/// two bytes of text). The reference protocol with every row held out stops right after
-/// loading, with the data in memory: the loading is what is measured.
+/// two bytes of text). The loading is what is measured.
 #[test]
 fn prequential_csv_loading_stays_under_its_estimate() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    for (name, n) in [("tiny", 20usize), ("big", 1_500_000)] {
-        write_lines(&d.join(format!("w_{name}.csv")), n, |i| {
-            mix(i, 10).to_string()
-        });
-        write_lines(&d.join(format!("z_{name}.csv")), n, |i| {
-            format!("{}.25,{}", mix(i + 1, 7), mix(i + 2, 3))
-        });
-    }
-    let cmd = |name: &str, n: usize| {
-        format!(
-            "prequential --w {0}/w_{name}.csv --z {0}/z_{name}.csv --precision 0.5 --protocol \
-             reference --set prequential.val_size={n} --quiet",
-            d.display()
-        )
-    };
-    check(
+    check_inputs(
         "prequential CSV",
-        &cmd("tiny", 20),
-        &cmd("big", 1_500_000),
+        (20, 1_500_000),
+        |d, name, n| {
+            write_lines(&d.join(format!("w_{name}.csv")), n, |i| {
+                mix(i, 10).to_string()
+            });
+            write_lines(&d.join(format!("z_{name}.csv")), n, |i| {
+                format!("{}.25,{}", mix(i + 1, 7), mix(i + 2, 3))
+            });
+        },
+        prequential_cmd("csv", 0.5),
         2,
         Limit::Flag,
-        8.0,
     );
 }
 
@@ -195,32 +223,22 @@ fn prequential_csv_loading_stays_under_its_estimate() {
 /// copies).
 #[test]
 fn prequential_npy_loading_stays_under_its_estimate() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    for (name, n) in [("tiny", 20usize), ("big", 1_000_000)] {
-        let w: Vec<u8> = (0..n * 2)
-            .flat_map(|i| (mix(i, 50) as i32).to_le_bytes())
-            .collect();
-        write_npy(&d.join(format!("w_{name}.npy")), "<i4", (n, 2), &w);
-        let z: Vec<u8> = (0..n * 2)
-            .flat_map(|i| (mix(i + 3, 100) as f32 * 0.1).to_le_bytes())
-            .collect();
-        write_npy(&d.join(format!("z_{name}.npy")), "<f4", (n, 2), &z);
-    }
-    let cmd = |name: &str, n: usize| {
-        format!(
-            "prequential --w {0}/w_{name}.npy --z {0}/z_{name}.npy --precision 0.1 --protocol \
-             reference --set prequential.val_size={n} --quiet",
-            d.display()
-        )
-    };
-    check(
+    check_inputs(
         "prequential npy",
-        &cmd("tiny", 20),
-        &cmd("big", 1_000_000),
+        (20, 1_000_000),
+        |d, name, n| {
+            let w: Vec<u8> = (0..n * 2)
+                .flat_map(|i| (mix(i, 50) as i32).to_le_bytes())
+                .collect();
+            write_npy(&d.join(format!("w_{name}.npy")), "<i4", (n, 2), &w);
+            let z: Vec<u8> = (0..n * 2)
+                .flat_map(|i| (mix(i + 3, 100) as f32 * 0.1).to_le_bytes())
+                .collect();
+            write_npy(&d.join(format!("z_{name}.npy")), "<f4", (n, 2), &z);
+        },
+        prequential_cmd("npy", 0.1),
         2,
         Limit::Flag,
-        8.0,
     );
 }
 
@@ -229,29 +247,25 @@ fn prequential_npy_loading_stays_under_its_estimate() {
 /// sets its limit.
 #[test]
 fn compare_bosdis_on_large_token_ids_stays_under_its_estimate() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    for (name, n) in [("tiny", 20usize), ("big", 600_000)] {
-        write_lines(&d.join(format!("w_{name}.csv")), n, |i| {
-            format!("{},{}", 9_999_999 - mix(i, 1000), mix(i + 5, 9_999_999))
-        });
-        write_lines(&d.join(format!("z_{name}.csv")), n, |i| {
-            format!("{},{}", mix(i, 4), mix(i + 1, 3))
-        });
-    }
-    let cmd = |name: &str| {
-        format!(
-            "compare --w {0}/w_{name}.csv --z {0}/z_{name}.csv --estimators bosdis --json",
-            d.display()
-        )
-    };
-    check(
+    check_inputs(
         "compare bosdis",
-        &cmd("tiny"),
-        &cmd("big"),
+        (20, 600_000),
+        |d, name, n| {
+            write_lines(&d.join(format!("w_{name}.csv")), n, |i| {
+                format!("{},{}", 9_999_999 - mix(i, 1000), mix(i + 5, 9_999_999))
+            });
+            write_lines(&d.join(format!("z_{name}.csv")), n, |i| {
+                format!("{},{}", mix(i, 4), mix(i + 1, 3))
+            });
+        },
+        |d, name, _| {
+            format!(
+                "compare --w {0}/w_{name}.csv --z {0}/z_{name}.csv --estimators bosdis --json",
+                d.display()
+            )
+        },
         0,
         Limit::Env,
-        8.0,
     );
 }
 
@@ -264,7 +278,6 @@ fn synth_lookup_and_grammar_stay_under_their_estimates() {
         "synth lookup --samples 100000 --length 8 --vocab 100 --dim 64 --ngram 2 --json",
         0,
         Limit::Flag,
-        8.0,
     );
     check(
         "synth grammar",
@@ -272,6 +285,5 @@ fn synth_lookup_and_grammar_stay_under_their_estimates() {
         "synth grammar --samples 30000 --length 8 --dim 64 --json",
         0,
         Limit::Flag,
-        8.0,
     );
 }

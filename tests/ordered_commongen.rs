@@ -32,6 +32,27 @@ fn kcomp(args: &[&str]) -> std::process::Output {
         .unwrap()
 }
 
+/// `kcomp commongen score OUTPUTS --out OUT [extra]`.
+fn score(outputs: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "commongen",
+        "score",
+        outputs.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend(extra);
+    kcomp(&args)
+}
+
+/// A refusal: status 2 and one line of stderr holding every one of `why`.
+fn refused(o: &std::process::Output, why: &[&str]) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(why.iter().all(|w| err.contains(w)), "{err}");
+}
+
 #[test]
 fn prompts_cover_every_order_and_template() {
     let all = data::prompts(None, None).unwrap();
@@ -89,11 +110,10 @@ fn prompts_cover_every_order_and_template() {
     let first: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
     assert_eq!(first["id"], "s001-o00-t2");
     assert_eq!(first["pattern"], "NNVN");
-    let o = kcomp(&["commongen", "prompts", "--sets", "192"]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("`sets`"), "{err}");
+    refused(
+        &kcomp(&["commongen", "prompts", "--sets", "192"]),
+        &["`sets`"],
+    );
 }
 
 #[test]
@@ -253,13 +273,7 @@ fn model_names_are_data() {
     let line = serde_json::json!({"model": "=evil|x\nrow", "id": "s000-o00-t0", "output": "Catch dog frisbee throw."});
     std::fs::write(&file, format!("{line}\n")).unwrap();
     let out = tmp.path().join("r");
-    let o = kcomp(&[
-        "commongen",
-        "score",
-        file.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = score(&file, &out, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert!(String::from_utf8_lossy(&o.stdout).contains("=evil|x\\nrow"));
     let md = std::fs::read_to_string(out.join("report.md")).unwrap();
@@ -275,13 +289,8 @@ fn model_names_are_data() {
 fn score_writes_the_report_and_refuses_bad_input() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("report");
-    let o = kcomp(&[
-        "commongen",
-        "score",
-        FIXTURE,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let fixture = Path::new(FIXTURE);
+    let o = score(fixture, &out, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for f in [
         "summary.csv",
@@ -306,34 +315,11 @@ fn score_writes_the_report_and_refuses_bad_input() {
     assert!(json["definitions"]["ordered_rate_pct"].is_string());
     assert_eq!(json["overall"][1]["coverage_pct"], 100.0);
     // The same command again rewrites its folder; other outputs need --force.
-    let o = kcomp(&[
-        "commongen",
-        "score",
-        FIXTURE,
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success());
+    assert!(score(fixture, &out, &[]).status.success());
     let copy = tmp.path().join("copy.jsonl");
     std::fs::copy(FIXTURE, &copy).unwrap();
-    let o = kcomp(&[
-        "commongen",
-        "score",
-        copy.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("--force"));
-    let o = kcomp(&[
-        "commongen",
-        "score",
-        copy.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--force",
-    ]);
-    assert!(o.status.success());
+    refused(&score(&copy, &out, &[]), &["--force"]);
+    assert!(score(&copy, &out, &["--force"]).status.success());
     // Bad inputs: one line naming the file or field, status 2.
     let bad = tmp.path().join("bad.jsonl");
     for (line, why) in [
@@ -353,39 +339,13 @@ fn score_writes_the_report_and_refuses_bad_input() {
         ("not json", "not JSON"),
     ] {
         std::fs::write(&bad, format!("{line}\n")).unwrap();
-        let o = kcomp(&[
-            "commongen",
-            "score",
-            bad.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
-        assert_eq!(o.status.code(), Some(2), "{line}");
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.contains(why) && err.contains("bad.jsonl"), "{err}");
+        refused(&score(&bad, &out, &[]), &[why, "bad.jsonl"]);
     }
     std::fs::write(&bad, "\n").unwrap();
-    let o = kcomp(&[
-        "commongen",
-        "score",
-        bad.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("holds no outputs"));
+    refused(&score(&bad, &out, &[]), &["holds no outputs"]);
     let dup = "{\"model\": \"m\", \"id\": \"s000-o00-t0\", \"output\": \"x\"}\n";
     std::fs::write(&bad, dup.repeat(2)).unwrap();
-    let o = kcomp(&[
-        "commongen",
-        "score",
-        bad.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("two outputs"));
+    refused(&score(&bad, &out, &[]), &["two outputs"]);
 }
 
 /// Reads one HTTP/1.1 request body.
@@ -506,13 +466,7 @@ fn ask_then_score_against_a_local_server() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("done 0, skipped 24, failed 0"));
     assert_eq!(count.load(Ordering::SeqCst), 25);
     let out = tmp.path().join("report");
-    let o = kcomp(&[
-        "commongen",
-        "score",
-        answers.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = score(&answers, &out, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let sets = concept_sets();
     let outs = read_outputs(&answers, &sets).unwrap();
