@@ -582,3 +582,105 @@ fn c_by_setting_without_error_bars_at_n_one() {
     let text = body_texts(&svg).join(" ");
     assert!(text.contains("+-1 standard error of the mean."), "{text}");
 }
+
+/// A grid report's `plane` with 36 points crowded into the small T1 region (six models x six
+/// settings near the ideal table): every label is written where no other label is (its box,
+/// estimated at 0.5 em per character, overlaps none), inside the image.
+#[test]
+fn crowded_plane_labels_do_not_overlap() {
+    use kcomp::datasets::string_grid::Setting;
+    use kcomp::programs::reports::{Cell, plots::plane};
+    let cell = |m: usize, s: usize, setting: Setting| {
+        let l = 40.0 + 3.0 * m as f64 + 1.5 * s as f64;
+        let e = 0.25 * ((m + s) % 4) as f64;
+        Cell {
+            model: format!("model-{m}"),
+            setting,
+            dataset: "d".into(),
+            scored: 2,
+            total: 2,
+            failed: 0,
+            empty: 0,
+            unscorable: 0,
+            l_plus: vec![l, l],
+            errors: vec![e, e],
+            log_c: vec![1.0, 1.0],
+            in_acc: vec![1.0, 1.0],
+            c: vec![90.0, 90.0],
+            result_answers: 0,
+            result_acc: None,
+        }
+    };
+    let cells: Vec<Cell> = (0..6)
+        .flat_map(|m| {
+            Setting::ALL
+                .iter()
+                .enumerate()
+                .map(move |(s, &setting)| cell(m, s, setting))
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let svg = svg_of(&plane(&cells, &dir.path().join("plane")).unwrap());
+    check(&svg);
+    let names: Vec<&str> = Setting::ALL.iter().map(|s| s.name()).collect();
+    let (texts, _, _) = texts(&std::fs::read_to_string(&svg).unwrap());
+    let labels: Vec<(f64, f64, f64, f64, String)> = texts
+        .iter()
+        .filter(|t| t.2 == "start" && t.4.split(", ").all(|p| names.contains(&p)))
+        .map(|t| {
+            let w = 0.5 * t.3 * t.4.chars().count() as f64;
+            (t.0, t.1, t.0 + w, t.1 + 0.7 * t.3, t.4.clone())
+        })
+        .collect();
+    // Every point's setting is written once (points on one spot share a label).
+    let written: usize = labels.iter().map(|l| l.4.split(", ").count()).sum();
+    assert_eq!(written, 36, "{labels:?}");
+    for (i, a) in labels.iter().enumerate() {
+        for b in &labels[i + 1..] {
+            let overlap = a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3;
+            assert!(!overlap, "labels overlap: {a:?} and {b:?}");
+        }
+    }
+}
+
+/// A log C axis whose values run from 0.35 to 20 labels the part below 1 too (0.5, 0.2), not
+/// only 1, 2, 5, 10, 20 above the points of a compression estimate at 0.4.
+#[test]
+fn log_axis_labels_values_below_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let pts = |ys: &[f64]| {
+        ys.iter()
+            .enumerate()
+            .map(|(i, &y)| Point {
+                x: i as f64,
+                y,
+                err: 0.0,
+            })
+            .collect()
+    };
+    let figure = Figure {
+        panels: vec![Panel {
+            title: "String-to-grid programs over holistic fraction h: C = K(Z)/K(Z|W)".into(),
+            x_label: "holistic fraction h".into(),
+            y_label: "C (ratio of code lengths)".into(),
+            x_axis: XAxis::Linear { integer: false },
+            y_log: true,
+            y_range: None,
+            series: vec![
+                series("exact", 0, false, pts(&[20.0, 3.0, 1.5, 1.0])),
+                series("compression", 1, false, pts(&[0.9, 0.6, 0.4, 0.35])),
+            ],
+            reference_line: Some(RefLine::c_one()),
+        }],
+        caption: "One seed.".into(),
+    };
+    let svg = svg_of(&kcomp::plot::line_figure(&dir.path().join("log"), &figure).unwrap());
+    check(&svg);
+    let text = body_texts(&svg);
+    for want in ["0.2", "0.5", "1", "2", "5", "10"] {
+        assert!(
+            text.iter().any(|t| t == want),
+            "no tick `{want}` in {text:?}"
+        );
+    }
+}

@@ -383,7 +383,18 @@ fn range_of(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
     if log {
         let (l, h) = (lo.log10(), hi.log10());
         let pad = ((h - l) * 0.08).max(0.1);
-        (10f64.powf(l - pad), 10f64.powf(h + pad))
+        let lo = 10f64.powf(l - pad);
+        // plotters labels a log axis from the first power of ten inside it: values well below
+        // that one (0.4 under a first label of 1) would sit under an axis without labels, so
+        // the axis then starts at the power of ten below (labels 0.1, 0.2, 0.5).
+        let first = 10f64.powf((l - pad).ceil());
+        // (A hair below it: plotters starts at the power of ten above its ceil'd logarithm.)
+        let lo = if lo < first / 1.9 {
+            first / 10.0 * (1.0 - 1e-9)
+        } else {
+            lo
+        };
+        (lo, 10f64.powf(h + pad))
     } else {
         let pad = if hi > lo {
             0.08 * (hi - lo)
@@ -775,6 +786,9 @@ fn draw_panel<DB: DrawingBackend>(
                 .x_desc(x_label.as_str())
                 .y_desc(y_label.as_str())
                 .x_labels(x_labels)
+                // On a log axis plotters adds the 2..9 multiples of each power of ten only
+                // when asked for enough labels; the formatter keeps 1, 2 and 5.
+                .y_labels(if y_log { 40 } else { 10 })
                 // Category labels are drawn below, wrapped.
                 .x_label_formatter(&|x| {
                     if categories {
@@ -986,17 +1000,24 @@ fn overlaps(a: PixelBox, b: PixelBox) -> bool {
     a.0 < b.2 && b.0 < a.2 && a.1 < b.3 && b.1 < a.3
 }
 
-/// Where to write a label of `w` x `h` px for the point at `p`: the first candidate position
-/// around it (then further out, with a leader line) inside `bounds` that overlaps no placed
-/// label and no point marker. Returns the text's top-left corner and whether it is far from
-/// the point (draw a leader line).
+/// Where to write a label of `w` x `h` px for the point at `p` inside `bounds`, overlapping no
+/// placed label and no point marker: the first free candidate position around the point (then
+/// further out), else the free position nearest to the point anywhere in `bounds`. Returns
+/// the text's top-left corner and whether it is far from the point (draw a leader line), or
+/// `None` when `bounds` has no free place for it.
 fn place_label(
     p: (i32, i32),
     (w, h): (i32, i32),
     bounds: PixelBox,
     taken: &[PixelBox],
-) -> ((i32, i32), bool) {
-    let mut first_inside = None;
+) -> Option<((i32, i32), bool)> {
+    let free = |b: PixelBox| {
+        b.0 >= bounds.0
+            && b.1 >= bounds.1
+            && b.2 <= bounds.2
+            && b.3 <= bounds.3
+            && !taken.iter().any(|t| overlaps(*t, b))
+    };
     for ring in 1..=6 {
         let r = 7 * ring;
         let candidates = [
@@ -1009,19 +1030,28 @@ fn place_label(
             (p.0 + r, p.1 - h / 2),
             (p.0 - r - w, p.1 - h / 2),
         ];
-        for (x, y) in candidates {
-            let b = (x, y, x + w, y + h);
-            let inside = b.0 >= bounds.0 && b.1 >= bounds.1 && b.2 <= bounds.2 && b.3 <= bounds.3;
-            if !inside {
+        if let Some((x, y)) = candidates
+            .into_iter()
+            .find(|&(x, y)| free((x, y, x + w, y + h)))
+        {
+            return Some(((x, y), ring > 2));
+        }
+    }
+    // Crowded around the point: scan the whole area (4 px steps) for the nearest free place.
+    let mut best: Option<((i32, i32), i64)> = None;
+    for y in (bounds.1..=bounds.3 - h).step_by(4) {
+        for x in (bounds.0..=bounds.2 - w).step_by(4) {
+            if !free((x, y, x + w, y + h)) {
                 continue;
             }
-            first_inside.get_or_insert((x, y));
-            if !taken.iter().any(|t| overlaps(*t, b)) {
-                return ((x, y), ring > 2);
+            let (dx, dy) = ((x + w / 2 - p.0) as i64, (y + h / 2 - p.1) as i64);
+            let d = dx * dx + dy * dy;
+            if best.is_none_or(|(_, bd)| d < bd) {
+                best = Some(((x, y), d));
             }
         }
     }
-    (first_inside.unwrap_or((p.0 + 7, p.1 - h)), false)
+    best.map(|(at, _)| (at, true))
 }
 
 fn draw_scatter<DB: DrawingBackend>(
@@ -1153,10 +1183,26 @@ fn draw_scatter<DB: DrawingBackend>(
             if outside {
                 avoid.extend(region_px.iter().map(|(b, _)| *b));
             }
-            let ((x, y), far) = place_label(at, size, if fits { region } else { bounds }, &avoid);
+            // In the point's region if it fits there, else outside the regions, else anywhere
+            // free in the plot, else (a plot full of labels) beside the point.
+            let ((x, y), far) = (if fits {
+                place_label(at, size, region, &avoid)
+            } else {
+                None
+            })
+            .or_else(|| {
+                // Outside every region before inside another one, where it would read as
+                // that region's.
+                let mut outside_regions = taken.clone();
+                outside_regions.extend(region_px.iter().map(|(b, _)| *b));
+                place_label(at, size, bounds, &outside_regions)
+            })
+            .or_else(|| place_label(at, size, bounds, &taken))
+            .unwrap_or(((at.0 + 7, at.1 - size.1), false));
             taken.push((x, y, x + size.0, y + size.1));
             if far {
-                let anchor = (x.clamp(at.0.min(x), x + size.0), y + size.1 / 2);
+                // To the label's nearest edge.
+                let anchor = (at.0.clamp(x, x + size.0), at.1.clamp(y, y + size.1));
                 root.draw(&PathElement::new(vec![at, anchor], col.mix(0.6)))
                     .map_err(e)?;
             }

@@ -118,6 +118,15 @@ pub fn plane(cells: &[Cell], stem: &Path) -> Result<Vec<PathBuf>> {
         .filter_map(|c| means(c).map(|m| m.0))
         .fold(2.0 * low_table, f64::max)
         * 1.08;
+    // The error axis up to the largest mean (at least twice the T1 bound): all 16 samples
+    // when errors run high, else room for T1, where good models crowd.
+    let e_max = (cells
+        .iter()
+        .filter_map(|c| means(c).map(|m| m.1))
+        .fold(2.0 * low_errors, f64::max)
+        * 1.15)
+        .ceil()
+        .min(SAMPLES);
     let groups = models(cells)
         .into_iter()
         .enumerate()
@@ -148,12 +157,12 @@ pub fn plane(cells: &[Cell], stem: &Path) -> Result<Vec<PathBuf>> {
         x_label: "mean L(P+) (mapping-table entries)".into(),
         y_label: "mean E(P) (wrong samples of 16)".into(),
         x_range: (0.0, l_max),
-        y_range: (0.0, SAMPLES),
+        y_range: (0.0, e_max),
         y_integer: true,
         regions: vec![
             region((0.0, low_table), (0.0, low_errors), "T1", 2),
             region((low_table, l_max), (0.0, low_errors), "T2", 0),
-            region((0.0, low_table), (low_errors, SAMPLES), "T3", 1),
+            region((0.0, low_table), (low_errors, e_max), "T3", 1),
         ],
         groups,
         caption: format!(
