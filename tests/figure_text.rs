@@ -684,3 +684,105 @@ fn log_axis_labels_values_below_one() {
         );
     }
 }
+
+/// `kcomp compare --w --z --out`: the one-dataset figure names the dataset by its files (not
+/// the TOML of its family value) and a single value gets a readable range.
+#[test]
+fn single_dataset_figure_names_its_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut w, mut z) = (String::new(), String::new());
+    for i in 0..60 {
+        let (a, b) = (i % 4, (i / 4) % 3);
+        w.push_str(&format!("{a},{}\n", 4 + b));
+        z.push_str(&format!("{a},{b}\n"));
+    }
+    std::fs::write(dir.path().join("messages.csv"), w).unwrap();
+    std::fs::write(dir.path().join("meanings.csv"), z).unwrap();
+    let out = dir.path().join("run");
+    let p = |f: &str| dir.path().join(f).to_str().unwrap().to_string();
+    kcomp_cli(&[
+        "compare",
+        "--w",
+        &p("messages.csv"),
+        "--z",
+        &p("meanings.csv"),
+        "--estimators",
+        "mapping_mdl,compression,topsim,conflict_count",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let svg = out.join("files_estimators.svg");
+    check(&svg);
+    let text = body_texts(&svg);
+    assert!(
+        text.iter().any(|t| t == "messages.csv + meanings.csv"),
+        "{text:?}"
+    );
+    assert!(!text.iter().any(|t| t.contains("name =")), "{text:?}");
+    // conflict_count is 0: its axis is not +-0.00004.
+    assert!(!text.iter().any(|t| t.contains("0.0000")), "{text:?}");
+}
+
+/// `kcomp represent`: the training curve and the code length of every sentence space tried.
+#[test]
+fn represent_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    // Z = row a of one table + row b of another (4 x 4 objects, 3 dimensions), on a 0.1 grid.
+    let mut z = String::new();
+    for i in 0..160 {
+        let (a, b) = (i % 4, (i / 4) % 4);
+        let v = |d: usize| ((a * 7 + d * 3) % 5) as f64 - 2.0 + ((b * 5 + d) % 3) as f64 * 1.5;
+        z.push_str(&format!("{:.1},{:.1},{:.1}\n", v(0), v(1), v(2)));
+    }
+    std::fs::write(dir.path().join("z.csv"), z).unwrap();
+    let out = dir.path().join("rep");
+    kcomp_cli(&[
+        "represent",
+        "--z",
+        dir.path().join("z.csv").to_str().unwrap(),
+        "--precision",
+        "0.1",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    check(&out.join("represent.svg"));
+}
+
+/// `kcomp pcfgset evaluate --out` on the fixture predictions: the overgeneralisation figure.
+#[test]
+fn pcfgset_overgeneralisation_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval");
+    kcomp_cli(&[
+        "pcfgset",
+        "evaluate",
+        "--predictions",
+        "tests/data/pcfgset",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let svg = out.join("overgeneralisation.svg");
+    check(&svg);
+    let t = titles(&svg).join(" ");
+    assert!(t.contains("exceptions"), "{t}");
+}
+
+/// `kcomp commongen score`: coverage by POS pattern, two panels of percentages.
+#[test]
+fn commongen_coverage_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("cg");
+    kcomp_cli(&[
+        "commongen",
+        "score",
+        "tests/data/ordered_commongen/outputs.jsonl",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let svg = out.join("coverage_by_pattern.svg");
+    check(&svg);
+    let text = body_texts(&svg);
+    assert!(text.iter().any(|t| t == "Ordered coverage"), "{text:?}");
+}

@@ -25,14 +25,7 @@ pub fn plot_panel(
     for fam in &result.config.families {
         let label = fam.label();
         let rows: Vec<&SummaryRow> = summary.iter().filter(|r| r.family == label).collect();
-        let values: Vec<String> = fam
-            .values
-            .iter()
-            .map(|v| match v {
-                toml::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            })
-            .collect();
+        let values: Vec<String> = fam.values.iter().map(super::run::value_text).collect();
         let (short, abbreviated) = abbreviate_categories(&values);
         let (axis, xs) = x_axis_for(&short);
         let mut c_series = Vec::new();

@@ -33,17 +33,22 @@ pub struct PlannedDataset {
 impl PlannedDataset {
     /// The value as text (strings without quotes).
     pub fn value_label(&self) -> String {
-        match &self.value {
-            toml::Value::String(s) => s.clone(),
-            // A `files` value given as { w, z, name }: its name, else its W file.
-            toml::Value::Table(t) => t
-                .get("name")
-                .or_else(|| t.get("w"))
-                .and_then(|v| v.as_str())
-                .unwrap_or("files")
-                .to_string(),
-            other => other.to_string(),
-        }
+        value_text(&self.value)
+    }
+}
+
+/// A family value as tables and figures show it: strings without quotes, a `files` value
+/// given as { w, z, name } by its name (else its W file).
+pub fn value_text(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => s.clone(),
+        toml::Value::Table(t) => t
+            .get("name")
+            .or_else(|| t.get("w"))
+            .and_then(|v| v.as_str())
+            .unwrap_or("files")
+            .to_string(),
+        other => other.to_string(),
     }
 }
 

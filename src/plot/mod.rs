@@ -396,10 +396,12 @@ fn range_of(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
         };
         (lo, 10f64.powf(h + pad))
     } else {
+        // One value (or all equal): a range of +-5 % of it, at least +-0.05, so a single 0 is
+        // not drawn on an axis of +-0.00004 that suggests a precision it does not have.
         let pad = if hi > lo {
             0.08 * (hi - lo)
         } else {
-            0.05 * hi.abs().max(1e-3)
+            0.05 * hi.abs().max(1.0)
         };
         (lo - pad, hi + pad)
     }
