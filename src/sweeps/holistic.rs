@@ -253,7 +253,7 @@ impl HSweep {
             .runs
             .iter()
             .zip(&results)
-            .map(|(run, r)| serde_json::json!({"h": run.h, "seed": run.seed, "c_l": r.c_l, "k_data": r.k_data, "k_z": r.k_z}))
+            .map(|(run, r)| serde_json::json!({"h": run.h, "seed": run.seed, "scheme": r.scheme, "c_l": r.c_l, "k_data": r.k_data, "k_z": r.k_z}))
             .collect();
         Ok(HSweepOutput { markdown, json })
     }

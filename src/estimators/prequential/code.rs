@@ -273,6 +273,9 @@ pub struct PrequentialResult {
     /// The online scheme's learners (absent for the reference protocol).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub learners: Vec<LearnerTotal>,
+    /// The coding scheme that produced the numbers.
+    #[serde(default)]
+    pub scheme: Scheme,
 }
 
 /// The prequential code without the C^L ratio (used for K(Z|W) and the prequential K(Z)).
@@ -678,5 +681,6 @@ pub fn language_compositionality(
         learners: code.learners,
         final_epochs: code.final_epochs,
         wall_seconds: t0.elapsed().as_secs_f64(),
+        scheme: cfg.scheme,
     })
 }

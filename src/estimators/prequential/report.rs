@@ -7,9 +7,12 @@ use super::code::{Chunk, PrequentialResult};
 use crate::error::{KcompError, Result};
 use crate::plot::{self, Figure, Panel, Point, Series, XAxis};
 
-/// The JSON object printed by `kcomp prequential --json` (all lengths in bits).
+/// The JSON object printed by `kcomp prequential --json` (all lengths in bits; fields in
+/// docs/json.md).
 pub fn to_json(r: &PrequentialResult) -> serde_json::Value {
     serde_json::json!({
+        "scheme": r.scheme,
+        "learners": r.learners,
         "k_data": r.k_data,
         "k_data_given_f": r.k_data_given_f,
         "k_f": r.k_f,
