@@ -96,6 +96,10 @@ pub fn from_table<T: DeserializeOwned>(table: toml::Table, origin: &str) -> Resu
     serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
         let path = e.path().to_string();
         let message = e.inner().to_string().trim().replace('\n', " ");
+        // toml repeats the path the parameter's name already gives.
+        let message = message
+            .strip_suffix(&format!(" in `{path}`"))
+            .map_or(message.clone(), str::to_string);
         if path == "." {
             KcompError::param(origin, message)
         } else {

@@ -409,8 +409,40 @@ fn single_dataset_takes_config_and_set_and_says_which_topsim_distances() {
     let out = run(&["--estimators", "topsim"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("note (topsim): distances: one-hot-cityblock on W, hamming on discrete Z"),
+        text.contains(
+            "note (topsim): distances: one-hot-cityblock on W (= 2 x Hamming on messages of one \
+             length: the same correlation as Hamming), hamming on discrete Z"
+        ),
         "{text}"
+    );
+    // The reference protocol's training settings: read with --protocol reference (named in
+    // the row), refused without it (no silent switch of scheme).
+    let out = run(&[
+        "--estimators",
+        "prequential",
+        "--protocol",
+        "reference",
+        "--set",
+        "prequential.config.train.max_epochs=3",
+        "--set",
+        "prequential.config.schedule={kind = \"increment\", min = 10, step = 10}",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = &v["estimates"][0];
+    assert_eq!(e["status"]["status"], "ok", "{e}");
+    assert_eq!(e["native"]["scheme"], "reference");
+    let out = run(&["--set", "prequential.config.train.max_epochs=3"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("prequential.config.train") && err.contains("--protocol reference"),
+        "{err}"
     );
     // Bad keys and values: one line, exit 2, naming the key.
     for (args, needle) in [

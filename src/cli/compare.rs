@@ -166,7 +166,16 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         scheme: args.protocol,
         learners: args.learners,
     };
-    let settings = SingleSettings::load(args.settings.as_deref(), &args.set)?;
+    // --protocol first, so that the reference protocol's training settings given with --set
+    // are read as such (a later --set of the scheme still wins).
+    let mut sets: Vec<String> = args
+        .protocol
+        .and_then(|p| clap::ValueEnum::to_possible_value(&p))
+        .map(|v| format!("prequential.config.scheme={}", v.get_name()))
+        .into_iter()
+        .collect();
+    sets.extend(args.set.iter().cloned());
+    let settings = SingleSettings::load(args.settings.as_deref(), &sets)?;
     if let (Some(out), Some(w), Some(z)) = (&args.out, &args.w, &args.z) {
         // One dataset with a run folder: the panel's tables and figures for it.
         let mut config = single_config(args.estimators, args.llm_report, settings)?;

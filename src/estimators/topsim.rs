@@ -599,8 +599,16 @@ impl crate::estimators::interface::Estimator for TopsimEstimator {
                 },
             );
         if self.config.z_distance == ZDistance::Auto {
+            // One-hot cityblock counts each differing position twice: on messages of one
+            // length it is 2 x Hamming, so the correlation is the field's Hamming/Hamming one.
+            let same_as_hamming = if config.w_distance == WDistance::OneHotCityblock {
+                " (= 2 x Hamming on messages of one length: the same correlation as Hamming)"
+            } else {
+                ""
+            };
             est = est.note(format!(
-                "distances: {} on W, {} on {} Z, {} correlation (topsim.z_distance to change)",
+                "distances: {} on W{same_as_hamming}, {} on {} Z, {} correlation \
+                 (topsim.w_distance, topsim.z_distance to change)",
                 value_name(config.w_distance),
                 value_name(config.z_distance),
                 if discrete { "discrete" } else { "continuous" },

@@ -238,6 +238,17 @@ impl fmt::Display for SingleComparison {
                 e.status
             )?;
         }
+        // Which scheme a prequential row used: the two give different numbers on one dataset.
+        for e in &self.estimates {
+            let scheme = match e.native.get("scheme").and_then(|s| s.as_str()) {
+                Some("online") => "the online scheme (every row, a switching mixture of learners)",
+                Some("reference") => {
+                    "the reference protocol (a network retrained per chunk, Elmoznino et al.)"
+                }
+                _ => continue,
+            };
+            writeln!(f, "{}: {scheme}; --protocol to change", e.estimator)?;
+        }
         // Which learner the online prequential code rests on (names are kcomp's own).
         for e in &self.estimates {
             let Some(serde_json::Value::Array(ls)) = e.native.get("learners") else {
