@@ -55,13 +55,13 @@ pub enum SlurmCommand {
 
 #[derive(Debug, Args)]
 pub struct SubmitArgs {
-    /// Slurm partition.
+    /// Slurm partition (default: the cluster's default partition).
     #[arg(long)]
     pub partition: Option<String>,
-    /// Time limit of each task, e.g. 1:00:00.
+    /// Time limit of each task, e.g. 1:00:00 (default: the partition's limit).
     #[arg(long)]
     pub time: Option<String>,
-    /// Memory of each task, e.g. 4G.
+    /// Memory of each task, e.g. 4G (default: the partition's default).
     #[arg(long)]
     pub mem: Option<String>,
     /// CPUs of each task (also its thread count).
