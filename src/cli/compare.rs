@@ -29,6 +29,7 @@ use crate::sweeps::engine::ShardArgs;
 ///   kcomp compare --w W.npy --z Z.npy --estimators topsim --set topsim.correlation=spearman
 ///   kcomp compare --estimators list              every estimator's unit and direction
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct CompareArgs {
     /// Panel config (TOML; see configs/compare/).
     #[arg(value_name = "CONFIG.toml", conflicts_with_all = ["w", "z"])]

@@ -44,18 +44,23 @@ const PAPERS: &str = "Papers (cite those whose quantities you report; CITATION.c
     protocol).
 Scores (topsim, posdis, bosdis, ...): references in docs/estimators.md.";
 
-/// Top-level subcommands.
+/// Top-level subcommands. A variant with `about = ...` keeps its arguments' doc comment (with
+/// examples) as the long help; a variant doc comment would replace it.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Prequential code length of Z given W and the language compositionality C^L(Z).
+    #[command(
+        about = "Prequential code length of Z given W and the language compositionality C^L(Z)"
+    )]
     Prequential(Box<prequential::PrequentialArgs>),
     /// Generate a synthetic representation and print its exact K terms, C(Z) and topsim.
     Synth(synth::SynthArgs),
-    /// Run a TOML sweep of parameter values x seeds (tables, summaries, plots).
+    #[command(about = "Run a TOML sweep of parameter values x seeds (tables, summaries, plots)")]
     Sweep(sweep::SweepArgs),
-    /// Reproduce Elmoznino et al.'s Figure 2 sweeps and compare with the published means.
+    #[command(
+        about = "Reproduce Elmoznino et al.'s Figure 2 sweeps and compare with the published means"
+    )]
     Reproduce(sweep::ReproduceArgs),
-    /// Every estimator of K(Z|W) and compositionality on the same datasets.
+    #[command(about = "Every estimator of K(Z|W) and compositionality on the same datasets")]
     Compare(Box<compare::CompareArgs>),
     /// Code lengths under kcomp's primitives (e.g. Skellam).
     Codelength(codelength::CodelengthArgs),

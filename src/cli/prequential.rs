@@ -20,15 +20,17 @@ use crate::sweeps::holistic::HSweep;
 /// Examples:
 ///   kcomp prequential --config configs/prequential/emergent.toml
 ///   kcomp prequential --config configs/prequential/emergent.toml --holistic-fraction 0.5 --out results/h0.5
-///   kcomp prequential --w W.npy --z Z.npy --set prequential.train.lr=0.003
+///   kcomp prequential --w W.npy --z Z.npy --protocol reference --lr 0.003
 ///   kcomp prequential --config configs/prequential/emergent.toml --sweep-h 0,0.5,1 --seeds 3 --out results/sweep
 #[derive(Debug, Clone, Args)]
+#[command(verbatim_doc_comment)]
 #[command(arg_required_else_help = true)]
 pub struct PrequentialArgs {
     /// TOML configuration (e.g. configs/prequential/emergent.toml).
     #[arg(long)]
     pub config: Option<PathBuf>,
-    /// Set any configuration key, e.g. prequential.train.lr=0.003 or language.n_vals=6
+    /// Set any configuration key, e.g. language.n_vals=6 or (with --protocol reference)
+    /// prequential.train.lr=0.003
     /// (repeatable; applied after the other flags).
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,

@@ -17,6 +17,7 @@ use crate::sweeps::paper::{reproduce, sweep_files};
 ///
 /// Example: kcomp sweep configs/paper/lookup-length.toml --out results/length
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct SweepArgs {
     /// Sweep config files (see configs/paper/ for examples).
     #[arg(required = true, value_name = "CONFIG.toml")]
@@ -51,6 +52,7 @@ pub struct SweepArgs {
 /// the published ones. With the default numpy stream the published runs are replayed seed for
 /// seed; --rng kcomp gives an independent replication.
 #[derive(Debug, Args)]
+#[command(verbatim_doc_comment)]
 pub struct ReproduceArgs {
     /// Output directory.
     #[arg(long, default_value = "results/figure2", value_name = "DIR")]
