@@ -117,3 +117,116 @@ fn folders_of_other_runs_need_force() {
         d,
     );
 }
+
+/// The commands whose refusal came later: PCFG SET's generator and evaluator, a prequential
+/// run into a folder of foreign files, an h-sweep into another sweep's folder, and the
+/// commands that write one file (replaced only when its bytes are the same, else --force).
+#[test]
+fn generators_prequential_and_single_files_need_force() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let generate = |samples: &str, force: bool| {
+        let mut a = vec!["pcfgset", "generate", "--samples", samples, "--out", "gen"];
+        if force {
+            a.push("--force");
+        }
+        a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    ok(&refs(&generate("200", false)), d);
+    ok(&refs(&generate("200", false)), d);
+    refused(&refs(&generate("300", false)), d, "other settings");
+    ok(&refs(&generate("300", true)), d);
+    let predictions = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/pcfgset");
+    let predictions = predictions.to_str().unwrap();
+    refused(
+        &[
+            "pcfgset",
+            "evaluate",
+            "--predictions",
+            predictions,
+            "--out",
+            "gen",
+        ],
+        d,
+        "another command (pcfgset generate)",
+    );
+    ok(
+        &[
+            "pcfgset",
+            "evaluate",
+            "--predictions",
+            predictions,
+            "--out",
+            "eval",
+        ],
+        d,
+    );
+    // prequential: a folder of someone else's files, then another sweep of fractions.
+    std::fs::create_dir(d.join("mine")).unwrap();
+    std::fs::write(d.join("mine/notes.txt"), "mine").unwrap();
+    std::fs::write(d.join("w.csv"), "0,1\n1,0\n".repeat(20)).unwrap();
+    std::fs::write(d.join("z.csv"), "0,1\n1,0\n".repeat(20)).unwrap();
+    let preq = [
+        "prequential",
+        "--w",
+        "w.csv",
+        "--z",
+        "z.csv",
+        "--quiet",
+        "--out",
+    ];
+    refused(&[&preq[..], &["mine"]].concat(), d, "did not write");
+    ok(&[&preq[..], &["run"]].concat(), d);
+    let sweep = |hs: &str| {
+        [
+            "prequential",
+            "--sweep-h",
+            hs,
+            "--seeds",
+            "1",
+            "--set",
+            "language.repeats=2",
+            "--quiet",
+            "--out",
+            "hs",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+    };
+    ok(&refs(&sweep("0,1")), d);
+    ok(&refs(&sweep("0,1")), d);
+    refused(&refs(&sweep("0,0.5")), d, "other settings");
+    // One output file: the same bytes again pass, other bytes need --force.
+    for (args, file) in [
+        (
+            vec!["grid", "generate", "--records", "1", "-o", "g.jsonl"],
+            "g.jsonl",
+        ),
+        (
+            vec![
+                "commongen",
+                "prompts",
+                "--sets",
+                "0",
+                "--templates",
+                "0",
+                "--out",
+                "p.jsonl",
+            ],
+            "p.jsonl",
+        ),
+        (
+            vec!["pcfgset", "prompt", "--n", "5", "--dataset", "q.jsonl"],
+            "q.jsonl",
+        ),
+    ] {
+        ok(&args, d);
+        ok(&args, d);
+        std::fs::write(d.join(file), "mine\n").unwrap();
+        refused(&args, d, "other contents");
+        assert_eq!(std::fs::read_to_string(d.join(file)).unwrap(), "mine\n");
+        ok(&[&args[..], &["--force"]].concat(), d);
+        assert_ne!(std::fs::read_to_string(d.join(file)).unwrap(), "mine\n");
+    }
+}
