@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{KcompError, Result};
 use crate::plot::{
-    self, Figure, Panel, Point, RefLine, Series, parameter_label, share_y_range, x_axis_for,
+    self, Figure, Panel, Point, RefLine, Series, parameter_label, share_y_range_if_readable,
+    x_axis_for,
 };
 
 use super::published::published_mean;
@@ -86,12 +87,16 @@ pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
             reference_line: Some(RefLine::c_one()),
         },
     ];
-    share_y_range(&mut c_panels);
+    let axes = if share_y_range_if_readable(&mut c_panels) {
+        "Both panels share the y axis."
+    } else {
+        "Each panel has its own y axis: the two conventions differ too much in range for one."
+    };
     let c_figure = Figure {
         panels: c_panels,
         caption: format!(
             "Mean over {n} seeds; error bars: +-1 sd over seeds. Published means: Elmoznino et \
-             al.'s per-seed data (10 seeds). Both panels share the y axis."
+             al.'s per-seed data (10 seeds). {axes}"
         ),
     };
     let mut written = plot::line_figure(&dir.join("c"), &c_figure)?;
