@@ -234,7 +234,7 @@ impl Shortcut {
 pub trait ShortcutTable {
     const TABLE: &'static [Shortcut];
 
-    /// What `--help` says of a flag's default (e.g. `default: 0.001`), taken from the
+    /// What `--help` says of a flag's default (e.g. `default 0.001`), taken from the
     /// configuration types so that the help never disagrees with the code; `None` says
     /// nothing.
     fn default_note(_shortcut: &Shortcut) -> Option<String> {
@@ -246,15 +246,10 @@ pub trait ShortcutTable {
 /// arrays comma-separated, a tagged table (`{kind = "increment", min = 50, step = 50}`) as its
 /// kind and fields.
 pub fn flag_text(table: &toml::Table, key: &str) -> Option<String> {
-    let mut value = None;
+    let (path, last) = key.rsplit_once('.').unwrap_or(("", key));
     let mut t = table;
-    for (i, part) in key.split('.').enumerate() {
-        let v = t.get(part)?;
-        if i + 1 == key.split('.').count() {
-            value = Some(v);
-        } else {
-            t = v.as_table()?;
-        }
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        t = t.get(part)?.as_table()?;
     }
     fn text(v: &toml::Value) -> String {
         match v {
@@ -272,7 +267,7 @@ pub fn flag_text(table: &toml::Table, key: &str) -> Option<String> {
             other => other.to_string(),
         }
     }
-    value.map(text)
+    t.get(last).map(text)
 }
 
 /// The shortcut flags given, in command-line order.
