@@ -704,9 +704,14 @@ pub fn evaluate_folder(root: &Path) -> Result<Report> {
         return Err(KcompError::file(root, "holds no model folders"));
     }
     let mut report = Report::default();
+    // The published predictions take seconds per model.
+    let bar = crate::progress::bar(models.len() as u64, "models", "pcfgset evaluate");
     for (name, path) in models {
+        bar.set_message(name.clone());
         evaluate_model(&path, &name, &mut report)?;
+        bar.inc(1);
     }
+    bar.finish_and_clear();
     Ok(report)
 }
 
