@@ -133,7 +133,7 @@ pub fn run_sweep(
     sharding: Option<&Sharding>,
 ) -> Result<Option<Vec<PrequentialResult>>> {
     std::fs::create_dir_all(out).map_err(|e| KcompError::io(out, e))?;
-    // The bar counts chunk trainings (each run adds its own); the engine's count stays hidden.
+    // The bar counts the engine's work (each run adds its own); the engine's count stays hidden.
     let hidden = Progress::hidden();
     let options = EngineOptions {
         threads: 1,
@@ -230,7 +230,11 @@ impl HSweep {
     /// Runs the sweep (a progress bar if `progress`) and writes its tables and figure.
     pub fn run(&self, progress: bool) -> Result<HSweepOutput> {
         let _lock = crate::io::files::lock_dir(&self.dir)?;
-        let pb = progress_bar(progress);
+        let scheme = self
+            .runs
+            .first()
+            .map_or(Scheme::Online, |r| r.config.prequential.scheme);
+        let pb = progress_bar(progress, scheme);
         let sharding = self.sharding.as_ref();
         let results = run_sweep(&self.runs, &self.dir, self.resume, &pb, sharding)?;
         pb.finish_and_clear();

@@ -477,7 +477,9 @@ impl PrequentialConfig {
     }
 }
 
-/// Runs the prequential code of `z` given `w`. `progress` counts finished trainings.
+/// Runs the prequential code of `z` given `w`. `progress` counts the training rows of finished
+/// trainings (a training's cost grows with its prefix, so counting trainings made the ETA
+/// of growing chunks far too short).
 pub fn prequential_code(
     w: &TokenData,
     z: &Targets,
@@ -495,7 +497,8 @@ pub fn prequential_code(
     let spec = model_spec(w, z, &cfg.model);
     let n_jobs = bounds.len(); // bounds.len() - 1 encoding models + the final model
     if let Some(pb) = progress {
-        pb.set_length(pb.length().unwrap_or(0) + n_jobs as u64);
+        let rows: usize = bounds.iter().sum();
+        pb.set_length(pb.length().unwrap_or(0) + rows as u64);
     }
     let final_stop = match cfg.final_stop {
         FinalStop::Training => StopOn::Training,
@@ -523,7 +526,7 @@ pub fn prequential_code(
             learner.code_bits(w, z, &train_rows[bounds[j]..bounds[j + 1]])
         };
         if let Some(pb) = progress {
-            pb.inc(1);
+            pb.inc(bounds[j] as u64);
         }
         (rep, bits)
     };
@@ -609,12 +612,18 @@ pub fn in_pool<T: Send>(threads: usize, jobs: impl FnOnce() -> T + Send) -> Resu
     }
 }
 
-/// A progress bar on stderr (hidden when stderr is not a terminal).
-pub fn progress_bar(enabled: bool) -> ProgressBar {
+/// A progress bar on stderr (bars on a terminal, a line every few seconds off it) in the
+/// unit `scheme`'s engine counts: training rows of finished chunk trainings (reference) or
+/// learners that coded the whole stream (online).
+pub fn progress_bar(enabled: bool, scheme: Scheme) -> ProgressBar {
     if !enabled {
         return ProgressBar::hidden();
     }
-    crate::progress::bar(0, "trainings", "")
+    let unit = match scheme {
+        Scheme::Reference => "training rows",
+        Scheme::Online => "learners",
+    };
+    crate::progress::bar(0, unit, "")
 }
 
 /// The full estimate: prequential K(Z|W), K(f), K(Z) and C^L(Z) = K(Z) / K(Z|W).

@@ -476,7 +476,7 @@ impl SingleRun {
             Some(dir) => Some(crate::io::files::lock_dir(dir)?),
             None => None,
         };
-        let pb = progress_bar(progress);
+        let pb = progress_bar(progress, self.config.prequential.scheme);
         let r = language_compositionality(&self.w, &self.z, &self.config.prequential, Some(&pb))?;
         pb.finish_and_clear();
         if let Some(dir) = &self.config.output.dir {
