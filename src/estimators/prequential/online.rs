@@ -447,8 +447,10 @@ impl OnlineConfig {
                     if let Targets::Discrete { n_attr, n_vals, .. } = z {
                         // Worst case as `RuleLearner::new`: every row opens a cell per
                         // context and basis (values, plus a total and an assignment each).
+                        let padded = self.pad.is_some()
+                            || super::padding::detect_padding(w).is_some();
                         let counts = super::rules::RuleLearner::worst_counts(
-                            w.n, w.n_words, *n_attr, *n_vals, s,
+                            w.n, w.n_words, *n_attr, *n_vals, s, padded,
                         );
                         if counts <= super::rules::MAX_RULE_COUNTS as f64 {
                             tables += counts * (1.0 + 2.0 / *n_vals as f64) * 8.0;
@@ -618,7 +620,10 @@ pub fn make_online_learner(
         }
         LearnerSpec::Marginal => Some(Box::new(Marginal::new(z))),
         LearnerSpec::Rules(s) => {
-            super::rules::RuleLearner::new(w, z, s).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
+            // The padding token given, or else the one W shows (only ever a trailing run).
+            let pad = cfg.pad.or_else(|| super::padding::detect_padding(w));
+            super::rules::RuleLearner::new(w, z, s, pad)
+                .map(|l| Box::new(l) as Box<dyn OnlineLearner>)
         }
         LearnerSpec::Ngram { order } => {
             NgramTable::new(w, z, *order).map(|l| Box::new(l) as Box<dyn OnlineLearner>)

@@ -47,6 +47,16 @@ pub fn to_text(r: &PrequentialResult, title: &str) -> String {
             );
         }
     }
+    if let Some(t) = r
+        .learners
+        .iter()
+        .find_map(|l| l.name.split_once("+pad=").map(|x| x.1.to_string()))
+    {
+        text += &format!(
+            "note: token {t} is padding (given, or detected: it only ever ends a message, as a \
+             run); the rule learner also reads positions counted from the message end\n"
+        );
+    }
     for w in &r.warnings {
         text += &format!("warning: {w}\n");
     }

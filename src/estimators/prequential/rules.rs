@@ -152,14 +152,16 @@ impl RuleSettings {
         s
     }
 
-    /// Contexts of messages of length `l`: none, each position, the pairs.
-    pub fn n_contexts(&self, l: usize) -> usize {
+    /// Contexts of messages of length `l`: none, each position, the pairs; with a padding token
+    /// (`padded`) also each position counted from the message end and the last two tokens.
+    pub fn n_contexts(&self, l: usize, padded: bool) -> usize {
         let pairs = if l <= self.all_pairs_max_len {
             l * l.saturating_sub(1) / 2
         } else {
             l.saturating_sub(1)
         };
-        1 + l + pairs
+        let from_end = if padded { l + usize::from(l >= 2) } else { 0 };
+        1 + l + pairs + from_end
     }
 
     /// Hierarchies (bases) run for `n_attr` attributes.
@@ -297,6 +299,10 @@ struct RuleCore {
     obj_rho: (f64, f64),
     log2_objects: f64,
     mem_log_w: [f64; 4],
+    /// Message length (W's columns) and the padding token, if W has one: context positions
+    /// from `l` on count from the message end (`l` is its last real token).
+    l: usize,
+    pad: Option<u32>,
 }
 
 impl RuleCore {
@@ -306,6 +312,7 @@ impl RuleCore {
         orig_vals: usize,
         sum_diff: Option<(usize, usize)>,
         settings: &RuleSettings,
+        pad: Option<u32>,
     ) -> Self {
         let (a, l) = (n_attr, w.n_words);
         let mut nvals = vec![orig_vals; a];
@@ -323,8 +330,17 @@ impl RuleCore {
                 }
             }
         }
-        let n_single = l as f64;
-        let n_pair = (ctx_pos.len() - 1 - l) as f64;
+        let mut n_single = l as f64;
+        if pad.is_some() {
+            // Positions from the end (the last real token, the one before, ...) and the last
+            // two together.
+            ctx_pos.extend((l..2 * l).map(|p| vec![p]));
+            if l >= 2 {
+                ctx_pos.push(vec![l, l + 1]);
+            }
+            n_single *= 2.0;
+        }
+        let n_pair = (ctx_pos.len() - 1 - n_single as usize) as f64;
         // Prior: half to single positions, a quarter each to "no context" and to pairs (a
         // half without pairs), split evenly within.
         let (p_empty, p_single, p_pair) = if n_pair > 0.0 {
@@ -389,6 +405,8 @@ impl RuleCore {
             obj_rho: (0.0, 0.0),
             log2_objects: a as f64 * (orig_vals as f64).log2(),
             mem_log_w: MEM_PRIOR.map(f64::log2),
+            l,
+            pad,
         }
     }
 
@@ -429,8 +447,23 @@ impl RuleCore {
     }
 
     fn key(&self, pos: &[usize], toks: &[u32]) -> u64 {
-        pos.iter()
-            .fold(0u64, |k, &p| k.wrapping_mul(self.vocab) + toks[p] as u64)
+        let l = self.l;
+        let len = match self.pad {
+            Some(t) if pos.iter().any(|&p| p >= l) => {
+                l - toks.iter().rev().take_while(|&&x| x == t).count()
+            }
+            _ => l,
+        };
+        pos.iter().fold(0u64, |k, &p| {
+            let tok = if p < l {
+                toks[p]
+            } else {
+                // The k-th token from the end (k = p - l + 1), the padding token if shorter.
+                len.checked_sub(p - l + 1)
+                    .map_or_else(|| self.pad.unwrap_or(0), |i| toks[i])
+            };
+            k.wrapping_mul(self.vocab) + tok as u64
+        })
     }
 
     /// The cell of each context that a message (tokens `toks`) falls in, if the context has it.
@@ -862,6 +895,7 @@ pub struct RuleLearner {
     log_w: Vec<f64>,
     name: String,
     settings: RuleSettings,
+    pad: Option<u32>,
     /// Rows sent after which the cores are next re-learned.
     next_relearn: usize,
 }
@@ -873,7 +907,14 @@ const RELEARN_FACTOR: usize = 4;
 
 impl RuleLearner {
     /// `None` for continuous Z or when the worst-case tables exceed [`MAX_RULE_COUNTS`].
-    pub fn new(w: &TokenData, z: &Targets, settings: &RuleSettings) -> Option<Self> {
+    /// With a padding token `pad` the contexts also count positions from the message end, and
+    /// the name says so (`rules+pad=T`).
+    pub fn new(
+        w: &TokenData,
+        z: &Targets,
+        settings: &RuleSettings,
+        pad: Option<u32>,
+    ) -> Option<Self> {
         let Targets::Discrete { n_attr, n_vals, .. } = z else {
             return None;
         };
@@ -885,7 +926,7 @@ impl RuleLearner {
             }
         }
         // Worst case: every row opens a new cell in every context of every basis.
-        let worst = Self::worst_counts(w.n, w.n_words, a, v, settings);
+        let worst = Self::worst_counts(w.n, w.n_words, a, v, settings, pad.is_some());
         if worst > MAX_RULE_COUNTS as f64 {
             return None;
         }
@@ -900,25 +941,36 @@ impl RuleLearner {
         Some(RuleLearner {
             cores: bases
                 .into_iter()
-                .map(|b| RuleCore::new(w, a, v, b, settings))
+                .map(|b| RuleCore::new(w, a, v, b, settings, pad))
                 .collect(),
             log_w,
-            name: format!("rules{}", settings.suffix()),
+            name: match pad {
+                Some(t) => format!("rules{}+pad={t}", settings.suffix()),
+                None => format!("rules{}", settings.suffix()),
+            },
             settings: *settings,
+            pad,
             next_relearn: RELEARN_FIRST,
         })
     }
 
     /// (cell, attribute, value) counts the tables may reach: `n` rows, each opening a cell in
     /// every context of every basis (a sum/difference basis has up to 2 V - 1 values).
-    pub fn worst_counts(n: usize, l: usize, a: usize, v: usize, s: &RuleSettings) -> f64 {
+    pub fn worst_counts(
+        n: usize,
+        l: usize,
+        a: usize,
+        v: usize,
+        s: &RuleSettings,
+        padded: bool,
+    ) -> f64 {
         let bases = s.n_bases(a) as f64;
         let width = if bases > 1.0 {
             2.0 * v as f64
         } else {
             v as f64
         };
-        n as f64 * s.n_contexts(l) as f64 * a as f64 * width * bases
+        n as f64 * s.n_contexts(l, padded) as f64 * a as f64 * width * bases
     }
 
     /// log2 P of row `row` per core.
@@ -976,7 +1028,14 @@ impl OnlineLearner for RuleLearner {
         // learns every row sent so far again, afresh, with the rates estimated so far.
         if sent.len() >= self.next_relearn {
             for c in self.cores.iter_mut() {
-                let mut fresh = RuleCore::new(w, c.n_attr, c.orig_vals, c.sum_diff, &self.settings);
+                let mut fresh = RuleCore::new(
+                    w,
+                    c.n_attr,
+                    c.orig_vals,
+                    c.sum_diff,
+                    &self.settings,
+                    self.pad,
+                );
                 fresh.eps_fixed = Some(c.eps());
                 for &r in sent {
                     let ev = fresh.eval(w, values, r);

@@ -1,0 +1,52 @@
+//! Detecting the padding token of variable-length messages: W stores messages of different
+//! lengths padded at the end to the longest, with one token the messages never use otherwise.
+
+use crate::dataset::TokenData;
+
+/// The token that only ever occurs as a trailing run (every occurrence is followed by the same
+/// token up to the message end) and forms a run of at least two in some row, if one does: then
+/// it can only be padding. With several, the most frequent (the smallest id on ties). `None`
+/// for one-column W and for W where every token also occurs inside a message.
+pub fn detect_padding(w: &TokenData) -> Option<u32> {
+    if w.n_words < 2 || w.n == 0 {
+        return None;
+    }
+    // Per token: occurrences, occurrences inside the row's trailing run, longest such run.
+    let mut count = vec![0u64; w.vocab];
+    let mut trailing = vec![0u64; w.vocab];
+    let mut longest = vec![0usize; w.vocab];
+    for r in 0..w.n {
+        let row = w.row(r);
+        let last = *row.last()?;
+        let run = row.iter().rev().take_while(|&&t| t == last).count();
+        for &t in row {
+            count[t as usize] += 1;
+        }
+        trailing[last as usize] += run as u64;
+        longest[last as usize] = longest[last as usize].max(run);
+    }
+    (0..w.vocab)
+        .filter(|&t| count[t] > 0 && count[t] == trailing[t] && longest[t] >= 2)
+        .max_by(|&a, &b| count[a].cmp(&count[b]).then(b.cmp(&a)))
+        .map(|t| t as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_trailing_token_and_nothing_else() {
+        // Token 3 pads; 2 ends a message once but also occurs inside one.
+        let w = TokenData::new(4, 3, 4, vec![0, 3, 3, 1, 2, 3, 2, 0, 2, 1, 3, 3]).unwrap();
+        assert_eq!(detect_padding(&w), Some(3));
+        // Fixed length, no repeated trailing token: no padding.
+        let w = TokenData::new(3, 2, 3, vec![0, 1, 1, 2, 2, 0]).unwrap();
+        assert_eq!(detect_padding(&w), None);
+        // A token that also occurs before a different token is not padding.
+        let w = TokenData::new(2, 3, 3, vec![0, 2, 2, 2, 1, 0]).unwrap();
+        assert_eq!(detect_padding(&w), None);
+        // One column: nothing to detect.
+        assert_eq!(detect_padding(&TokenData::new(2, 1, 2, vec![0, 1]).unwrap()), None);
+    }
+}
