@@ -39,7 +39,8 @@ struct Args {
     #[arg(long, default_value_t = 0.0)]
     h: f64,
     /// Protocol kind (family `protocol`): trivially-compositional, non-trivially-compositional,
-    /// holistic, random, order-sensitive, negation, context-sensitive.
+    /// holistic, random, order-sensitive, negation, context-sensitive; layout setting (family
+    /// `grid4`): h, v, b, r, hr, h-index-shuffle, holistic.
     #[arg(long, default_value = "trivially-compositional")]
     kind: String,
     /// Colours = shapes of a protocol.
@@ -91,6 +92,9 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
             ),
             format!("h={}", a.h),
         )),
+        // Xu et al.'s published 4 x 4 shape (the default panel's `grid-setting` family): the
+        // layout setting from --kind (h, v, b, r, hr, h-index-shuffle, holistic); N ignored.
+        "grid4" => Some(("grid", String::new(), a.kind.clone())),
         "protocol" => Some((
             "protocol",
             format!(
@@ -106,7 +110,9 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
         let spec = FamilySpec {
             name: None,
             kind: kind.into(),
-            parameter: if kind == "grid" {
+            parameter: if a.family == "grid4" {
+                "setting".into()
+            } else if kind == "grid" {
                 "holistic_fraction".into()
             } else {
                 "repeats".into()
@@ -114,7 +120,9 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
             values: vec![],
             params,
         };
-        let value = if kind == "grid" {
+        let value = if a.family == "grid4" {
+            toml::Value::String(a.kind.clone())
+        } else if kind == "grid" {
             toml::Value::Float(a.h)
         } else {
             toml::Value::Integer((n / objects).max(1) as i64)

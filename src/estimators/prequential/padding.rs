@@ -47,6 +47,9 @@ mod tests {
         let w = TokenData::new(2, 3, 3, vec![0, 2, 2, 2, 1, 0]).unwrap();
         assert_eq!(detect_padding(&w), None);
         // One column: nothing to detect.
-        assert_eq!(detect_padding(&TokenData::new(2, 1, 2, vec![0, 1]).unwrap()), None);
+        assert_eq!(
+            detect_padding(&TokenData::new(2, 1, 2, vec![0, 1]).unwrap()),
+            None
+        );
     }
 }

@@ -51,6 +51,8 @@ const ALPHAS: [f64; 3] = [1.0 / 32.0, 1.0, f64::INFINITY];
 /// one context some cells may be a lexicon entry and others noise (an attribute a message
 /// form leaves unsaid), so a per-context strength would pay several bits on every noisy row.
 const ALPHA_PRIOR: [f64; 3] = [30.0 / 32.0, 1.0 / 32.0, 1.0 / 32.0];
+/// Prior of the full and the single-position mode of the per-attribute rules.
+const MODE_PRIOR: [f64; 2] = [0.75, 0.25];
 /// Prior of Z as given among the bases (the sum/difference bases share the rest).
 const IDENTITY_PRIOR: f64 = 0.75;
 /// The last one is infinite: no memory, every row straight from the level below (messages
@@ -153,14 +155,14 @@ impl RuleSettings {
     }
 
     /// Contexts of messages of length `l`: none, each position, the pairs; with a padding token
-    /// (`padded`) also each position counted from the message end and the last two tokens.
+    /// (`padded`) also each position counted from the message end.
     pub fn n_contexts(&self, l: usize, padded: bool) -> usize {
         let pairs = if l <= self.all_pairs_max_len {
             l * l.saturating_sub(1) / 2
         } else {
             l.saturating_sub(1)
         };
-        let from_end = if padded { l + usize::from(l >= 2) } else { 0 };
+        let from_end = if padded { l } else { 0 };
         1 + l + pairs + from_end
     }
 
@@ -225,8 +227,11 @@ struct RowEval {
     /// The same per strength of [`ALPHAS`] (the cells' own mixtures learn from it).
     palpha: Vec<[f64; 3]>,
     rule: f64,
-    /// log2 P of each attribute's value under its hypothesis mixture (`rule` is their sum).
+    /// log2 P of each attribute's value under its hypothesis mixture, in the full and the
+    /// single-position mode, and of the row in each mode (`rule` mixes them).
     rule_a: Vec<f64>,
+    single_a: Vec<f64>,
+    modes: [f64; 2],
 
     /// log2 (eps P(exception)).
     exc: f64,
@@ -266,6 +271,12 @@ struct RuleCore {
     hyps: Vec<Hyp>,
     /// log2 weights per (attribute, hypothesis).
     log_w: Vec<f64>,
+    /// The same in the single-position mode: every attribute reads one position (uniform
+    /// prior over them, `-inf` elsewhere). The two modes are mixed jointly over the attributes
+    /// (`mode_lw`), so when each attribute reads one position (a lexicon, a grid's cells) the
+    /// choice costs log2 (positions) bits per attribute instead of the full prior's share.
+    log_w_single: Vec<f64>,
+    mode_lw: [f64; 2],
     msgs: HashMap<Vec<u32>, MsgCell>,
     /// Interned objects: id and the number of distinct messages that named it.
     objects: HashMap<Vec<u32>, (u32, u32)>,
@@ -332,15 +343,19 @@ impl RuleCore {
         }
         let mut n_single = l as f64;
         if pad.is_some() {
-            // Positions from the end (the last real token, the one before, ...) and the last
-            // two together.
+            // Positions from the end (the last real token, the one before, ...).
             ctx_pos.extend((l..2 * l).map(|p| vec![p]));
-            if l >= 2 {
-                ctx_pos.push(vec![l, l + 1]);
-            }
             n_single *= 2.0;
         }
         let n_pair = (ctx_pos.len() - 1 - n_single as usize) as f64;
+        // Each single position's share of the singles' prior: with a padding token, positions
+        // from the end take an eighth (the forward ones keep most of theirs: data whose
+        // positions say what they say with or without padding pay 0.2 bit per attribute).
+        let single_share = |p: usize| match (pad.is_some(), p < l) {
+            (false, _) => 1.0 / l as f64,
+            (true, true) => 0.875 / l as f64,
+            (true, false) => 0.125 / l as f64,
+        };
         // Prior: half to single positions, a quarter each to "no context" and to pairs (a
         // half without pairs), split evenly within.
         let (p_empty, p_single, p_pair) = if n_pair > 0.0 {
@@ -352,7 +367,7 @@ impl RuleCore {
         for (c, pos) in ctx_pos.iter().enumerate() {
             let (variants, mass): (&[Variant], f64) = match pos.len() {
                 0 => (&[Variant::Plain], p_empty),
-                1 => (&[Variant::Global], p_single / n_single),
+                1 => (&[Variant::Global], p_single * single_share(pos[0])),
                 _ => (&[Variant::Global], p_pair / n_pair),
             };
             for &variant in variants {
@@ -365,6 +380,17 @@ impl RuleCore {
         }
         let log_w = (0..a)
             .flat_map(|_| hyps.iter().map(|h| h.log2_prior))
+            .collect();
+        let log_w_single = (0..a)
+            .flat_map(|_| {
+                hyps.iter().map(|h| {
+                    if ctx_pos[h.ctx].len() == 1 {
+                        single_share(ctx_pos[h.ctx][0]).log2()
+                    } else {
+                        f64::NEG_INFINITY
+                    }
+                })
+            })
             .collect();
         let ctxs = ctx_pos
             .into_iter()
@@ -389,6 +415,8 @@ impl RuleCore {
             ctxs,
             hyps,
             log_w,
+            log_w_single,
+            mode_lw: MODE_PRIOR.map(f64::log2),
             msgs: HashMap::new(),
             objects: HashMap::new(),
             named: Vec::new(),
@@ -579,6 +607,7 @@ impl RuleCore {
         let mut hyp = vec![0.0; na * nh];
         let mut palpha = vec![[0.0; 3]; na * nh];
         let mut rule_a = vec![0.0; na];
+        let mut single_a = vec![0.0; na];
         for a in 0..na {
             let v = zv[a] as usize;
             self.allowed(a, zv, &mut allowed);
@@ -613,8 +642,15 @@ impl RuleCore {
                     .zip(&hyp[a * nh..(a + 1) * nh])
                     .map(|(w, p)| w + p),
             );
+            let lw = &self.log_w_single[a * nh..(a + 1) * nh];
+            single_a[a] = log2_sum_exp2(
+                lw.iter()
+                    .zip(&hyp[a * nh..(a + 1) * nh])
+                    .map(|(w, p)| w + p),
+            );
         }
-        let rule: f64 = rule_a.iter().sum();
+        let modes = [rule_a.iter().sum::<f64>(), single_a.iter().sum::<f64>()];
+        let rule = log2_sum_exp2(self.mode_lw.iter().zip(&modes).map(|(w, p)| w + p));
 
         let msg = self.msgs.get(toks);
 
@@ -710,6 +746,8 @@ impl RuleCore {
             palpha,
             rule,
             rule_a,
+            single_a,
+            modes,
             exc,
             base,
             log2_keep,
@@ -747,16 +785,28 @@ impl RuleCore {
         // Each hypothesis is weighed by the row's probability under the whole model with it
         // (the other attributes at their mixtures, and the exception alternative), so a row
         // an exception explains moves no weight between hypotheses.
-        for a in 0..na {
-            let others = ev.log2_keep + ev.rule - ev.rule_a[a];
-            let lw = &mut self.log_w[a * nh..(a + 1) * nh];
-            for (w, p) in lw.iter_mut().zip(&ev.hyp[a * nh..(a + 1) * nh]) {
-                *w += r * log2_sum_exp2([others + p, ev.exc].into_iter());
+        for (mode, per_a) in [&ev.rule_a, &ev.single_a].into_iter().enumerate() {
+            self.mode_lw[mode] +=
+                r * log2_sum_exp2([ev.log2_keep + ev.modes[mode], ev.exc].into_iter());
+            for a in 0..na {
+                let others = ev.log2_keep + ev.modes[mode] - per_a[a];
+                let lw = if mode == 0 {
+                    &mut self.log_w[a * nh..(a + 1) * nh]
+                } else {
+                    &mut self.log_w_single[a * nh..(a + 1) * nh]
+                };
+                for (w, p) in lw.iter_mut().zip(&ev.hyp[a * nh..(a + 1) * nh]) {
+                    *w += r * log2_sum_exp2([others + p, ev.exc].into_iter());
+                }
+                let t = log2_sum_exp2(lw.iter().copied());
+                if t.is_finite() {
+                    lw.iter_mut().for_each(|w| *w -= t);
+                }
             }
-            let t = log2_sum_exp2(lw.iter().copied());
-            if t.is_finite() {
-                lw.iter_mut().for_each(|w| *w -= t);
-            }
+        }
+        let t = log2_sum_exp2(self.mode_lw.iter().copied());
+        if t.is_finite() {
+            self.mode_lw.iter_mut().for_each(|w| *w -= t);
         }
         if u > 0.0 {
             for ci in 0..self.ctxs.len() {
@@ -766,7 +816,7 @@ impl RuleCore {
                 // holistic exception contradicts stay clean.
                 let uc: Vec<f64> = (0..na)
                     .map(|a| {
-                        let own = ev.log2_keep + ev.rule - ev.rule_a[a] + ev.hyp[a * nh + ci];
+                        let own = ev.log2_keep + ev.modes[0] - ev.rule_a[a] + ev.hyp[a * nh + ci];
                         let t = log2_sum_exp2([own, ev.exc].into_iter());
                         r * (own - t).exp2().clamp(0.0, 1.0)
                     })
