@@ -46,6 +46,12 @@ struct Args {
     /// Colours = shapes of a protocol.
     #[arg(long, default_value_t = 8)]
     size: usize,
+    /// Family `langx`: a language of this many attributes, one token per attribute over as many
+    /// symbols as values (`--values`), N / values^attrs repeats.
+    #[arg(long, default_value_t = 4)]
+    attrs: usize,
+    #[arg(long, default_value_t = 4)]
+    values: usize,
     #[arg(long, value_delimiter = ',', default_value = "500")]
     ns: Vec<usize>,
     #[arg(long, value_delimiter = ',', default_value = "0")]
@@ -94,7 +100,7 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
         )),
         // Xu et al.'s published 4 x 4 shape (the default panel's `grid-setting` family): the
         // layout setting from --kind (h, v, b, r, hr, h-index-shuffle, holistic); N ignored.
-        "grid4" => Some(("grid", String::new(), a.kind.clone())),
+        "grid4" => Some(("grid", format!("samples = {}", n.min(16)), a.kind.clone())),
         "protocol" => Some((
             "protocol",
             format!(
@@ -168,6 +174,20 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
                 msg_len: 3,
                 vocab: 5,
                 repeats: (n / 125).max(1),
+                holistic_fraction: a.h,
+                seed,
+                ..Default::default()
+            };
+            Ok((format!("h={}", a.h), c.dataset()?))
+        }
+        "langx" => {
+            let objects = a.values.pow(a.attrs as u32);
+            let c = LanguageSystemConfig {
+                n_attr: a.attrs,
+                n_vals: a.values,
+                msg_len: a.attrs,
+                vocab: a.values,
+                repeats: (n / objects).max(1),
                 holistic_fraction: a.h,
                 seed,
                 ..Default::default()

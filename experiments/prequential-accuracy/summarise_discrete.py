@@ -4,8 +4,9 @@ against the issue's bound (2.0 where exact >= 100 bits, 3.0 below). Markdown on 
 import csv, glob, sys
 from collections import defaultdict
 
-for path in sorted(glob.glob(sys.argv[1] if len(sys.argv) > 1 else
-                             "experiments/prequential-accuracy/results/discrete_*.csv")):
+PATTERN = (sys.argv[1] if len(sys.argv) > 1 else
+           "experiments/prequential-accuracy/results/discrete_*.csv")
+for path in sorted(glob.glob(PATTERN)):
     rows = list(csv.DictReader(open(path)))
     if not rows:
         continue
@@ -36,7 +37,7 @@ for path in sorted(glob.glob(sys.argv[1] if len(sys.argv) > 1 else
 
 # C = K(Z) / K(Z|W) strictly decreasing in h (language and grid families): per (N, seed), every
 # step of h where the prequential K(Z|W) does not grow.
-for path in sorted(glob.glob("experiments/prequential-accuracy/results/discrete_*.csv")):
+for path in sorted(glob.glob(PATTERN)):
     rows = [r for r in csv.DictReader(open(path)) if r["setting"].startswith("h=")]
     if not rows:
         continue

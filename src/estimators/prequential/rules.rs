@@ -788,8 +788,8 @@ impl RuleCore {
         for (mode, per_a) in [&ev.rule_a, &ev.single_a].into_iter().enumerate() {
             self.mode_lw[mode] +=
                 r * log2_sum_exp2([ev.log2_keep + ev.modes[mode], ev.exc].into_iter());
-            for a in 0..na {
-                let others = ev.log2_keep + ev.modes[mode] - per_a[a];
+            for (a, pa) in per_a.iter().enumerate() {
+                let others = ev.log2_keep + ev.modes[mode] - pa;
                 let lw = if mode == 0 {
                     &mut self.log_w[a * nh..(a + 1) * nh]
                 } else {
