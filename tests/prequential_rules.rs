@@ -473,6 +473,8 @@ fn every_rows_probabilities_sum_to_at_most_one() {
         (ProtocolKind::Holistic, 4, 20),
         (ProtocolKind::Negation, 4, 20),
         (ProtocolKind::NonTriviallyCompositional, 4, 20),
+        // Padding detected from runs of one (`c _`, `s _`, `c s`): contexts from the end.
+        (ProtocolKind::ContextSensitive, 4, 5),
     ] {
         let d = ProtocolParams {
             kind,

@@ -3,18 +3,23 @@
 
 use crate::dataset::TokenData;
 
-/// The token that only ever occurs as a trailing run (every occurrence is followed by the same
-/// token up to the message end) and forms a run of at least two in some row, if one does: then
-/// it can only be padding. With several, the most frequent (the smallest id on ties). `None`
-/// for one-column W and for W where every token also occurs inside a message.
+/// The padding token, if W shows one: a token that only ever occurs as a trailing run (every
+/// occurrence is followed by the same token up to the message end), either forming a run of
+/// at least two in some row (the most frequent such token; the smallest id on ties) or, with
+/// runs of one only, being the only token that never occurs before the end and missing from
+/// some rows (messages of two lengths padded by one token). `None` for one-column W and for W
+/// where no token, or several tokens that never run longer than one (e.g. the second word of
+/// fixed-length two-word messages), only ever end a message.
 pub fn detect_padding(w: &TokenData) -> Option<u32> {
     if w.n_words < 2 || w.n == 0 {
         return None;
     }
-    // Per token: occurrences, occurrences inside the row's trailing run, longest such run.
+    // Per token: occurrences, occurrences inside the row's trailing run, longest such run,
+    // rows it ends.
     let mut count = vec![0u64; w.vocab];
     let mut trailing = vec![0u64; w.vocab];
     let mut longest = vec![0usize; w.vocab];
+    let mut ends = vec![0usize; w.vocab];
     for r in 0..w.n {
         let row = w.row(r);
         let last = *row.last()?;
@@ -24,11 +29,21 @@ pub fn detect_padding(w: &TokenData) -> Option<u32> {
         }
         trailing[last as usize] += run as u64;
         longest[last as usize] = longest[last as usize].max(run);
+        ends[last as usize] += 1;
     }
-    (0..w.vocab)
-        .filter(|&t| count[t] > 0 && count[t] == trailing[t] && longest[t] >= 2)
-        .max_by(|&a, &b| count[a].cmp(&count[b]).then(b.cmp(&a)))
-        .map(|t| t as u32)
+    let only_trailing: Vec<usize> = (0..w.vocab)
+        .filter(|&t| count[t] > 0 && count[t] == trailing[t])
+        .collect();
+    let long = only_trailing
+        .iter()
+        .copied()
+        .filter(|&t| longest[t] >= 2)
+        .max_by(|&a, &b| count[a].cmp(&count[b]).then(b.cmp(&a)));
+    match (long, only_trailing.as_slice()) {
+        (Some(t), _) => Some(t as u32),
+        (None, &[t]) if ends[t] < w.n => Some(t as u32),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -45,6 +60,13 @@ mod tests {
         assert_eq!(detect_padding(&w), None);
         // A token that also occurs before a different token is not padding.
         let w = TokenData::new(2, 3, 3, vec![0, 2, 2, 2, 1, 0]).unwrap();
+        assert_eq!(detect_padding(&w), None);
+        // Runs of one: the only token that never occurs before the end pads (Korbak et al.'s
+        // context-sensitive messages `c _`, `s _`, `c s`) ...
+        let w = TokenData::new(3, 2, 5, vec![0, 4, 2, 4, 0, 2]).unwrap();
+        assert_eq!(detect_padding(&w), Some(4));
+        // ... but not when two tokens only ever end a message (fixed-length `c s`).
+        let w = TokenData::new(3, 2, 4, vec![0, 2, 1, 3, 0, 3]).unwrap();
         assert_eq!(detect_padding(&w), None);
         // One column: nothing to detect.
         assert_eq!(
