@@ -6,8 +6,8 @@ use crate::dataset::TokenData;
 /// The padding token, if W shows one: a token that only ever occurs as a trailing run (every
 /// occurrence is followed by the same token up to the message end), either forming a run of
 /// at least two in some row (the most frequent such token; the smallest id on ties) or, with
-/// runs of one only, being the only token that never occurs before the end and missing from
-/// some rows (messages of two lengths padded by one token). `None` for one-column W and for W
+/// runs of one only, being the only token that never occurs before the end, ending most rows
+/// but not all (messages of two lengths padded by one token). `None` for one-column W and for W
 /// where no token, or several tokens that never run longer than one (e.g. the second word of
 /// fixed-length two-word messages), only ever end a message.
 pub fn detect_padding(w: &TokenData) -> Option<u32> {
@@ -41,7 +41,9 @@ pub fn detect_padding(w: &TokenData) -> Option<u32> {
         .max_by(|&a, &b| count[a].cmp(&count[b]).then(b.cmp(&a)));
     match (long, only_trailing.as_slice()) {
         (Some(t), _) => Some(t as u32),
-        (None, &[t]) if ends[t] < w.n => Some(t as u32),
+        // Runs of one: it must also end most messages but not all (a fixed-length language
+        // whose last word has a value of its own must not read as padded).
+        (None, &[t]) if ends[t] < w.n && 2 * ends[t] > w.n => Some(t as u32),
         _ => None,
     }
 }
@@ -65,8 +67,11 @@ mod tests {
         // context-sensitive messages `c _`, `s _`, `c s`) ...
         let w = TokenData::new(3, 2, 5, vec![0, 4, 2, 4, 0, 2]).unwrap();
         assert_eq!(detect_padding(&w), Some(4));
-        // ... but not when two tokens only ever end a message (fixed-length `c s`).
+        // ... but not when two tokens only ever end a message (fixed-length `c s`), nor when the
+        // only one ends a minority of the messages (a value of the last word).
         let w = TokenData::new(3, 2, 4, vec![0, 2, 1, 3, 0, 3]).unwrap();
+        assert_eq!(detect_padding(&w), None);
+        let w = TokenData::new(4, 2, 4, vec![0, 1, 1, 3, 2, 0, 1, 2]).unwrap();
         assert_eq!(detect_padding(&w), None);
         // One column: nothing to detect.
         assert_eq!(

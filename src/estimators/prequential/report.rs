@@ -23,6 +23,9 @@ pub fn to_json(r: &PrequentialResult) -> serde_json::Value {
         "wall_seconds": r.wall_seconds,
         "chunks": r.chunks,
         "warnings": r.warnings,
+        // The online scheme's learners: own code (bits), share of the mixture's bits, final
+        // weight (empty for the reference protocol).
+        "learners": r.learners,
     })
 }
 
