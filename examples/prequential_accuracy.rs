@@ -39,12 +39,19 @@ struct Args {
     #[arg(long, default_value_t = 0.0)]
     h: f64,
     /// Protocol kind (family `protocol`): trivially-compositional, non-trivially-compositional,
-    /// holistic, random, order-sensitive, negation, context-sensitive.
+    /// holistic, random, order-sensitive, negation, context-sensitive; layout setting (family
+    /// `grid4`): h, v, b, r, hr, h-index-shuffle, holistic.
     #[arg(long, default_value = "trivially-compositional")]
     kind: String,
     /// Colours = shapes of a protocol.
     #[arg(long, default_value_t = 8)]
     size: usize,
+    /// Family `langx`: a language of this many attributes, one token per attribute over as many
+    /// symbols as values (`--values`), N / values^attrs repeats.
+    #[arg(long, default_value_t = 4)]
+    attrs: usize,
+    #[arg(long, default_value_t = 4)]
+    values: usize,
     #[arg(long, value_delimiter = ',', default_value = "500")]
     ns: Vec<usize>,
     #[arg(long, value_delimiter = ',', default_value = "0")]
@@ -91,6 +98,9 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
             ),
             format!("h={}", a.h),
         )),
+        // Xu et al.'s published 4 x 4 shape (the default panel's `grid-setting` family): the
+        // layout setting from --kind (h, v, b, r, hr, h-index-shuffle, holistic); N ignored.
+        "grid4" => Some(("grid", format!("samples = {}", n.min(16)), a.kind.clone())),
         "protocol" => Some((
             "protocol",
             format!(
@@ -106,7 +116,9 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
         let spec = FamilySpec {
             name: None,
             kind: kind.into(),
-            parameter: if kind == "grid" {
+            parameter: if a.family == "grid4" {
+                "setting".into()
+            } else if kind == "grid" {
                 "holistic_fraction".into()
             } else {
                 "repeats".into()
@@ -114,7 +126,9 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
             values: vec![],
             params,
         };
-        let value = if kind == "grid" {
+        let value = if a.family == "grid4" {
+            toml::Value::String(a.kind.clone())
+        } else if kind == "grid" {
             toml::Value::Float(a.h)
         } else {
             toml::Value::Integer((n / objects).max(1) as i64)
@@ -160,6 +174,20 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
                 msg_len: 3,
                 vocab: 5,
                 repeats: (n / 125).max(1),
+                holistic_fraction: a.h,
+                seed,
+                ..Default::default()
+            };
+            Ok((format!("h={}", a.h), c.dataset()?))
+        }
+        "langx" => {
+            let objects = a.values.pow(a.attrs as u32);
+            let c = LanguageSystemConfig {
+                n_attr: a.attrs,
+                n_vals: a.values,
+                msg_len: a.attrs,
+                vocab: a.values,
+                repeats: (n / objects).max(1),
                 holistic_fraction: a.h,
                 seed,
                 ..Default::default()

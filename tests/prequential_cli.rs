@@ -89,6 +89,39 @@ fn csv_input_json_output() {
     ));
 }
 
+/// `--protocol online --learners ...` on a user's files: the JSON lists each learner's own code,
+/// the share of the mixture's bits it won (summing to 1) and its final weight.
+#[test]
+fn json_says_which_learner_the_code_rests_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let (w, z) = good_csv(dir.path());
+    let args = [
+        "prequential",
+        "--w",
+        &w,
+        "--z",
+        &z,
+        "--protocol",
+        "online",
+        "--learners",
+        "marginal,ngram2,rules",
+        "--json",
+        "--quiet",
+    ];
+    let (code, stdout, stderr) = kcomp(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let learners = v["learners"].as_array().unwrap();
+    let names: Vec<&str> = learners
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["marginal", "ngram2", "rules"]);
+    let share: f64 = learners.iter().map(|l| l["share"].as_f64().unwrap()).sum();
+    assert!((share - 1.0).abs() < 1e-6, "{share}");
+    assert!(learners.iter().all(|l| l["bits"].as_f64().unwrap() > 0.0));
+}
+
 #[test]
 fn npy_and_jsonl_input() {
     let dir = tempfile::tempdir().unwrap();

@@ -47,6 +47,10 @@ fn discrete_learners_are_complete_codes() {
     let two = TokenData::new(4, 2, 2, vec![0, 0, 0, 1, 1, 0, 0, 0]).unwrap();
     // Three positions: pair contexts (global and Latin-square bases) are in play.
     let three = TokenData::new(5, 3, 3, vec![0, 1, 2, 1, 1, 0, 2, 0, 1, 0, 1, 2, 1, 2, 0]).unwrap();
+    // Token 2 only ever ends a message, as a run: detected as padding (contexts from the end).
+    let padded = TokenData::new(4, 3, 3, vec![0, 2, 2, 1, 0, 2, 0, 1, 2, 1, 2, 2]).unwrap();
+    // Token 4 is the only one that never occurs before the end (runs of one): padding too.
+    let padded1 = TokenData::new(4, 2, 5, vec![0, 4, 2, 4, 0, 2, 1, 4]).unwrap();
     let learner_sets: Vec<(&str, Vec<LearnerSpec>)> = vec![
         ("marginal", vec![LearnerSpec::Marginal]),
         ("ngram", vec![LearnerSpec::Ngram { order: 2 }]),
@@ -65,6 +69,8 @@ fn discrete_learners_are_complete_codes() {
             ("blind", &blind, vec![(1, 2), (1, 3), (2, 2)]),
             ("two positions", &two, vec![(1, 2), (1, 3), (2, 2)]),
             ("three positions", &three, vec![(2, 2)]),
+            ("padded", &padded, vec![(1, 3), (2, 2)]),
+            ("padded, runs of one", &padded1, vec![(1, 3), (2, 2)]),
         ] {
             for (a, v) in shapes {
                 let s = kraft_sum(learners, w, a, v);

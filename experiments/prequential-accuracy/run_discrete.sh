@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 21: the online scheme's prequential K(Z|W) over the exact K(Z|W) on the discrete
 # families (language systems over h in two shapes, the seven protocols at 5x5 and 8x8,
-# string-to-grid over h), N = 500, 1000, 2000, 5000, seeds 0, 1, 2; with
-# BLOCKS="lookup1 lookup2 grammar varlen" the continuous families on the same grid.
+# string-to-grid over h, Xu et al.'s 4 x 4 layouts, variable-length messages), N = 500, 1000,
+# 2000, 5000, seeds 0, 1, 2; with BLOCKS="lookup1 lookup2 grammar" the continuous families on
+# the same grid.
 # Usage (repository root): bash experiments/prequential-accuracy/run_discrete.sh
 #   SCHEMES=online NS=500,1000 bash ...   # the full learner set (MLPs too) on a subset
 # Writes results/discrete_<block>.csv (stderr with every learner's own total: *.log).
@@ -12,7 +13,7 @@ OUT="${OUT:-$HERE/results}"
 SEEDS="${SEEDS:-0,1,2}"
 NS="${NS:-500,1000,2000,5000}"
 SCHEMES="${SCHEMES:-online+fast}"
-BLOCKS="${BLOCKS:-language language3 protocol5 protocol8 grid5}"
+BLOCKS="${BLOCKS:-language language3 protocol5 protocol8 grid5 grid4 varlen}"
 mkdir -p "$OUT"
 cargo build --release --example prequential_accuracy
 BIN=./target/release/examples/prequential_accuracy
@@ -40,6 +41,13 @@ for B in $BLOCKS; do
   lookup1|lookup2)
     $BIN $hdr --family lookup --q "${B#lookup}" --ns "$NS" --seeds "$SEEDS" \
       --schemes "$SCHEMES" >> "$f" 2>> "${f%.csv}.log" ;;
+  grid4)
+    # Xu et al.'s published 4 x 4 shape (16 inputs; N does not apply).
+    for K in h v b r hr h-index-shuffle holistic; do
+      $BIN $hdr --family grid4 --kind "$K" --ns 16 --seeds "$SEEDS" --schemes "$SCHEMES" \
+        >> "$f" 2>> "${f%.csv}.log"
+      hdr=
+    done ;;
   grammar|varlen)
     $BIN $hdr --family "$B" --ns "$NS" --seeds "$SEEDS" --schemes "$SCHEMES" \
       >> "$f" 2>> "${f%.csv}.log" ;;

@@ -4,8 +4,9 @@ against the issue's bound (2.0 where exact >= 100 bits, 3.0 below). Markdown on 
 import csv, glob, sys
 from collections import defaultdict
 
-for path in sorted(glob.glob(sys.argv[1] if len(sys.argv) > 1 else
-                             "experiments/prequential-accuracy/results/discrete_*.csv")):
+PATTERN = (sys.argv[1] if len(sys.argv) > 1 else
+           "experiments/prequential-accuracy/results/discrete_*.csv")
+for path in sorted(glob.glob(PATTERN)):
     rows = list(csv.DictReader(open(path)))
     if not rows:
         continue
@@ -33,3 +34,21 @@ for path in sorted(glob.glob(sys.argv[1] if len(sys.argv) > 1 else
         flag = "" if worst <= 1 else " **over**"
         print(f"| {s} | " + " | ".join(out) + f" | {worst:.2f} of bound{flag} | "
               f"{sum(secs)/max(len(secs),1):.2f} |")
+
+# C = K(Z) / K(Z|W) strictly decreasing in h (language and grid families): per (N, seed), every
+# step of h where the prequential K(Z|W) does not grow.
+for path in sorted(glob.glob(PATTERN)):
+    rows = [r for r in csv.DictReader(open(path)) if r["setting"].startswith("h=")]
+    if not rows:
+        continue
+    by = defaultdict(dict)
+    for r in rows:
+        by[(int(r["N"]), r["seed"])][float(r["setting"][2:])] = float(r["k_data_bits"])
+    bad = []
+    for (n, seed), ks in sorted(by.items()):
+        hs = sorted(ks)
+        bad += [f"N={n} seed {seed}: h {a} -> {b} ({ks[a]:.1f} -> {ks[b]:.1f} bits)"
+                for a, b in zip(hs, hs[1:]) if ks[b] <= ks[a]]
+    name = path.split("/")[-1]
+    print(f"\nC strictly decreasing in h, {name}: "
+          + ("every N and seed" if not bad else f"{len(bad)} of {sum(len(k) - 1 for k in by.values())} steps not: " + "; ".join(bad)))

@@ -8,6 +8,7 @@
 //! - [`code`]: the engine (parallel, deterministic chunk trainings; warm start);
 //! - [`online`]: the online scheme (continued training with replay, EMA, forward calibration)
 //!   and its learners;
+//! - [`padding`]: detecting the padding token of variable-length messages;
 //! - [`rules`]: the discrete rule learner (message memory, per-attribute rules over
 //!   positions and pairs, bijection-aware cells, exceptions);
 //! - [`switching`]: Bayesian mixture and switching over learners (model choice in the code);
@@ -19,6 +20,7 @@ pub mod code;
 pub mod estimator;
 pub mod naive;
 pub mod online;
+pub mod padding;
 pub mod report;
 pub mod rules;
 pub mod run_config;

@@ -26,6 +26,9 @@ pub fn to_json(r: &PrequentialResult) -> serde_json::Value {
         "wall_seconds": r.wall_seconds,
         "chunks": r.chunks,
         "warnings": r.warnings,
+        // The online scheme's learners: own code (bits), share of the mixture's bits, final
+        // weight (empty for the reference protocol).
+        "learners": r.learners,
     })
 }
 
@@ -49,6 +52,16 @@ pub fn to_text(r: &PrequentialResult, title: &str) -> String {
                 l.final_weight
             );
         }
+    }
+    if let Some(t) = r
+        .learners
+        .iter()
+        .find_map(|l| l.name.split_once("+pad=").map(|x| x.1.to_string()))
+    {
+        text += &format!(
+            "note: token {t} is padding (given, or detected: it only ever ends a message, as a \
+             run); the rule learner also reads positions counted from the message end\n"
+        );
     }
     for w in &r.warnings {
         text += &format!("warning: {w}\n");

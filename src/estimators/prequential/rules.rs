@@ -35,7 +35,7 @@
 //! changes nothing. Hash maps are only looked up, never iterated, so the result does not depend
 //! on their order.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -51,14 +51,19 @@ const ALPHAS: [f64; 3] = [1.0 / 32.0, 1.0, f64::INFINITY];
 /// one context some cells may be a lexicon entry and others noise (an attribute a message
 /// form leaves unsaid), so a per-context strength would pay several bits on every noisy row.
 const ALPHA_PRIOR: [f64; 3] = [30.0 / 32.0, 1.0 / 32.0, 1.0 / 32.0];
+/// Prior of the full and the single-position mode of the per-attribute rules.
+const MODE_PRIOR: [f64; 2] = [0.75, 0.25];
 /// Prior of Z as given among the bases (the sum/difference bases share the rest).
 const IDENTITY_PRIOR: f64 = 0.75;
 /// The last one is infinite: no memory, every row straight from the level below (messages
 /// that name many objects at random, e.g. a context-dependent unsaid attribute, where any
 /// finite concentration overweights the objects a message named before). Prior
 /// [`MEM_PRIOR`].
-const MEM_ALPHAS: [f64; 3] = [1.0 / 16.0, 2.0, f64::INFINITY];
-const MEM_PRIOR: [f64; 3] = [0.45, 0.45, 0.1];
+/// The smallest (1/512) is for messages that always name one object: a repeat then costs
+/// about alpha / (n ln 2) bits, 0.1-0.4 bit per message over a few to a hundred repeats at
+/// 1/16.
+const MEM_ALPHAS: [f64; 4] = [1.0 / 512.0, 1.0 / 16.0, 2.0, f64::INFINITY];
+const MEM_PRIOR: [f64; 4] = [0.3, 0.3, 0.3, 0.1];
 
 /// log2 of the memory's P(object) with concentration `al`: the object's count `n_z` among
 /// `total` and the level below's log2 P `base` (`base` itself when `al` is infinite).
@@ -149,14 +154,16 @@ impl RuleSettings {
         s
     }
 
-    /// Contexts of messages of length `l`: none, each position, the pairs.
-    pub fn n_contexts(&self, l: usize) -> usize {
+    /// Contexts of messages of length `l`: none, each position, the pairs; with a padding token
+    /// (`padded`) also each position counted from the message end.
+    pub fn n_contexts(&self, l: usize, padded: bool) -> usize {
         let pairs = if l <= self.all_pairs_max_len {
             l * l.saturating_sub(1) / 2
         } else {
             l.saturating_sub(1)
         };
-        1 + l + pairs
+        let from_end = if padded { l } else { 0 };
+        1 + l + pairs + from_end
     }
 
     /// Hierarchies (bases) run for `n_attr` attributes.
@@ -220,16 +227,32 @@ struct RowEval {
     /// The same per strength of [`ALPHAS`] (the cells' own mixtures learn from it).
     palpha: Vec<[f64; 3]>,
     rule: f64,
+    /// log2 P of each attribute's value under its hypothesis mixture, in the full and the
+    /// single-position mode, and of the row in each mode (`rule` mixes them).
+    rule_a: Vec<f64>,
+    single_a: Vec<f64>,
+    modes: [f64; 2],
+
+    /// log2 (eps P(exception)).
+    exc: f64,
     base: f64,
     log2_keep: f64,
     /// log2 P of each memory concentration (seen message).
-    mem: Option<[f64; 3]>,
+    mem: Option<[f64; 4]>,
     /// Posterior that the level below the memory produced the row (1 for a new message).
     from_base: f64,
     total: f64,
     obj: Option<u32>,
     /// The object was named by another message before.
     taken_by_other: bool,
+    /// The rules' own object for this message (see [`RuleCore::lexicon_object`]) is named by
+    /// another message: the message is likelier an exception.
+    star_taken: bool,
+    /// The rules' object for this message, if they name one.
+    star: Option<Vec<u32>>,
+    /// The exception's orphan pool was not empty and the row's object is in it.
+    orphan_pool: bool,
+    in_orphans: bool,
 }
 
 /// One hierarchy of the rule learner, coding Z in one basis.
@@ -248,17 +271,49 @@ struct RuleCore {
     hyps: Vec<Hyp>,
     /// log2 weights per (attribute, hypothesis).
     log_w: Vec<f64>,
+    /// The same in the single-position mode: every attribute reads one position (uniform
+    /// prior over them, `-inf` elsewhere). The two modes are mixed jointly over the attributes
+    /// (`mode_lw`), so when each attribute reads one position (a lexicon, a grid's cells) the
+    /// choice costs log2 (positions) bits per attribute instead of the full prior's share.
+    log_w_single: Vec<f64>,
+    mode_lw: [f64; 2],
     msgs: HashMap<Vec<u32>, MsgCell>,
     /// Interned objects: id and the number of distinct messages that named it.
     objects: HashMap<Vec<u32>, (u32, u32)>,
     /// The same count per object id.
     named: Vec<u32>,
-    /// (exception weight, new messages).
+    /// Per object id: the object is an orphan.
+    orphan_id: Vec<bool>,
+    /// (exception weight, new messages), for messages whose lexicon object is free.
     exc: (f64, f64),
+    /// The same for messages whose lexicon object another message already names.
+    exc_taken: (f64, f64),
+    /// Orphans: the lexicon objects of messages seen naming another object. In a world where
+    /// each object has one message, an orphan is provably named by some other message: an
+    /// exception draws among the orphans no message names yet (share `orphan_rho`).
+    orphans: HashSet<Vec<u32>>,
+    /// Orphans some message names.
+    orphans_named: usize,
+    /// (weight of exceptions whose object was in the orphan pool, weight of exceptions with a
+    /// non-empty pool).
+    orphan_rho: (f64, f64),
+    /// Messages learned as exceptions with the object they named (the orphans are recomputed
+    /// from them as the rules mature).
+    exc_msgs: Vec<(Vec<u32>, Vec<u32>)>,
+    /// Rows learned, and the row count at which the orphans are next recomputed.
+    learned: usize,
+    next_orphans: usize,
+    /// While the rules are re-learned from the rows sent so far: the exception rates (new
+    /// message with a free / a taken lexicon object) estimated before, held fixed.
+    eps_fixed: Option<[f64; 2]>,
     /// (weight of exceptions naming an object already named, weight of exceptions).
     obj_rho: (f64, f64),
     log2_objects: f64,
-    mem_log_w: [f64; 3],
+    mem_log_w: [f64; 4],
+    /// Message length (W's columns) and the padding token, if W has one: context positions
+    /// from `l` on count from the message end (`l` is its last real token).
+    l: usize,
+    pad: Option<u32>,
 }
 
 impl RuleCore {
@@ -268,6 +323,7 @@ impl RuleCore {
         orig_vals: usize,
         sum_diff: Option<(usize, usize)>,
         settings: &RuleSettings,
+        pad: Option<u32>,
     ) -> Self {
         let (a, l) = (n_attr, w.n_words);
         let mut nvals = vec![orig_vals; a];
@@ -285,8 +341,21 @@ impl RuleCore {
                 }
             }
         }
-        let n_single = l as f64;
-        let n_pair = (ctx_pos.len() - 1 - l) as f64;
+        let mut n_single = l as f64;
+        if pad.is_some() {
+            // Positions from the end (the last real token, the one before, ...).
+            ctx_pos.extend((l..2 * l).map(|p| vec![p]));
+            n_single *= 2.0;
+        }
+        let n_pair = (ctx_pos.len() - 1 - n_single as usize) as f64;
+        // Each single position's share of the singles' prior: with a padding token, positions
+        // from the end take an eighth (the forward ones keep most of theirs: data whose
+        // positions say what they say with or without padding pay 0.2 bit per attribute).
+        let single_share = |p: usize| match (pad.is_some(), p < l) {
+            (false, _) => 1.0 / l as f64,
+            (true, true) => 0.875 / l as f64,
+            (true, false) => 0.125 / l as f64,
+        };
         // Prior: half to single positions, a quarter each to "no context" and to pairs (a
         // half without pairs), split evenly within.
         let (p_empty, p_single, p_pair) = if n_pair > 0.0 {
@@ -298,7 +367,7 @@ impl RuleCore {
         for (c, pos) in ctx_pos.iter().enumerate() {
             let (variants, mass): (&[Variant], f64) = match pos.len() {
                 0 => (&[Variant::Plain], p_empty),
-                1 => (&[Variant::Global], p_single / n_single),
+                1 => (&[Variant::Global], p_single * single_share(pos[0])),
                 _ => (&[Variant::Global], p_pair / n_pair),
             };
             for &variant in variants {
@@ -311,6 +380,17 @@ impl RuleCore {
         }
         let log_w = (0..a)
             .flat_map(|_| hyps.iter().map(|h| h.log2_prior))
+            .collect();
+        let log_w_single = (0..a)
+            .flat_map(|_| {
+                hyps.iter().map(|h| {
+                    if ctx_pos[h.ctx].len() == 1 {
+                        single_share(ctx_pos[h.ctx][0]).log2()
+                    } else {
+                        f64::NEG_INFINITY
+                    }
+                })
+            })
             .collect();
         let ctxs = ctx_pos
             .into_iter()
@@ -335,13 +415,26 @@ impl RuleCore {
             ctxs,
             hyps,
             log_w,
+            log_w_single,
+            mode_lw: MODE_PRIOR.map(f64::log2),
             msgs: HashMap::new(),
             objects: HashMap::new(),
             named: Vec::new(),
+            orphan_id: Vec::new(),
             exc: (0.0, 0.0),
+            exc_taken: (0.0, 0.0),
+            orphans: HashSet::new(),
+            orphans_named: 0,
+            orphan_rho: (0.0, 0.0),
+            exc_msgs: Vec::new(),
+            learned: 0,
+            next_orphans: 8,
+            eps_fixed: None,
             obj_rho: (0.0, 0.0),
             log2_objects: a as f64 * (orig_vals as f64).log2(),
             mem_log_w: MEM_PRIOR.map(f64::log2),
+            l,
+            pad,
         }
     }
 
@@ -382,8 +475,95 @@ impl RuleCore {
     }
 
     fn key(&self, pos: &[usize], toks: &[u32]) -> u64 {
-        pos.iter()
-            .fold(0u64, |k, &p| k.wrapping_mul(self.vocab) + toks[p] as u64)
+        let l = self.l;
+        let len = match self.pad {
+            Some(t) if pos.iter().any(|&p| p >= l) => {
+                l - toks.iter().rev().take_while(|&&x| x == t).count()
+            }
+            _ => l,
+        };
+        pos.iter().fold(0u64, |k, &p| {
+            let tok = if p < l {
+                toks[p]
+            } else {
+                // The k-th token from the end (k = p - l + 1), the padding token if shorter.
+                len.checked_sub(p - l + 1)
+                    .map_or_else(|| self.pad.unwrap_or(0), |i| toks[i])
+            };
+            k.wrapping_mul(self.vocab) + tok as u64
+        })
+    }
+
+    /// The cell of each context that a message (tokens `toks`) falls in, if the context has it.
+    fn cells_of(&self, toks: &[u32]) -> Vec<Option<usize>> {
+        self.ctxs
+            .iter()
+            .map(|c| c.cells.get(&self.key(&c.pos, toks)).copied())
+            .collect()
+    }
+
+    /// The object the rules name for a message that falls in `cells`: per attribute, the value
+    /// that the cells of the hypotheses reading the message (one or two positions) assign, when
+    /// hypotheses of posterior at least 1/2 agree on it.
+    fn lexicon_object(&self, cells: &[Option<usize>]) -> Option<Vec<u32>> {
+        let nh = self.hyps.len();
+        let mut score = vec![0.0; self.n_vals];
+        (0..self.n_attr)
+            .map(|a| {
+                score.iter_mut().for_each(|x| *x = 0.0);
+                for (h, w) in self.hyps.iter().zip(&self.log_w[a * nh..(a + 1) * nh]) {
+                    let c = &self.ctxs[h.ctx];
+                    if c.pos.is_empty() {
+                        continue;
+                    }
+                    if let Some(ci) = cells[h.ctx] {
+                        let v = c.assigned[ci * self.n_attr + a];
+                        if v != u32::MAX {
+                            score[v as usize] += w.exp2();
+                        }
+                    }
+                }
+                let (v, s) = score
+                    .iter()
+                    .enumerate()
+                    .max_by(|x, y| x.1.total_cmp(y.1).then(y.0.cmp(&x.0)))?;
+                (*s > 0.5).then_some(v as u32)
+            })
+            .collect()
+    }
+
+    /// The exception rates of new messages whose lexicon object is free and taken.
+    fn eps(&self) -> [f64; 2] {
+        self.eps_fixed.unwrap_or([
+            (self.exc.0 + RARE) / (self.exc.1 + 1.0),
+            (self.exc_taken.0 + 0.5) / (self.exc_taken.1 + 1.0),
+        ])
+    }
+
+    /// Makes `z` an orphan.
+    fn add_orphan(&mut self, z: Vec<u32>) {
+        if let Some(&(id, _)) = self.objects.get(&z)
+            && !self.orphan_id[id as usize]
+        {
+            self.orphan_id[id as usize] = true;
+            self.orphans_named += 1;
+        }
+        self.orphans.insert(z);
+    }
+
+    /// Recomputes the orphans from the exception messages with the current rules.
+    fn recompute_orphans(&mut self) {
+        let fresh: Vec<Vec<u32>> = self
+            .exc_msgs
+            .iter()
+            .filter_map(|(toks, z)| self.lexicon_object(&self.cells_of(toks)).filter(|s| s != z))
+            .collect();
+        self.orphans.clear();
+        self.orphan_id.iter_mut().for_each(|f| *f = false);
+        self.orphans_named = 0;
+        for z in fresh {
+            self.add_orphan(z);
+        }
     }
 
     /// Probability that a new cell of `ctx` takes value `v` for attribute `a`, among the
@@ -422,15 +602,12 @@ impl RuleCore {
         let zt = self.zrow(values, row);
         let zv = &zt[..];
         let mut allowed = vec![true; nv];
-        let cells: Vec<Option<usize>> = self
-            .ctxs
-            .iter()
-            .map(|c| c.cells.get(&self.key(&c.pos, toks)).copied())
-            .collect();
+        let cells = self.cells_of(toks);
         let nh = self.hyps.len();
         let mut hyp = vec![0.0; na * nh];
         let mut palpha = vec![[0.0; 3]; na * nh];
-        let mut rule = 0.0;
+        let mut rule_a = vec![0.0; na];
+        let mut single_a = vec![0.0; na];
         for a in 0..na {
             let v = zv[a] as usize;
             self.allowed(a, zv, &mut allowed);
@@ -460,49 +637,89 @@ impl RuleCore {
                 palpha[a * nh + k] = pa;
             }
             let lw = &self.log_w[a * nh..(a + 1) * nh];
-            rule += log2_sum_exp2(
+            rule_a[a] = log2_sum_exp2(
+                lw.iter()
+                    .zip(&hyp[a * nh..(a + 1) * nh])
+                    .map(|(w, p)| w + p),
+            );
+            let lw = &self.log_w_single[a * nh..(a + 1) * nh];
+            single_a[a] = log2_sum_exp2(
                 lw.iter()
                     .zip(&hyp[a * nh..(a + 1) * nh])
                     .map(|(w, p)| w + p),
             );
         }
+        let modes = [rule_a.iter().sum::<f64>(), single_a.iter().sum::<f64>()];
+        let rule = log2_sum_exp2(self.mode_lw.iter().zip(&modes).map(|(w, p)| w + p));
+
         let msg = self.msgs.get(toks);
 
         let (obj, named_by) = match self.objects.get(zv) {
             Some(&(id, n)) => (Some(id), n),
             None => (None, 0),
         };
-        let in_own = msg.is_some_and(|m| obj.is_some_and(|o| m.objects.iter().any(|x| x.0 == o)));
+        let names = |id: u32| msg.is_some_and(|m| m.objects.iter().any(|x| x.0 == id));
+        let in_own = obj.is_some_and(names);
         let taken_by_other = named_by > u32::from(in_own);
-        // Exception: an object drawn uniformly among those no other message names, or (with
-        // the learned share `r`) among all objects.
+        let star = self.lexicon_object(&cells);
+        let star_taken = star.as_ref().is_some_and(|s| {
+            self.objects
+                .get(s)
+                .is_some_and(|&(id, n)| n > u32::from(names(id)))
+        });
+        // The orphan pool: orphans no message other than this one names (the same set for
+        // every candidate object).
+        let own_only = |orphan: bool| {
+            msg.map_or(0, |m| {
+                m.objects
+                    .iter()
+                    .filter(|x| {
+                        self.named[x.0 as usize] == 1 && (!orphan || self.orphan_id[x.0 as usize])
+                    })
+                    .count()
+            })
+        };
+        let pool = self.orphans.len() - self.orphans_named + own_only(true);
+        let in_orphans = pool > 0 && !taken_by_other && self.orphans.contains(zv);
+        // Exception: an object drawn among the orphan pool (learned share `s`), or uniformly
+        // among those no other message names, or (with the learned share `r`) among all
+        // objects.
         let exc_log2 = {
             let r = (self.obj_rho.0 + RARE) / (self.obj_rho.1 + 1.0);
             // The pool: objects no message other than this one names, the same set for every
             // candidate object (objects this message alone names stay in it), so the
             // exception's distribution sums to 1.
-            let own_only = msg.map_or(0, |m| {
-                m.objects
-                    .iter()
-                    .filter(|x| self.named[x.0 as usize] == 1)
-                    .count()
-            });
-            let t = (self.objects.len() - own_only) as f64;
+            let t = (self.objects.len() - own_only(false)) as f64;
             let lo = self.log2_objects;
             let untaken = if lo > 50.0 {
                 -lo
             } else {
                 -(lo.exp2() - t).max(1.0).log2()
             };
-            if taken_by_other {
+            // Every object named by another message: the draw is among all of them.
+            let any = if lo <= 50.0 && lo.exp2() - t < 0.5 {
+                -lo
+            } else if taken_by_other {
                 r.log2() - lo
             } else {
                 log2_sum_exp2([(1.0 - r).log2() + untaken, r.log2() - lo].into_iter())
+            };
+            if pool > 0 {
+                let s = (self.orphan_rho.0 + 0.5) / (self.orphan_rho.1 + 1.0);
+                let from_pool = if in_orphans {
+                    s.log2() - (pool as f64).log2()
+                } else {
+                    f64::NEG_INFINITY
+                };
+                log2_sum_exp2([from_pool, (1.0 - s).log2() + any].into_iter())
+            } else {
+                any
             }
         };
-        let eps = (self.exc.0 + RARE) / (self.exc.1 + 1.0);
+        let eps = self.eps()[usize::from(star_taken)];
         let log2_keep = (1.0 - eps).log2();
-        let base = log2_sum_exp2([log2_keep + rule, eps.log2() + exc_log2].into_iter());
+        let exc = eps.log2() + exc_log2;
+        let base = log2_sum_exp2([log2_keep + rule, exc].into_iter());
         let mut from_base = 1.0;
         let (mem, total) = match msg {
             Some(m) => {
@@ -528,6 +745,10 @@ impl RuleCore {
             hyp,
             palpha,
             rule,
+            rule_a,
+            single_a,
+            modes,
+            exc,
             base,
             log2_keep,
             mem,
@@ -535,6 +756,10 @@ impl RuleCore {
             total,
             obj,
             taken_by_other,
+            star_taken,
+            star,
+            orphan_pool: pool > 0,
+            in_orphans,
         }
     }
 
@@ -557,42 +782,98 @@ impl RuleCore {
             }
         }
         let nh = self.hyps.len();
-        for a in 0..na {
-            let lw = &mut self.log_w[a * nh..(a + 1) * nh];
-            for (w, p) in lw.iter_mut().zip(&ev.hyp[a * nh..(a + 1) * nh]) {
-                *w += u * p;
+        // Each hypothesis is weighed by the row's probability under the whole model with it
+        // (the other attributes at their mixtures, and the exception alternative), so a row
+        // an exception explains moves no weight between hypotheses.
+        for (mode, per_a) in [&ev.rule_a, &ev.single_a].into_iter().enumerate() {
+            self.mode_lw[mode] +=
+                r * log2_sum_exp2([ev.log2_keep + ev.modes[mode], ev.exc].into_iter());
+            for (a, pa) in per_a.iter().enumerate() {
+                let others = ev.log2_keep + ev.modes[mode] - pa;
+                let lw = if mode == 0 {
+                    &mut self.log_w[a * nh..(a + 1) * nh]
+                } else {
+                    &mut self.log_w_single[a * nh..(a + 1) * nh]
+                };
+                for (w, p) in lw.iter_mut().zip(&ev.hyp[a * nh..(a + 1) * nh]) {
+                    *w += r * log2_sum_exp2([others + p, ev.exc].into_iter());
+                }
+                let t = log2_sum_exp2(lw.iter().copied());
+                if t.is_finite() {
+                    lw.iter_mut().for_each(|w| *w -= t);
+                }
             }
-            let t = log2_sum_exp2(lw.iter().copied());
-            if t.is_finite() {
-                lw.iter_mut().for_each(|w| *w -= t);
-            }
+        }
+        let t = log2_sum_exp2(self.mode_lw.iter().copied());
+        if t.is_finite() {
+            self.mode_lw.iter_mut().for_each(|w| *w -= t);
         }
         if u > 0.0 {
             for ci in 0..self.ctxs.len() {
                 let pa: Vec<[f64; 3]> = (0..na).map(|a| ev.palpha[a * nh + ci]).collect();
-                self.learn_cell(ci, ev.cells[ci], &toks, &zv, u, &pa);
+                // Each context learns the row with the posterior that the rules produced it
+                // *under that context* (the other attributes at their mixtures), so cells a
+                // holistic exception contradicts stay clean.
+                let uc: Vec<f64> = (0..na)
+                    .map(|a| {
+                        let own = ev.log2_keep + ev.modes[0] - ev.rule_a[a] + ev.hyp[a * nh + ci];
+                        let t = log2_sum_exp2([own, ev.exc].into_iter());
+                        r * (own - t).exp2().clamp(0.0, 1.0)
+                    })
+                    .collect();
+                self.learn_cell(ci, ev.cells[ci], &toks, &zv, &uc, &pa);
             }
         }
+        let e = r - u;
         if r > 0.0 {
-            self.exc.0 += r - u;
-            self.exc.1 += r;
-            self.obj_rho.0 += (r - u) * f64::from(u8::from(ev.taken_by_other));
-            self.obj_rho.1 += r - u;
+            let ex = if ev.star_taken {
+                &mut self.exc_taken
+            } else {
+                &mut self.exc
+            };
+            ex.0 += e;
+            ex.1 += r;
+            self.obj_rho.0 += e * f64::from(u8::from(ev.taken_by_other));
+            self.obj_rho.1 += e;
+            if ev.orphan_pool {
+                self.orphan_rho.0 += e * f64::from(u8::from(ev.in_orphans));
+                self.orphan_rho.1 += e;
+            }
         }
         let next_id = self.objects.len() as u32;
         let obj = ev.obj.unwrap_or(next_id);
-        let m = self.msgs.entry(toks).or_default();
+        let m = self.msgs.entry(toks.clone()).or_default();
         m.total += 1.0;
-        match m.objects.iter_mut().find(|x| x.0 == obj) {
-            Some(x) => x.1 += 1.0,
+        let new_pair = match m.objects.iter_mut().find(|x| x.0 == obj) {
+            Some(x) => {
+                x.1 += 1.0;
+                false
+            }
             None => {
                 m.objects.push((obj, 1.0));
-                self.objects.entry(zv).or_insert((obj, 0)).1 += 1;
+                self.objects.entry(zv.clone()).or_insert((obj, 0)).1 += 1;
                 if obj as usize == self.named.len() {
                     self.named.push(0);
+                    let orphan = self.orphans.contains(&zv);
+                    self.orphan_id.push(orphan);
+                    self.orphans_named += usize::from(orphan);
                 }
                 self.named[obj as usize] += 1;
+                true
             }
+        };
+        // A message seen naming an object its rules do not name: its lexicon object is an
+        // orphan.
+        if new_pair && e > 0.5 {
+            if let Some(s) = ev.star.filter(|s| *s != zv) {
+                self.add_orphan(s);
+            }
+            self.exc_msgs.push((toks, zv));
+        }
+        self.learned += 1;
+        if self.learned >= self.next_orphans {
+            self.recompute_orphans();
+            self.next_orphans = self.learned + (self.learned / 8).max(8);
         }
     }
 
@@ -604,7 +885,7 @@ impl RuleCore {
         cell: Option<usize>,
         toks: &[u32],
         zv: &[u32],
-        u: f64,
+        uc: &[f64],
         pa: &[[f64; 3]],
     ) {
         let (na, nv) = (self.n_attr, self.n_vals);
@@ -621,7 +902,7 @@ impl RuleCore {
             id
         });
         for a in 0..na {
-            let v = zv[a] as usize;
+            let (v, u) = (zv[a] as usize, uc[a]);
             let ia = cell * na + a;
             let lw = &mut c.alpha_lw[ia];
             lw.iter_mut().zip(pa[a]).for_each(|(w, p)| *w += u * p);
@@ -663,11 +944,27 @@ pub struct RuleLearner {
     cores: Vec<RuleCore>,
     log_w: Vec<f64>,
     name: String,
+    settings: RuleSettings,
+    pad: Option<u32>,
+    /// Rows sent after which the cores are next re-learned.
+    next_relearn: usize,
 }
+
+/// Rows sent at the first re-learning; each next one comes after [`RELEARN_FACTOR`] times as
+/// many.
+const RELEARN_FIRST: usize = 16;
+const RELEARN_FACTOR: usize = 4;
 
 impl RuleLearner {
     /// `None` for continuous Z or when the worst-case tables exceed [`MAX_RULE_COUNTS`].
-    pub fn new(w: &TokenData, z: &Targets, settings: &RuleSettings) -> Option<Self> {
+    /// With a padding token `pad` the contexts also count positions from the message end, and
+    /// the name says so (`rules+pad=T`).
+    pub fn new(
+        w: &TokenData,
+        z: &Targets,
+        settings: &RuleSettings,
+        pad: Option<u32>,
+    ) -> Option<Self> {
         let Targets::Discrete { n_attr, n_vals, .. } = z else {
             return None;
         };
@@ -679,7 +976,7 @@ impl RuleLearner {
             }
         }
         // Worst case: every row opens a new cell in every context of every basis.
-        let worst = Self::worst_counts(w.n, w.n_words, a, v, settings);
+        let worst = Self::worst_counts(w.n, w.n_words, a, v, settings, pad.is_some());
         if worst > MAX_RULE_COUNTS as f64 {
             return None;
         }
@@ -694,23 +991,36 @@ impl RuleLearner {
         Some(RuleLearner {
             cores: bases
                 .into_iter()
-                .map(|b| RuleCore::new(w, a, v, b, settings))
+                .map(|b| RuleCore::new(w, a, v, b, settings, pad))
                 .collect(),
             log_w,
-            name: format!("rules{}", settings.suffix()),
+            name: match pad {
+                Some(t) => format!("rules{}+pad={t}", settings.suffix()),
+                None => format!("rules{}", settings.suffix()),
+            },
+            settings: *settings,
+            pad,
+            next_relearn: RELEARN_FIRST,
         })
     }
 
     /// (cell, attribute, value) counts the tables may reach: `n` rows, each opening a cell in
     /// every context of every basis (a sum/difference basis has up to 2 V - 1 values).
-    pub fn worst_counts(n: usize, l: usize, a: usize, v: usize, s: &RuleSettings) -> f64 {
+    pub fn worst_counts(
+        n: usize,
+        l: usize,
+        a: usize,
+        v: usize,
+        s: &RuleSettings,
+        padded: bool,
+    ) -> f64 {
         let bases = s.n_bases(a) as f64;
         let width = if bases > 1.0 {
             2.0 * v as f64
         } else {
             v as f64
         };
-        n as f64 * s.n_contexts(l) as f64 * a as f64 * width * bases
+        n as f64 * s.n_contexts(l, padded) as f64 * a as f64 * width * bases
     }
 
     /// log2 P of row `row` per core.
@@ -762,6 +1072,29 @@ impl OnlineLearner for RuleLearner {
             for (c, ev) in self.cores.iter_mut().zip(evs) {
                 c.learn_row(w, values, r, ev);
             }
+        }
+        // Early rows were learned with the exception rate of the prior (a holistic exception
+        // then taught the cells as if the rules made it): on a geometric schedule, each core
+        // learns every row sent so far again, afresh, with the rates estimated so far.
+        if sent.len() >= self.next_relearn {
+            for c in self.cores.iter_mut() {
+                let mut fresh = RuleCore::new(
+                    w,
+                    c.n_attr,
+                    c.orig_vals,
+                    c.sum_diff,
+                    &self.settings,
+                    self.pad,
+                );
+                fresh.eps_fixed = Some(c.eps());
+                for &r in sent {
+                    let ev = fresh.eval(w, values, r);
+                    fresh.learn_row(w, values, r, ev);
+                }
+                fresh.eps_fixed = None;
+                *c = fresh;
+            }
+            self.next_relearn = sent.len() * RELEARN_FACTOR;
         }
     }
 }
