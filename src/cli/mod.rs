@@ -50,7 +50,7 @@ pub enum Command {
     /// Ordered CommonGen (Sakai et al., ACL 2025): prompts, ask, coverage and order scores.
     Commongen(commongen::CommongenArgs),
     /// Learn sentences W for a representation Z alone, code every term, report C(Z).
-    Represent(Box<crate::representation::report::RepresentArgs>),
+    Represent(Box<represent::RepresentArgs>),
 }
 
 /// The command line with negative numbers accepted as option values in every subcommand, so

@@ -103,6 +103,12 @@ impl SentenceLearner for AutoEncoder {
         }
     }
 
+    /// Positions are learnt, not blocks of dimensions: a sentence may be longer than D (a
+    /// grammar's 16 words for 10 dimensions), up to 64.
+    fn max_length(&self, _dim: usize) -> usize {
+        64
+    }
+
     fn learn(
         &self,
         z: &Targets,
