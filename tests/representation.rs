@@ -184,6 +184,58 @@ fn noise_gives_c_near_one() {
     assert!(s.terms.k_z_bits <= s.terms.naive_bits + 1.0);
 }
 
+/// Holistic data (a one-word lookup table over N words, N rows drawing their word uniformly,
+/// so about 63 % of the objects occur, some several times): the shortest description found is
+/// one word per distinct object (M = 1, V = the number of distinct objects, reached by the
+/// refinement of V at every competitive M), its K(Z) is not above the generator's exact K(Z)
+/// with the used table rows charged, and C(Z) stays near the exact C (about 1.08), not the
+/// 2.1 of the per-dimension quantisation that won before M = 1 was refined.
+#[test]
+fn holistic_data_is_described_one_word_per_object() {
+    use kcomp::datasets::lookup_table::TableCost;
+    let n = 400;
+    let d = generate(&LookupParams {
+        samples: n,
+        length: 1,
+        vocab: n,
+        dim: 16,
+        seed: 5,
+        table_cost: TableCost::Used,
+        ..Default::default()
+    })
+    .unwrap()
+    .to_dataset()
+    .unwrap();
+    let mut distinct: Vec<u32> = d.w.tokens.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let exact = d.exact.clone().unwrap();
+    let cfg = SelectConfig {
+        learner: LearnerConfig {
+            epochs: 30,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let s = select(&KMeansLearner::default(), &d.z, &cfg, &|_, _| {}).unwrap();
+    let t = &s.terms;
+    assert_eq!((t.length, t.vocab), (1, distinct.len()), "{:?}", s.points);
+    assert!(recovery(&s.learned.w, &d.w).unwrap().mean_ami > 0.999);
+    assert!(
+        t.k_z_bits <= exact.k_z_bits,
+        "{} vs {}",
+        t.k_z_bits,
+        exact.k_z_bits
+    );
+    let exact_c = exact.k_z_bits / exact.k_z_given_w_bits;
+    assert!(exact_c > 1.05 && exact_c < 1.1, "{exact_c}");
+    assert!(
+        t.c <= 1.1 && (t.c - exact_c).abs() < 0.05,
+        "C {} vs {exact_c}",
+        t.c
+    );
+}
+
 /// The per-term function agrees with the selection's terms for the same W.
 #[test]
 fn terms_of_a_given_w_match_the_selection() {
