@@ -55,7 +55,7 @@ struct Args {
     #[arg(long, default_value_t = 1e-2)]
     lr: f64,
     /// Restarts of the auto-encoder.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 4)]
     restarts: usize,
     /// The decoder learners of K(Z|W): `terms` (the default of `kcomp represent`: marginal,
     /// n-gram tables, Bayesian linear regression) or `prequential` (the online scheme's whole

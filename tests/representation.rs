@@ -349,6 +349,35 @@ fn bad_inputs_are_one_line_errors() {
     }
 }
 
+/// Bad options: one line naming the option, exit status 2, nothing written.
+#[test]
+fn bad_options_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..20).map(|i| format!("{i}.5,{}\n", i % 3)).collect();
+    let z = write(dir.path(), "z.csv", &text);
+    for (extra, expect) in [
+        (&["--epochs", "0"][..], "epochs"),
+        (&["--learner", "nonsense"][..], "unknown learner"),
+        (&["--lr", "-1"][..], "lr"),
+        (&["--length", "3"][..], "dimension D = 2"),
+        (&["--vocab", "1"][..], "at least 2"),
+    ] {
+        let out = kcomp()
+            .args(["represent", "--z"])
+            .arg(&z)
+            .args(["--precision", "0.01", "--quiet", "--out"])
+            .arg(dir.path().join("out"))
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{extra:?}: {err}");
+        assert!(err.contains(expect), "{extra:?}: {err}");
+        assert!(!dir.path().join("out").join("W.npy").exists());
+    }
+}
+
 /// The command writes W.npy, the terms with units, the grid, the curve and the figure, and
 /// refuses to overwrite another run's folder without --force.
 #[test]

@@ -43,7 +43,7 @@ pub struct RepresentArgs {
     #[arg(long)]
     pub epochs: Option<usize>,
     /// Learning rate of the autoencoder (default 0.01; kmeans has none).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub lr: Option<f64>,
     /// Seed of every random draw.
     #[arg(long, default_value_t = 0)]

@@ -61,7 +61,7 @@ impl RepresentSettings {
                 format!("must be positive and finite, got {}", self.precision),
             ));
         }
-        learner_by_name(&self.learner)?;
+        let learner = learner_by_name(&self.learner)?;
         if self.epochs == Some(0) {
             return Err(KcompError::param("epochs", "must be at least 1"));
         }
@@ -78,22 +78,25 @@ impl RepresentSettings {
         let table = crate::io::user_data::read_table(&self.z)?;
         let z = crate::io::user_data::targets_from_table(&table, &self.z, Some(self.precision))?;
         super::select::check_z(&z).map_err(|e| KcompError::file(&self.z, e.to_string()))?;
+        let select = SelectConfig {
+            lengths: self.length.clone(),
+            vocabs: self.vocab.clone(),
+            learner: LearnerConfig {
+                epochs: self.epochs.unwrap_or(defaults.epochs),
+                lr: self.lr.unwrap_or(defaults.lr),
+                ..defaults
+            },
+            seed: self.seed,
+            ..Default::default()
+        };
+        // The grid is checked before the output folder is claimed.
+        super::select::check_grid(learner.as_ref(), &z, &select)?;
         Ok(RepresentRun {
             z_path: self.z.clone(),
             z,
             out: self.out.clone(),
             learner: self.learner.clone(),
-            select: SelectConfig {
-                lengths: self.length.clone(),
-                vocabs: self.vocab.clone(),
-                learner: LearnerConfig {
-                    epochs: self.epochs.unwrap_or(defaults.epochs),
-                    lr: self.lr.unwrap_or(defaults.lr),
-                    ..defaults
-                },
-                seed: self.seed,
-                ..Default::default()
-            },
+            select,
             threads: self.threads,
             force: self.force,
         })

@@ -180,6 +180,49 @@ fn point(t: &Terms, refined: bool) -> GridPoint {
     }
 }
 
+/// Checks Z ([`check_z`]) and the grid `cfg` gives for `learner` (lengths between 1 and the
+/// learner's longest sentence, vocabularies of at least 2 words); returns the lengths.
+/// `kcomp represent` calls it before it claims its output folder.
+pub fn check_grid(
+    learner: &dyn SentenceLearner,
+    z: &Targets,
+    cfg: &SelectConfig,
+) -> Result<Vec<usize>> {
+    check_z(z)?;
+    let dim = z.width();
+    let max_length = learner.max_length(dim);
+    let lengths = match &cfg.lengths {
+        Some(l) => l.clone(),
+        None => SelectConfig::default_lengths(max_length),
+    };
+    let n = z.n();
+    let vocabs = cfg.vocabs_for(2, n);
+    if lengths.is_empty() || vocabs.is_empty() {
+        return Err(KcompError::param("length", "the grid is empty"));
+    }
+    if let Some(&m) = lengths.iter().find(|&&m| m == 0 || m > max_length) {
+        let why = if max_length == dim {
+            format!(
+                "the dimension D = {dim} ({} splits Z's dimensions)",
+                learner.name()
+            )
+        } else {
+            format!("{max_length}")
+        };
+        return Err(KcompError::param(
+            "length",
+            format!("sentence length {m} must be between 1 and {why}"),
+        ));
+    }
+    if let Some(&v) = vocabs.iter().find(|&&v| v < 2) {
+        return Err(KcompError::param(
+            "vocab",
+            format!("vocabulary size {v} must be at least 2"),
+        ));
+    }
+    Ok(lengths)
+}
+
 /// Most rounds of the bisection stage of the refinement.
 const MAX_REFINE_ROUNDS: usize = 16;
 
@@ -285,35 +328,8 @@ pub fn select(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Selection> {
     use rayon::prelude::*;
-    check_z(z)?;
-    let dim = z.width();
-    let max_length = learner.max_length(dim);
-    let lengths = match &cfg.lengths {
-        Some(l) => l.clone(),
-        None => SelectConfig::default_lengths(max_length),
-    };
+    let lengths = check_grid(learner, z, cfg)?;
     let n = z.n();
-    let vocabs = cfg.vocabs_for(2, n);
-    if lengths.is_empty() || vocabs.is_empty() {
-        return Err(KcompError::param("length", "the grid is empty"));
-    }
-    if let Some(&m) = lengths.iter().find(|&&m| m == 0 || m > max_length) {
-        let why = if max_length == dim {
-            format!("the dimension D = {dim} ({} splits Z's dimensions)", learner.name())
-        } else {
-            format!("{max_length}")
-        };
-        return Err(KcompError::param(
-            "length",
-            format!("sentence length {m} must be between 1 and {why}"),
-        ));
-    }
-    if let Some(&v) = vocabs.iter().find(|&&v| v < 2) {
-        return Err(KcompError::param(
-            "vocab",
-            format!("vocabulary size {v} must be at least 2"),
-        ));
-    }
     let grid: Vec<SentenceSpace> = lengths
         .iter()
         .flat_map(|&length| {

@@ -82,7 +82,7 @@ impl Default for AutoEncoder {
     fn default() -> Self {
         AutoEncoder {
             discretiser: Discretiser::Vq,
-            restarts: 2,
+            restarts: 4,
         }
     }
 }
