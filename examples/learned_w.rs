@@ -341,6 +341,35 @@ const LEARNERS: &[(&str, usize, &str)] = &[
     ("truth", 3, "the true W, coded"),
 ];
 
+/// 1000 -> "1,000".
+fn thousands(n: usize) -> String {
+    let d = n.to_string();
+    let mut out = String::new();
+    for (i, c) in d.chars().enumerate() {
+        if i > 0 && (d.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A panel's title and the swept parameter of a sweep.
+fn sweep_title(sweep: &str) -> (&'static str, &'static str) {
+    match sweep {
+        "lookup-length" => ("Lookup tables over M", "length"),
+        "lookup-vocab" => ("Lookup tables over K", "vocab"),
+        "lookup-dim" => ("Lookup tables over D", "dim"),
+        "lookup-ngram" => ("Lookup tables over q (K = 2)", "ngram"),
+        "lookup-q2" => ("Lookup tables, q = 2, over M (K = 4)", "length"),
+        "grammar-width" => ("Grammars over width", "width"),
+        "grammar-depth" => ("Grammars over depth", "depth"),
+        "holistic" => ("Holistic objects", "dim"),
+        "noise" => ("Uniform noise", "dim"),
+        _ => ("", ""),
+    }
+}
+
 /// Tables and figures from the result files: DIR/<learner>/<sweep>.csv.
 fn summarise(dir: &std::path::Path) {
     use kcomp::estimators::agreement::kendall_tau_b;
@@ -533,9 +562,17 @@ fn summarise(dir: &std::path::Path) {
             .iter()
             .find(|(n, _)| n == name)
             .map_or(String::new(), |(_, r)| r.sweep.clone());
+        let (title, parameter) = sweep_title(&sweep);
         panels.push(Panel {
-            title: name.clone(),
-            x_label: kcomp::plot::parameter_label(sweep.split('-').nth(1).unwrap_or("")),
+            title: format!(
+                "{title} (N = {})",
+                thousands(
+                    rows.iter()
+                        .find(|(n, _)| n == name)
+                        .map_or(0, |(_, r)| r.samples)
+                )
+            ),
+            x_label: kcomp::plot::parameter_label(parameter),
             y_label: "C(Z) = K(Z) / K(Z|W)".into(),
             x_axis,
             y_log: false,
