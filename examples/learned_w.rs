@@ -591,7 +591,8 @@ fn summarise(dir: &std::path::Path) {
             caption: "C(Z) from sentences learned from Z alone (every term a prequential code, \
                       MDL choice of M and V for k-means; the auto-encoder at the true M and V) \
                       against the generator's exact C(Z) (crosses). Points: mean over seeds; \
-                      error bars: standard deviation over seeds (absent with one seed)."
+                      error bars: standard deviation over seeds (absent with one seed); lines \
+                      at C = 1 overlap."
                 .into(),
         };
         line_figure(

@@ -28,14 +28,15 @@ pub struct RepresentArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Vocabulary sizes V to try (default 2,4,8,16,32, at M = 1 also 64,128,... up to N; then
-    /// refined at the best M).
+    /// refined at every M within 5 % of the best total).
     #[arg(long, value_delimiter = ',', value_name = "V1,V2,...")]
     pub vocab: Option<Vec<usize>>,
     /// Sentence lengths M to try (default 1,2,4,... up to min(D, 64); up to 64 for the
     /// autoencoder).
     #[arg(long, value_delimiter = ',', value_name = "M1,M2,...")]
     pub length: Option<Vec<usize>>,
-    /// The sentence learner: kmeans (block-wise k-means, the baseline) or autoencoder.
+    /// The sentence learner: kmeans (block-wise k-means, the default: docs/learned-w.md) or
+    /// autoencoder (built with --features burn).
     #[arg(long, default_value = "kmeans")]
     pub learner: String,
     /// Training epochs (default: 50 Lloyd iterations at most for kmeans, 200 epochs for the

@@ -31,10 +31,11 @@ use crate::estimators::prequential::code::derive_seed;
 pub struct SelectConfig {
     /// Sentence lengths M to try (`None`: the default grid for Z's dimension).
     pub lengths: Option<Vec<usize>>,
-    /// Vocabulary sizes V to try (`None`: the default grid, refined at the best M).
+    /// Vocabulary sizes V to try (`None`: the default grid, refined at every M within
+    /// `refine_margin` of the best).
     pub vocabs: Option<Vec<usize>>,
     /// Largest number of vocabulary sizes tried between the best grid value's neighbours at
-    /// the best M (default grid only; 0 = no refinement).
+    /// each refined M before the bisection (default grid only; 0 = no refinement).
     pub refine: usize,
     /// V is refined at every M whose best grid point is within this fraction of the best
     /// total (default 0.05), not only at the best M.
