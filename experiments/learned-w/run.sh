@@ -7,7 +7,7 @@
 # The committed results: this with SEEDS 0, plus seeds 1,2 of holistic at D = 16 (kmeans) and
 # of lookup-n2000 (kmeans, truth), appended with `--values 16 --seeds 1,2` (no --header).
 # kmeans selects M and V over the default grid; autoencoder (built with --features burn) learns
-# at the true M and V (--true-space: one grid point, about 60 times cheaper than the grid);
+# at the true M and V (--true-space: one grid point instead of about 80);
 # truth codes the generator's own W (what the terms make of a perfectly recovered W).
 # Writes results/<learner>/<sweep>.csv, then summarises them (tables.md, summary.csv, figures).
 set -euo pipefail
