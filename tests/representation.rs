@@ -184,6 +184,60 @@ fn noise_gives_c_near_one() {
     assert!(s.terms.k_z_bits <= s.terms.naive_bits + 1.0);
 }
 
+/// Holistic data (a one-word lookup table over N words, N rows drawing their word uniformly,
+/// so about 63 % of the objects occur, some several times): the shortest description found is
+/// one word per distinct object (M = 1, V = the number of distinct objects, reached by the
+/// refinement of V at every competitive M), its K(Z) is not above the generator's exact K(Z)
+/// with the used table rows charged, and C(Z) stays near the exact C (about 1.08), not the
+/// 2.1 of the per-dimension quantisation that won before M = 1 was refined. At this size
+/// (372 distinct objects, between the grid's 256 and 512) the best point of the first grid is
+/// M = 8, V = 32: refining V at the best M only, as before, misses the holistic description.
+#[test]
+fn holistic_data_is_described_one_word_per_object() {
+    use kcomp::datasets::lookup_table::TableCost;
+    let n = 600;
+    let d = generate(&LookupParams {
+        samples: n,
+        length: 1,
+        vocab: n,
+        dim: 16,
+        seed: 5,
+        table_cost: TableCost::Used,
+        ..Default::default()
+    })
+    .unwrap()
+    .to_dataset()
+    .unwrap();
+    let mut distinct: Vec<u32> = d.w.tokens.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let exact = d.exact.clone().unwrap();
+    let cfg = SelectConfig {
+        learner: LearnerConfig {
+            epochs: 30,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let s = select(&KMeansLearner::default(), &d.z, &cfg, &|_, _| {}).unwrap();
+    let t = &s.terms;
+    assert_eq!((t.length, t.vocab), (1, distinct.len()), "{:?}", s.points);
+    assert!(recovery(&s.learned.w, &d.w).unwrap().mean_ami > 0.999);
+    assert!(
+        t.k_z_bits <= exact.k_z_bits,
+        "{} vs {}",
+        t.k_z_bits,
+        exact.k_z_bits
+    );
+    let exact_c = exact.k_z_bits / exact.k_z_given_w_bits;
+    assert!(exact_c > 1.05 && exact_c < 1.1, "{exact_c}");
+    assert!(
+        t.c <= 1.1 && (t.c - exact_c).abs() < 0.05,
+        "C {} vs {exact_c}",
+        t.c
+    );
+}
+
 /// The per-term function agrees with the selection's terms for the same W.
 #[test]
 fn terms_of_a_given_w_match_the_selection() {
@@ -293,6 +347,35 @@ fn bad_inputs_are_one_line_errors() {
         assert_eq!(out.status.code(), Some(2), "{name}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{name}: {err}");
         assert!(err.contains(expect), "{name}: {err}");
+        assert!(!dir.path().join("out").join("W.npy").exists());
+    }
+}
+
+/// Bad options: one line naming the option, exit status 2, nothing written.
+#[test]
+fn bad_options_are_one_line_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (0..20).map(|i| format!("{i}.5,{}\n", i % 3)).collect();
+    let z = write(dir.path(), "z.csv", &text);
+    for (extra, expect) in [
+        (&["--epochs", "0"][..], "epochs"),
+        (&["--learner", "nonsense"][..], "unknown learner"),
+        (&["--lr", "-1"][..], "lr"),
+        (&["--length", "3"][..], "dimension D = 2"),
+        (&["--vocab", "1"][..], "at least 2"),
+    ] {
+        let out = kcomp()
+            .args(["represent", "--z"])
+            .arg(&z)
+            .args(["--precision", "0.01", "--quiet", "--out"])
+            .arg(dir.path().join("out"))
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{extra:?}: {err}");
+        assert!(err.contains(expect), "{extra:?}: {err}");
         assert!(!dir.path().join("out").join("W.npy").exists());
     }
 }

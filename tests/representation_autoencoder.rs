@@ -228,3 +228,77 @@ fn bad_inputs_give_one_line_errors() {
     lr.lr = f64::INFINITY;
     one_line_error(learn(&learner, &z, space, &lr, 0), "lr");
 }
+
+/// A sentence may be longer than Z's dimension for the auto-encoder (a grammar's 16 words
+/// for 10 dimensions), not for block k-means (one block of dimensions per position): the
+/// selection asks the learner.
+#[test]
+fn sentences_longer_than_d_are_learned_by_the_autoencoder_only() {
+    use kcomp::representation::kmeans::KMeansLearner;
+    use kcomp::representation::select::{SelectConfig, select};
+    let (z, _) = lookup(60, 2, 3, 4, 1);
+    let cfg = SelectConfig {
+        lengths: Some(vec![6]),
+        vocabs: Some(vec![2]),
+        learner: small_config(2),
+        ..Default::default()
+    };
+    let one = AutoEncoder {
+        restarts: 1,
+        ..Default::default()
+    };
+    let s = select(&one, &z, &cfg, &|_, _| {}).unwrap();
+    assert_eq!((s.learned.w.n, s.learned.w.n_words), (60, 6));
+    let e = select(&KMeansLearner::default(), &z, &cfg, &|_, _| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("dimension D = 4") && !e.contains('\n'), "{e}");
+}
+
+/// `kcomp represent --learner autoencoder` runs end to end (W.npy of the asked shape, the
+/// terms as JSON) and refuses a bad learning rate with a one-line error and exit status 2.
+#[test]
+fn represent_runs_the_autoencoder_and_refuses_a_bad_lr() {
+    let dir = tempfile::tempdir().unwrap();
+    let (z, _) = lookup(40, 2, 3, 4, 2);
+    let Targets::Continuous { grid, lam, dim } = &z else {
+        unreachable!()
+    };
+    let text: String = grid
+        .chunks(*dim)
+        .map(|r| {
+            let v: Vec<String> = r.iter().map(|&k| format!("{}", k as f64 * lam)).collect();
+            v.join(",") + "\n"
+        })
+        .collect();
+    let zp = dir.path().join("z.csv");
+    std::fs::write(&zp, text).unwrap();
+    let run = |extra: &[&str], out: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_kcomp"))
+            .args(["represent", "--learner", "autoencoder", "--z"])
+            .arg(&zp)
+            .args(["--precision", "0.01", "--quiet", "--length", "2"])
+            .args(["--vocab", "3", "--epochs", "3", "--json", "--out"])
+            .arg(dir.path().join(out))
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[], "ok");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["learner"], "autoencoder");
+    let w: ndarray::Array2<i64> = ndarray_npy::read_npy(dir.path().join("ok/W.npy")).unwrap();
+    assert_eq!(w.dim(), (40, 2));
+    for lr in ["0", "nan", "-1"] {
+        let out = run(&["--lr", lr], "bad");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{lr}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{lr}: {err}");
+        assert!(err.contains("lr"), "{lr}: {err}");
+    }
+}

@@ -72,8 +72,10 @@ pub enum Command {
     Pcfgset(pcfgset::PcfgsetArgs),
     /// Ordered CommonGen (Sakai et al., ACL 2025): prompts, ask, coverage and order scores.
     Commongen(commongen::CommongenArgs),
-    /// Learn sentences W for a representation Z alone, code every term, report C(Z).
-    Represent(Box<crate::representation::report::RepresentArgs>),
+    #[command(
+        about = "Learn sentences W for a representation Z alone, code every term, report C(Z)"
+    )]
+    Represent(Box<represent::RepresentArgs>),
     /// Print a shell completion script (bash, zsh, fish, elvish or powershell).
     ///
     /// Examples:

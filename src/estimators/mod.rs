@@ -11,7 +11,6 @@
 //! - [`information`], [`context_independence`], [`conflict_count`], [`lz76`]: message entropy
 //!   and I(W; Z), context independence, conflict count and Lempel-Ziv complexity;
 //! - [`tre`]: tree reconstruction error (additive, L1);
-//! - [`learned_w`]: C(Z) of a representation alone, W learned from Z (`crate::representation`).
 //!
 //! LLM-written programs are scored in `crate::programs`, not here.
 
@@ -23,7 +22,6 @@ pub mod disentanglement;
 pub mod ground_truth;
 pub mod information;
 pub mod interface;
-pub mod learned_w;
 pub mod llm_program;
 pub mod lz76;
 pub mod mapping_mdl;

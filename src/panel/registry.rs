@@ -8,13 +8,13 @@ use crate::estimators::disentanglement::{BosdisEstimator, PosdisEstimator};
 use crate::estimators::ground_truth::ExactEstimator;
 use crate::estimators::information::{EntropyEstimator, MutualInformationEstimator};
 use crate::estimators::interface::Estimator;
-use crate::estimators::learned_w::LearnedWEstimator;
 use crate::estimators::llm_program::LlmProgramEstimator;
 use crate::estimators::lz76::Lz76Estimator;
 use crate::estimators::mapping_mdl::MappingMdlEstimator;
 use crate::estimators::prequential::estimator::PrequentialEstimator;
 use crate::estimators::topsim::{TopsimConfig, TopsimEstimator, WDistance};
 use crate::estimators::tre::{Composition, TreConfig, TreError, TreEstimator};
+use crate::representation::learned_w::LearnedWEstimator;
 
 use super::config::PanelConfig;
 

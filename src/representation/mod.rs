@@ -14,10 +14,15 @@
 //! - [`terms`]: every term as a code length in bits on a learned W;
 //! - [`select`]: MDL selection of (M, V) by the total code length;
 //! - [`ami`]: recovery of a true W (adjusted mutual information after matching positions);
-//! - [`report`]: the outputs of `kcomp represent` (W.npy, terms.json/csv, figure).
+//! - [`report`]: the run and outputs of `kcomp represent` (W.npy, terms.json/csv, figure);
+//! - [`learned_w`]: the same estimate as the `learned_w` estimator of `kcomp compare`.
+//!
+//! Dependencies point one way: this module uses `estimators::prequential` (the codes) and
+//! `estimators::interface`; no estimator module uses this one (the panel's registry does).
 
 pub mod ami;
 pub mod kmeans;
+pub mod learned_w;
 pub mod report;
 pub mod select;
 pub mod terms;
@@ -49,6 +54,23 @@ pub fn learner_by_name(name: &str) -> Result<Box<dyn SentenceLearner>> {
                 other.escape_debug()
             ),
         )),
+    }
+}
+
+/// The training settings a learner of [`LEARNERS`] runs with when the user gives none:
+/// k-means 50 Lloyd iterations at most; the auto-encoder 200 epochs at lr 1e-2 (measured in
+/// docs/learned-w.md: lr 1e-3 recovers M = 2 but not M = 4 in 100 epochs).
+pub fn default_learner_config(name: &str) -> LearnerConfig {
+    match name {
+        "autoencoder" => LearnerConfig {
+            epochs: 200,
+            lr: 1e-2,
+            ..Default::default()
+        },
+        _ => LearnerConfig {
+            epochs: 50,
+            ..Default::default()
+        },
     }
 }
 
@@ -109,6 +131,11 @@ pub struct LearnedSentences {
 /// `space.vocab`. `progress(done, total)` is called at least once per epoch.
 pub trait SentenceLearner: Send + Sync {
     fn name(&self) -> &str;
+    /// The longest sentence this learner can fit to Z of dimension `dim` (default D: a
+    /// learner that splits Z's dimensions into positions needs at least one per position).
+    fn max_length(&self, dim: usize) -> usize {
+        dim
+    }
     fn learn(
         &self,
         z: &Targets,

@@ -1,9 +1,8 @@
-//! `kcomp represent`: its options, the run (load Z, select the sentence space, code every
+//! `kcomp represent`: its settings, the run (load Z, select the sentence space, code every
 //! term) and its outputs (W.npy, terms.json, terms.csv, grid.csv, curve.csv, the figure).
 
 use std::path::{Path, PathBuf};
 
-use clap::Args;
 use serde::Serialize;
 use serde_json::json;
 
@@ -13,53 +12,32 @@ use crate::dataset::Targets;
 use crate::error::{KcompError, Result};
 use crate::plot::{self, Figure, Panel, Point, Series, XAxis};
 
-/// Learns sentences W for a continuous representation Z alone (no W given), codes every term
-/// of K(Z) in bits, and reports C(Z) = K(Z) / K(Z|W) (Elmoznino et al., ICML 2025, Section 2
-/// and Appendix B). The sentence space (M words over V) is chosen by the total code length.
-///
-/// Examples:
-///   kcomp represent --z Z.npy --precision 0.01 --out results/represent
-///   kcomp represent --z Z.csv --precision 0.01 --vocab 8,10,12 --length 16 --out results/r
-#[derive(Debug, Clone, Args)]
-#[command(arg_required_else_help = true)]
-pub struct RepresentArgs {
+/// The settings of a `kcomp represent` run as given (the command line parses into this; see
+/// `cli::represent`), before they are checked and Z is loaded ([`RepresentSettings::resolve`]).
+#[derive(Debug, Clone)]
+pub struct RepresentSettings {
     /// The representation Z (.npy, .csv or .jsonl; one row per object).
-    #[arg(long)]
     pub z: PathBuf,
     /// Grid spacing at which Z's values are coded.
-    #[arg(long, allow_hyphen_values = true)]
     pub precision: f64,
-    /// Output folder (W.npy, terms.json, terms.csv, grid.csv, curve.csv, represent.png/.svg).
-    #[arg(long)]
+    /// Output folder.
     pub out: PathBuf,
-    /// Vocabulary sizes V to try (default 2,4,8,16,32, at M = 1 also 64,128,... up to N; then
-    /// refined at the best M).
-    #[arg(long, value_delimiter = ',', value_name = "V1,V2,...")]
+    /// Vocabulary sizes V to try (`None`: the default grid).
     pub vocab: Option<Vec<usize>>,
-    /// Sentence lengths M to try (default 1,2,4,... up to min(D, 64)).
-    #[arg(long, value_delimiter = ',', value_name = "M1,M2,...")]
+    /// Sentence lengths M to try (`None`: the default grid).
     pub length: Option<Vec<usize>>,
-    /// The sentence learner: kmeans (block-wise k-means, the baseline) or autoencoder.
-    #[arg(long, default_value = "kmeans")]
+    /// The sentence learner (one of [`super::LEARNERS`]).
     pub learner: String,
-    /// Training epochs (k-means: Lloyd iterations at most).
-    #[arg(long, default_value_t = 50)]
-    pub epochs: usize,
-    /// Seed of every random draw.
-    #[arg(long, default_value_t = 0)]
+    /// Training epochs (k-means: Lloyd iterations at most); `None`: the learner's default
+    /// ([`super::default_learner_config`]).
+    pub epochs: Option<usize>,
+    /// Learning rate (auto-encoder); `None`: the learner's default.
+    pub lr: Option<f64>,
     pub seed: u64,
     /// Worker threads (0 = all cores); the result does not depend on it.
-    #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Write into an output folder that holds other outputs.
-    #[arg(long)]
     pub force: bool,
-    /// No progress bar.
-    #[arg(long)]
-    pub quiet: bool,
-    /// Print the terms as JSON on stdout.
-    #[arg(long)]
-    pub json: bool,
 }
 
 /// The checked settings of a run.
@@ -74,7 +52,7 @@ pub struct RepresentRun {
     pub force: bool,
 }
 
-impl RepresentArgs {
+impl RepresentSettings {
     /// Checks the options and loads Z.
     pub fn resolve(&self) -> Result<RepresentRun> {
         if !(self.precision.is_finite() && self.precision > 0.0) {
@@ -83,29 +61,42 @@ impl RepresentArgs {
                 format!("must be positive and finite, got {}", self.precision),
             ));
         }
-        learner_by_name(&self.learner)?;
-        if self.epochs == 0 {
+        let learner = learner_by_name(&self.learner)?;
+        if self.epochs == Some(0) {
             return Err(KcompError::param("epochs", "must be at least 1"));
         }
+        if let Some(lr) = self.lr
+            && !(lr.is_finite() && lr > 0.0)
+        {
+            return Err(KcompError::param(
+                "lr",
+                format!("must be positive and finite, got {lr}"),
+            ));
+        }
+        let defaults = super::default_learner_config(&self.learner);
         crate::io::limits::check_threads("threads", self.threads, true)?;
         let table = crate::io::user_data::read_table(&self.z)?;
         let z = crate::io::user_data::targets_from_table(&table, &self.z, Some(self.precision))?;
         super::select::check_z(&z).map_err(|e| KcompError::file(&self.z, e.to_string()))?;
+        let select = SelectConfig {
+            lengths: self.length.clone(),
+            vocabs: self.vocab.clone(),
+            learner: LearnerConfig {
+                epochs: self.epochs.unwrap_or(defaults.epochs),
+                lr: self.lr.unwrap_or(defaults.lr),
+                ..defaults
+            },
+            seed: self.seed,
+            ..Default::default()
+        };
+        // The grid is checked before the output folder is claimed.
+        super::select::check_grid(learner.as_ref(), &z, &select)?;
         Ok(RepresentRun {
             z_path: self.z.clone(),
             z,
             out: self.out.clone(),
             learner: self.learner.clone(),
-            select: SelectConfig {
-                lengths: self.length.clone(),
-                vocabs: self.vocab.clone(),
-                learner: LearnerConfig {
-                    epochs: self.epochs,
-                    ..Default::default()
-                },
-                seed: self.seed,
-                ..Default::default()
-            },
+            select,
             threads: self.threads,
             force: self.force,
         })
@@ -131,6 +122,7 @@ impl RepresentRun {
             "lengths": self.select.lengths,
             "vocabs": self.select.vocabs,
             "epochs": self.select.learner.epochs,
+            "lr": self.select.learner.lr,
             "seed": self.select.seed,
         })
     }

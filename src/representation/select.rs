@@ -3,12 +3,17 @@
 //! sent (M and V are inside each total), so the winner's K(Z) stays a valid code length.
 //!
 //! Default grid ([`SelectConfig::default_lengths`], [`SelectConfig::default_vocabs`]): M in
-//! 1, 2, 4, ... up to min(D, 64) and V in 2, 4, 8, 16, 32 (at M = 1 also 64, 128, ... up to N:
-//! one word per object, the holistic description); then, at the best M, every V
-//! between the best grid value's neighbours (at most [`SelectConfig::refine`], spread
-//! geometrically when there are more), then single steps of V from the new best while they
-//! improve, so vocabularies between the powers of two are reached. A user-given `--vocab` or
-//! `--length` list replaces the default list (no refinement of a user list).
+//! 1, 2, 4, ... up to min(D, 64) (up to 64 for the auto-encoder, whose positions are not blocks
+//! of dimensions) and V in 2, 4, 8, 16, 32 (at M = 1 also 64, 128, ... up to N: one word per
+//! object, the holistic description). Then V is refined at every M whose best
+//! grid point is within [`SelectConfig::refine_margin`] of the best total: every V between the
+//! best grid value's neighbours (at most [`SelectConfig::refine`], spread geometrically),
+//! then bisection towards the best V (midpoints of the gaps either side) until its integer
+//! neighbours are tried. Refining every close M, not only the best one, matters when the
+//! best V is sharp: a holistic description of repeated objects pays only at V = the number
+//! of distinct objects, and between the powers of two a per-dimension quantisation is
+//! shorter. A user-given `--vocab` or `--length` list replaces the default list (no
+//! refinement of a user list).
 //!
 //! Grid points run in parallel (rayon); each has its own seed derived from (seed, M, V), and
 //! results are gathered in grid order, so the selection is the same for any thread count.
@@ -26,11 +31,15 @@ use crate::estimators::prequential::code::derive_seed;
 pub struct SelectConfig {
     /// Sentence lengths M to try (`None`: the default grid for Z's dimension).
     pub lengths: Option<Vec<usize>>,
-    /// Vocabulary sizes V to try (`None`: the default grid, refined at the best M).
+    /// Vocabulary sizes V to try (`None`: the default grid, refined at every M within
+    /// `refine_margin` of the best).
     pub vocabs: Option<Vec<usize>>,
     /// Largest number of vocabulary sizes tried between the best grid value's neighbours at
-    /// the best M (default grid only; 0 = no refinement).
+    /// each refined M before the bisection (default grid only; 0 = no refinement).
     pub refine: usize,
+    /// V is refined at every M whose best grid point is within this fraction of the best
+    /// total (default 0.05), not only at the best M.
+    pub refine_margin: f64,
     pub learner: LearnerConfig,
     pub terms: TermsConfig,
     pub seed: u64,
@@ -42,6 +51,7 @@ impl Default for SelectConfig {
             lengths: None,
             vocabs: None,
             refine: 24,
+            refine_margin: 0.05,
             learner: LearnerConfig::default(),
             terms: TermsConfig::default(),
             seed: 0,
@@ -50,11 +60,12 @@ impl Default for SelectConfig {
 }
 
 impl SelectConfig {
-    /// M = 1, 2, 4, ... up to min(D, 64).
-    pub fn default_lengths(dim: usize) -> Vec<usize> {
+    /// M = 1, 2, 4, ... up to min(`max_length`, 64), where `max_length` is the learner's
+    /// longest sentence for Z's dimension ([`SentenceLearner::max_length`]: D for k-means).
+    pub fn default_lengths(max_length: usize) -> Vec<usize> {
         (0..7)
             .map(|k| 1usize << k)
-            .filter(|&m| m <= dim.min(64))
+            .filter(|&m| m <= max_length.min(64))
             .collect()
     }
 
@@ -170,6 +181,145 @@ fn point(t: &Terms, refined: bool) -> GridPoint {
     }
 }
 
+/// Checks Z ([`check_z`]) and the grid `cfg` gives for `learner` (lengths between 1 and the
+/// learner's longest sentence, vocabularies of at least 2 words); returns the lengths.
+/// `kcomp represent` calls it before it claims its output folder.
+pub fn check_grid(
+    learner: &dyn SentenceLearner,
+    z: &Targets,
+    cfg: &SelectConfig,
+) -> Result<Vec<usize>> {
+    check_z(z)?;
+    let dim = z.width();
+    let max_length = learner.max_length(dim);
+    let lengths = match &cfg.lengths {
+        Some(l) => l.clone(),
+        None => SelectConfig::default_lengths(max_length),
+    };
+    let n = z.n();
+    let vocabs = cfg.vocabs_for(2, n);
+    if lengths.is_empty() || vocabs.is_empty() {
+        return Err(KcompError::param("length", "the grid is empty"));
+    }
+    if let Some(&m) = lengths.iter().find(|&&m| m == 0 || m > max_length) {
+        let why = if max_length == dim {
+            format!(
+                "the dimension D = {dim} ({} splits Z's dimensions)",
+                learner.name()
+            )
+        } else {
+            format!("{max_length}")
+        };
+        return Err(KcompError::param(
+            "length",
+            format!("sentence length {m} must be between 1 and {why}"),
+        ));
+    }
+    if let Some(&v) = vocabs.iter().find(|&&v| v < 2) {
+        return Err(KcompError::param(
+            "vocab",
+            format!("vocabulary size {v} must be at least 2"),
+        ));
+    }
+    Ok(lengths)
+}
+
+/// Most rounds of the bisection stage of the refinement.
+const MAX_REFINE_ROUNDS: usize = 16;
+
+/// The vocabulary sizes tried so far at length `m`, ascending.
+fn tried_at(points: &[GridPoint], m: usize) -> Vec<usize> {
+    let mut v: Vec<usize> = points
+        .iter()
+        .filter(|p| p.length == m)
+        .map(|p| p.vocab)
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// The best point at length `m` (lowest total; ties to the earlier point).
+fn best_at(points: &[GridPoint], m: usize) -> Option<&GridPoint> {
+    points
+        .iter()
+        .filter(|p| p.length == m)
+        .min_by(|a, b| a.total_bits.total_cmp(&b.total_bits))
+}
+
+/// Stage 1 of the refinement at length `m`: every V strictly between the neighbours of the
+/// best grid value (at most `cfg.refine`, spread geometrically), V <= N.
+fn first_candidates(
+    points: &[GridPoint],
+    m: usize,
+    cfg: &SelectConfig,
+    n: usize,
+) -> Vec<SentenceSpace> {
+    let Some(best) = best_at(points, m) else {
+        return Vec::new();
+    };
+    let vb = best.vocab;
+    let tried = tried_at(points, m);
+    let lo = tried
+        .iter()
+        .copied()
+        .filter(|&v| v < vb)
+        .max()
+        .unwrap_or(2)
+        .max(2);
+    let hi = tried
+        .iter()
+        .copied()
+        .filter(|&v| v > vb)
+        .min()
+        .unwrap_or(vb * 2)
+        .min(n.max(2));
+    let mut cands: Vec<usize> = (lo..=hi).filter(|v| !tried.contains(v)).collect();
+    if cands.len() > cfg.refine {
+        let (a, b) = ((lo as f64).ln(), (hi as f64).ln());
+        cands = (0..cfg.refine)
+            .map(|k| {
+                (a + (b - a) * (k as f64 + 0.5) / cfg.refine as f64)
+                    .exp()
+                    .round() as usize
+            })
+            .collect();
+        cands.sort_unstable();
+        cands.dedup();
+        cands.retain(|v| !tried.contains(v));
+    }
+    cands
+        .into_iter()
+        .map(|vocab| SentenceSpace { length: m, vocab })
+        .collect()
+}
+
+/// Stage 2 of the refinement at length `m`: the midpoints of the gaps between the best V and
+/// its nearest tried neighbours (below: down to 2; above: up to twice the best, at most N).
+fn bisection_candidates(points: &[GridPoint], m: usize, n: usize) -> Vec<SentenceSpace> {
+    let Some(best) = best_at(points, m) else {
+        return Vec::new();
+    };
+    let vb = best.vocab;
+    let tried = tried_at(points, m);
+    let below = tried.iter().copied().filter(|&v| v < vb).max().unwrap_or(1);
+    let above = tried
+        .iter()
+        .copied()
+        .filter(|&v| v > vb)
+        .min()
+        .unwrap_or((vb * 2).min(n.max(2)) + 1);
+    let mut out = Vec::new();
+    for v in [(below + vb) / 2, (vb + above).div_ceil(2)] {
+        if v >= 2 && v <= n.max(2) && v != vb && !tried.contains(&v) && !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    out.into_iter()
+        .map(|vocab| SentenceSpace { length: m, vocab })
+        .collect()
+}
+
 /// Runs the selection. `progress(done, total)` is called after each grid point (the total
 /// grows when the refinement starts).
 pub fn select(
@@ -179,29 +329,8 @@ pub fn select(
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<Selection> {
     use rayon::prelude::*;
-    check_z(z)?;
-    let dim = z.width();
-    let lengths = match &cfg.lengths {
-        Some(l) => l.clone(),
-        None => SelectConfig::default_lengths(dim),
-    };
+    let lengths = check_grid(learner, z, cfg)?;
     let n = z.n();
-    let vocabs = cfg.vocabs_for(2, n);
-    if lengths.is_empty() || vocabs.is_empty() {
-        return Err(KcompError::param("length", "the grid is empty"));
-    }
-    if let Some(&m) = lengths.iter().find(|&&m| m == 0 || m > dim) {
-        return Err(KcompError::param(
-            "length",
-            format!("sentence length {m} must be between 1 and the dimension D = {dim}"),
-        ));
-    }
-    if let Some(&v) = vocabs.iter().find(|&&v| v < 2) {
-        return Err(KcompError::param(
-            "vocab",
-            format!("vocabulary size {v} must be at least 2"),
-        ));
-    }
     let grid: Vec<SentenceSpace> = lengths
         .iter()
         .flat_map(|&length| {
@@ -234,48 +363,36 @@ pub fn select(
             .unwrap_or(0)
     };
     if cfg.vocabs.is_none() && cfg.refine > 0 {
-        // Refine V at the best M: every V strictly between the best grid value's neighbours
-        // on the grid (at most `refine` of them, spread geometrically), then one step either
-        // side of the new best while that improves.
-        let best = argmin(&points);
-        let (m, vb) = (points[best].length, points[best].vocab);
-        let vocabs = cfg.vocabs_for(m, n);
-        let lo = vocabs
-            .iter()
-            .copied()
-            .filter(|&v| v < vb)
-            .max()
-            .unwrap_or(2);
-        let hi = vocabs
-            .iter()
-            .copied()
-            .filter(|&v| v > vb)
-            .min()
-            .unwrap_or(vb * 2);
-        let tried = |v: usize, pts: &[GridPoint]| pts.iter().any(|p| p.length == m && p.vocab == v);
-        let mut cands: Vec<usize> = (lo.max(2)..=hi).filter(|&v| !tried(v, &points)).collect();
-        if cands.len() > cfg.refine {
-            let (a, b) = ((lo.max(2) as f64).ln(), (hi as f64).ln());
-            cands = (0..cfg.refine)
-                .map(|k| {
-                    (a + (b - a) * (k as f64 + 0.5) / cfg.refine as f64)
-                        .exp()
-                        .round() as usize
-                })
-                .collect();
-            cands.sort_unstable();
-            cands.dedup();
-            cands.retain(|&v| !tried(v, &points));
+        // Refine V at every M whose best grid point is within `refine_margin` of the overall
+        // best (a sentence length that could still win once its V is right: the holistic
+        // description of repeated objects wins only at V = the number of distinct objects).
+        let best_total = points[argmin(&points)].total_bits;
+        let mut refined: Vec<usize> = Vec::new();
+        for &m in &lengths {
+            let at_m = points.iter().filter(|p| p.length == m);
+            let b = at_m.map(|p| p.total_bits).fold(f64::INFINITY, f64::min);
+            if b <= best_total + cfg.refine_margin * best_total.abs() {
+                refined.push(m);
+            }
         }
+        // Stage 1: at each refined M, every V strictly between the best grid value's
+        // neighbours (at most `refine`, spread geometrically). Stage 2: bisection towards the
+        // best V at each refined M (the midpoints of the gaps either side of it) until the
+        // gaps close; a one-step gap tries the neighbours, so the search ends at a local
+        // minimum over the integers.
+        let mut cands: Vec<SentenceSpace> = refined
+            .iter()
+            .flat_map(|&m| first_candidates(&points, m, cfg, n))
+            .collect();
         let mut round = 0;
-        while !cands.is_empty() && round < 8 {
+        while !cands.is_empty() && round < MAX_REFINE_ROUNDS {
             round += 1;
             total.fetch_add(cands.len(), std::sync::atomic::Ordering::SeqCst);
             let new: Vec<(LearnedSentences, Terms)> = cands
                 .par_iter()
                 .with_max_len(1)
-                .map(|&vocab| {
-                    let r = run_point(learner, z, SentenceSpace { length: m, vocab }, cfg, &quiet);
+                .map(|&space| {
+                    let r = run_point(learner, z, space, cfg, &quiet);
                     tick();
                     r
                 })
@@ -284,11 +401,9 @@ pub fn select(
                 points.push(point(&t, true));
                 runs.push((l, t));
             }
-            let b = argmin(&points);
-            let v = points[b].vocab;
-            cands = [v.saturating_sub(1), v + 1]
-                .into_iter()
-                .filter(|&c| c >= 2 && points[b].length == m && !tried(c, &points))
+            cands = refined
+                .iter()
+                .flat_map(|&m| bisection_candidates(&points, m, n))
                 .collect();
         }
     }

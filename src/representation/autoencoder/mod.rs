@@ -82,7 +82,7 @@ impl Default for AutoEncoder {
     fn default() -> Self {
         AutoEncoder {
             discretiser: Discretiser::Vq,
-            restarts: 2,
+            restarts: 4,
         }
     }
 }
@@ -101,6 +101,12 @@ impl SentenceLearner for AutoEncoder {
             Discretiser::Gumbel => "autoencoder-gumbel",
             Discretiser::Vq => "autoencoder-vq",
         }
+    }
+
+    /// Positions are learnt, not blocks of dimensions: a sentence may be longer than D (a
+    /// grammar's 16 words for 10 dimensions), up to 64.
+    fn max_length(&self, _dim: usize) -> usize {
+        64
     }
 
     fn learn(

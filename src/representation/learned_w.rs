@@ -1,15 +1,15 @@
 //! `learned_w`: C(Z) of the representation alone. The dataset's W is ignored: sentences are
-//! learned from Z (block-wise k-means, [`crate::representation::kmeans`]), the sentence space
+//! learned from Z (block-wise k-means, [`super::kmeans`]), the sentence space
 //! is chosen by total code length, and every term is coded
-//! ([`crate::representation::terms`]). The score is the learned C(Z) = K(Z)/K(Z|W_learned);
+//! ([`super::terms`]). The score is the learned C(Z) = K(Z)/K(Z|W_learned);
 //! it is a score row, not a K(Z|W) row, because its K(Z|W) is given another W than the
 //! dataset's (compare it with the `exact` row's C on generated data).
 
+use super::kmeans::KMeansLearner;
+use super::select::{SelectConfig, check_z, select};
 use crate::dataset::Dataset;
 use crate::error::Result;
 use crate::estimators::interface::{Estimate, Estimator, Progress};
-use crate::representation::kmeans::KMeansLearner;
-use crate::representation::select::{SelectConfig, check_z, select};
 
 /// The estimator with its selection settings (seed, grid).
 #[derive(Debug, Clone, Default)]
