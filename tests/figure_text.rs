@@ -86,8 +86,9 @@ fn check_text(svg_path: &Path, ticks: bool) {
         );
     }
     // Tick labels: numeric texts on one axis must differ. A y axis: the same x within one row
-    // of panels (rows are 470 px high); an x axis: the same y, closer than half the narrowest
-    // panel (620 px), since the same tick of the next panel sits a panel's width away.
+    // of panels (rows are 470 px high); an x axis: the same y within one column of panels
+    // (numeric panels are 620 px wide; the same tick of the next panel is another axis, even
+    // when it sits close, as the last epoch of one panel and the first V of the next).
     let numeric: Vec<&Text> = texts
         .iter()
         .filter(|t| ticks && t.4.trim().parse::<f64>().is_ok())
@@ -95,8 +96,9 @@ fn check_text(svg_path: &Path, ticks: bool) {
     for (i, a) in numeric.iter().enumerate() {
         for b in &numeric[i + 1..] {
             let row = |t: &Text| (t.1 / 470.0).floor();
+            let column = |t: &Text| (t.0 / 620.0).floor();
             let same_axis = ((a.0 - b.0).abs() < 0.5 && row(a) == row(b))
-                || ((a.1 - b.1).abs() < 0.5 && (a.0 - b.0).abs() < 310.0);
+                || ((a.1 - b.1).abs() < 0.5 && column(a) == column(b));
             assert!(
                 !(same_axis && a.4 == b.4),
                 "{}: tick label `{}` repeated at ({}, {}) and ({}, {})",
@@ -115,6 +117,35 @@ fn check_text(svg_path: &Path, ticks: bool) {
             std::fs::copy(&p, Path::new(&keep).join(p.file_name().unwrap())).unwrap();
         }
     }
+}
+
+/// The checker itself: the same number twice on one x axis of one panel fails; the same
+/// number on the x axes of two panels side by side (580 and 640 px: either side of the 620 px
+/// boundary) passes.
+#[test]
+fn the_tick_check_fails_on_a_repeated_label_and_only_within_a_panel() {
+    let dir = tempfile::tempdir().unwrap();
+    let svg = |name: &str, xs: [f64; 2]| {
+        let path = dir.path().join(name);
+        let body: String = xs
+            .iter()
+            .map(|x| {
+                format!(
+                    "<text x=\"{x}\" y=\"416\" font-size=\"12\" text-anchor=\"middle\">2</text>"
+                )
+            })
+            .collect();
+        std::fs::write(
+            &path,
+            format!("<svg width=\"1240\" height=\"600\">{body}</svg>"),
+        )
+        .unwrap();
+        path
+    };
+    check(&svg("two_panels.svg", [580.0, 640.0]));
+    let one_panel = svg("one_panel.svg", [100.0, 500.0]);
+    let repeated = std::panic::catch_unwind(|| check(&one_panel));
+    assert!(repeated.is_err(), "a repeated tick label passed the check");
 }
 
 #[test]
