@@ -103,6 +103,19 @@ fn panel_is_identical_for_one_and_two_threads_and_resumes() {
         "group,estimator_a,estimator_b,n,kendall_tau_b,kendall_ci_low,kendall_ci_high,spearman_rho"
     ));
     assert!(agreement.contains("pooled,exact,mapping_mdl,"));
+    // The figures say "estimators absent from the figure do not apply (summary.md says why)":
+    // summary.md lists the reason under the family (16 grid rows are too few for this
+    // schedule), and none under a family where every estimator gave a value.
+    let md = std::fs::read_to_string(dir.path().join("summary.md")).unwrap();
+    let grid = &md[md.find("## grid").unwrap()..];
+    assert!(
+        grid.contains(
+            "No value (datasets: estimator, status: reason):\n\n- 4: prequential, not_applicable: "
+        ),
+        "{md}"
+    );
+    let lang = &md[md.find("## lang").unwrap()..md.find("## grid").unwrap()];
+    assert!(!lang.contains("No value"), "{md}");
 }
 
 #[test]

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use crate::error::{KcompError, Result};
 use crate::estimators::agreement::{self, RankStatistic};
+use crate::io::names::markdown_cell;
 use crate::io::table::write_csv;
 use crate::sweeps::summary::Stat;
 
@@ -218,9 +219,11 @@ pub fn summary_markdown(result: &PanelResult, summary: &[SummaryRow]) -> String 
     }
     for fam in &result.config.families {
         let label = fam.label();
+        let parameter = markdown_cell(&fam.parameter);
         md.push_str(&format!(
-            "\n## {label} ({} over `{}`)\n\n| {} | estimator | n | C | score | K(Z\\|W) bits | K(Z) bits | s |\n|---|---|---|---|---|---|---|---|\n",
-            fam.kind, fam.parameter, fam.parameter
+            "\n## {} ({} over `{parameter}`)\n\n| {parameter} | estimator | n | C | score | K(Z\\|W) bits | K(Z) bits | s |\n|---|---|---|---|---|---|---|---|\n",
+            markdown_cell(&label),
+            fam.kind,
         ));
         for r in summary.iter().filter(|r| r.family == label) {
             let pm = |m: Option<f64>, s: Option<f64>, d: usize| match (m, s) {
@@ -229,8 +232,8 @@ pub fn summary_markdown(result: &PanelResult, summary: &[SummaryRow]) -> String 
             };
             md.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {:.0} | {:.2} |\n",
-                r.value,
-                r.estimator,
+                markdown_cell(&r.value),
+                markdown_cell(&r.estimator),
                 r.n,
                 pm(r.c_mean, r.c_sd, 3),
                 pm(r.score_mean, r.score_sd, 3),
@@ -239,6 +242,35 @@ pub fn summary_markdown(result: &PanelResult, summary: &[SummaryRow]) -> String 
                 r.seconds_mean
             ));
         }
+        md.push_str(&missing_reasons(result, &label));
+    }
+    md
+}
+
+/// Why estimators gave no value on a family: one line per (estimator, status, reason) with
+/// the number of datasets, so a figure's "absent estimators" note has its explanation.
+fn missing_reasons(result: &PanelResult, family: &str) -> String {
+    let mut reasons: BTreeMap<(&str, &str, &str), usize> = BTreeMap::new();
+    for r in result
+        .rows
+        .iter()
+        .filter(|r| r.family == family && r.status != "ok")
+    {
+        *reasons
+            .entry((r.estimator.as_str(), r.status.as_str(), r.reason.as_str()))
+            .or_default() += 1;
+    }
+    if reasons.is_empty() {
+        return String::new();
+    }
+    let mut md = String::from("\nNo value (datasets: estimator, status: reason):\n\n");
+    for ((estimator, status, reason), n) in reasons {
+        md.push_str(&format!(
+            "- {n}: {}, {}: {}\n",
+            markdown_cell(estimator),
+            markdown_cell(status),
+            markdown_cell(reason)
+        ));
     }
     md
 }
