@@ -103,7 +103,7 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
         &[
             (
                 "kcomp compare configs/compare/default.toml --out results/compare",
-                Skip("66 datasets x 7 estimators: about a minute"),
+                Skip("66 datasets x 7 estimators: about two minutes"),
             ),
             (
                 "kcomp compare configs/compare/default.toml --out results/compare --resume",
