@@ -112,9 +112,19 @@ fn check_text(svg_path: &Path, ticks: bool) {
         }
     }
     if let Some(keep) = std::env::var_os("KCOMP_KEEP_FIGURES") {
+        // Several tests write a `c.svg`: the test's name keeps their copies apart.
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("figure")
+            .replace("::", "_");
+        std::fs::create_dir_all(&keep).unwrap();
         for ext in ["svg", "png"] {
             let p = svg_path.with_extension(ext);
-            std::fs::copy(&p, Path::new(&keep).join(p.file_name().unwrap())).unwrap();
+            let name = format!("{test}__{}", p.file_name().unwrap().to_string_lossy());
+            // The checker's self-test writes an SVG alone.
+            if p.exists() {
+                std::fs::copy(&p, Path::new(&keep).join(name)).unwrap();
+            }
         }
     }
 }
