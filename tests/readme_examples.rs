@@ -131,7 +131,7 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
             ),
             (
                 "kcomp compare configs/compare/zoo.toml --out results/metric-zoo",
-                Skip("17 estimators on 36 datasets incl. prequential training: minutes"),
+                Skip("17 estimators on 36 datasets: about 20 s idle, longer under load"),
             ),
             (
                 "kcomp compare --w data/g300/W.npy --z data/g300/Z.npy --precision 0.01 --estimators topsim --set topsim.correlation=spearman --set topsim.z_distance=cosine",
