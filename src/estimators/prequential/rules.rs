@@ -19,7 +19,12 @@
 //!   (their share is learned), so a lexicon of V words per attribute costs about log2 V! bits.
 //!   The strength 1/32 (near-deterministic cells) takes 3/4 of a context's prior, the
 //!   strength 1 (noisy cells) 1/4: lexicons are the common case, and each bit of prior a
-//!   hypothesis loses is paid once per attribute in codes of a few tens of bits.
+//!   hypothesis loses is paid once per attribute in codes of a few tens of bits;
+//! - **joint mode** of the rules (beside the full and the single-position mode), when
+//!   messages have few positions: every assignment of one position to each attribute, a
+//!   Bayesian mixture, each with its own one-value cells whose posterior is filtered with that
+//!   assignment's own probability of the row, so a lexicon that only a quarter of the objects
+//!   keep is still found (see [`Joint`]).
 //!
 //! **Bases.** The learner is a Bayesian mixture of such hierarchies, each coding Z in its own
 //! basis: Z as given, and (for up to [`RuleSettings::sum_diff_max_attrs`] attributes) every
@@ -53,6 +58,14 @@ const ALPHAS: [f64; 3] = [1.0 / 32.0, 1.0, f64::INFINITY];
 const ALPHA_PRIOR: [f64; 3] = [30.0 / 32.0, 1.0 / 32.0, 1.0 / 32.0];
 /// Prior of the full and the single-position mode of the per-attribute rules.
 const MODE_PRIOR: [f64; 2] = [0.75, 0.25];
+/// The same with the joint mode (full, single, joint), when it runs: the joint mode takes a
+/// third of the full mode's share.
+const MODE_PRIOR_JOINT: [f64; 3] = [0.5, 0.25, 0.25];
+/// The joint mode runs when there are at most this many assignments of one position to
+/// every attribute (positions^attributes; 4 for 2-token messages of 2 attributes, 27 for 3 of
+/// 3; padded messages double the positions, so variable-length messages go without it).
+const JOINT_MAX: usize = 32;
+
 /// Prior of Z as given among the bases (the sum/difference bases share the rest).
 const IDENTITY_PRIOR: f64 = 0.75;
 /// The last one is infinite: no memory, every row straight from the level below (messages
@@ -212,6 +225,41 @@ struct Ctx {
     rho: Vec<(f64, f64)>,
 }
 
+/// One attribute's cells under one joint assignment. A cell holds one value (a lexicon
+/// entry); its posterior over the values is filtered row by row (assumed-density filtering):
+/// a row multiplies the posterior of its value by P(row | cell = value) / P(row | cell =
+/// another value) = (keep * P(other attributes) + exception) / exception, so a row an
+/// exception explains leaves the cell nearly as it was, instead of adding a count the
+/// near-deterministic strength would trust.
+#[derive(Default)]
+struct JointTable {
+    cells: HashMap<u64, usize>,
+    /// Per (cell, value): posterior probability of the cell's value.
+    post: Vec<f64>,
+    /// Per cell: the value of posterior above 1/2, if any (u32::MAX otherwise).
+    assigned: Vec<u32>,
+    /// Per value: cells whose assigned value it is.
+    global: Vec<u32>,
+    /// Weighted (taken events, new-cell events).
+    rho: (f64, f64),
+}
+
+/// The joint mode: every assignment of one single-position context to each attribute, each
+/// with its own cells, filtered with that assignment's *own* probability of the row (the
+/// other attributes read from their cells under the same assignment). Exceptions are equally
+/// likely under every assignment, the rule rows only under the right one, so where most
+/// objects are holistic the right assignment keeps the evidence of its few lexicon rows,
+/// which the per-attribute mixtures (every context taught with the other attributes at their
+/// mixtures) spread among many exceptions. It costs one table lookup per assignment and
+/// attribute per row, hence [`JOINT_MAX`].
+struct Joint {
+    /// Per assignment: the context index per attribute.
+    assign: Vec<Vec<usize>>,
+    log_w: Vec<f64>,
+    /// Per (assignment, attribute).
+    tables: Vec<JointTable>,
+}
+
 /// A distinct message: the objects it named and how often.
 #[derive(Default)]
 struct MsgCell {
@@ -231,7 +279,13 @@ struct RowEval {
     /// single-position mode, and of the row in each mode (`rule` mixes them).
     rule_a: Vec<f64>,
     single_a: Vec<f64>,
-    modes: [f64; 2],
+    /// log2 P of the row per joint assignment (empty without the joint mode).
+    joint_h: Vec<f64>,
+    /// Per joint assignment and attribute: the cell the row falls in, and log2 p of the
+    /// row's value.
+    joint_cells: Vec<Option<usize>>,
+    joint_pa: Vec<f64>,
+    modes: Vec<f64>,
 
     /// log2 (eps P(exception)).
     exc: f64,
@@ -276,7 +330,8 @@ struct RuleCore {
     /// (`mode_lw`), so when each attribute reads one position (a lexicon, a grid's cells) the
     /// choice costs log2 (positions) bits per attribute instead of the full prior's share.
     log_w_single: Vec<f64>,
-    mode_lw: [f64; 2],
+    mode_lw: Vec<f64>,
+    joint: Option<Joint>,
     msgs: HashMap<Vec<u32>, MsgCell>,
     /// Interned objects: id and the number of distinct messages that named it.
     objects: HashMap<Vec<u32>, (u32, u32)>,
@@ -392,6 +447,42 @@ impl RuleCore {
                 })
             })
             .collect();
+        // Joint assignments: one single-position context per attribute, prior the product of
+        // the single positions' shares.
+        let singles: Vec<usize> = (0..ctx_pos.len())
+            .filter(|&c| ctx_pos[c].len() == 1)
+            .collect();
+        let n_assign = (singles.len() as f64).powi(a as i32);
+        let joint = (a >= 2 && n_assign <= JOINT_MAX as f64).then(|| {
+            let mut assign: Vec<Vec<usize>> = vec![vec![]];
+            for _ in 0..a {
+                assign = assign
+                    .into_iter()
+                    .flat_map(|h| {
+                        singles.iter().map(move |&c| {
+                            let mut h = h.clone();
+                            h.push(c);
+                            h
+                        })
+                    })
+                    .collect();
+            }
+            let log_w = assign
+                .iter()
+                .map(|h| h.iter().map(|&c| single_share(ctx_pos[c][0]).log2()).sum())
+                .collect();
+            let tables = (0..assign.len() * a)
+                .map(|_| JointTable {
+                    global: vec![0; v],
+                    ..Default::default()
+                })
+                .collect();
+            Joint {
+                assign,
+                log_w,
+                tables,
+            }
+        });
         let ctxs = ctx_pos
             .into_iter()
             .map(|pos| Ctx {
@@ -416,7 +507,11 @@ impl RuleCore {
             hyps,
             log_w,
             log_w_single,
-            mode_lw: MODE_PRIOR.map(f64::log2),
+            mode_lw: match &joint {
+                Some(_) => MODE_PRIOR_JOINT.iter().map(|p| p.log2()).collect(),
+                None => MODE_PRIOR.iter().map(|p| p.log2()).collect(),
+            },
+            joint,
             msgs: HashMap::new(),
             objects: HashMap::new(),
             named: Vec::new(),
@@ -475,23 +570,7 @@ impl RuleCore {
     }
 
     fn key(&self, pos: &[usize], toks: &[u32]) -> u64 {
-        let l = self.l;
-        let len = match self.pad {
-            Some(t) if pos.iter().any(|&p| p >= l) => {
-                l - toks.iter().rev().take_while(|&&x| x == t).count()
-            }
-            _ => l,
-        };
-        pos.iter().fold(0u64, |k, &p| {
-            let tok = if p < l {
-                toks[p]
-            } else {
-                // The k-th token from the end (k = p - l + 1), the padding token if shorter.
-                len.checked_sub(p - l + 1)
-                    .map_or_else(|| self.pad.unwrap_or(0), |i| toks[i])
-            };
-            k.wrapping_mul(self.vocab) + tok as u64
-        })
+        key_of(self.l, self.pad, self.vocab, pos, toks)
     }
 
     /// The cell of each context that a message (tokens `toks`) falls in, if the context has it.
@@ -649,7 +728,53 @@ impl RuleCore {
                     .map(|(w, p)| w + p),
             );
         }
-        let modes = [rule_a.iter().sum::<f64>(), single_a.iter().sum::<f64>()];
+        let mut modes = vec![rule_a.iter().sum::<f64>(), single_a.iter().sum::<f64>()];
+        let (mut joint_h, mut joint_cells, mut joint_pa) = (Vec::new(), Vec::new(), Vec::new());
+        if let Some(j) = &self.joint {
+            let keys: Vec<u64> = self.ctxs.iter().map(|c| self.key(&c.pos, toks)).collect();
+            let allowed_a: Vec<(Vec<bool>, usize)> = (0..na)
+                .map(|a| {
+                    let mut al = vec![true; nv];
+                    self.allowed(a, zv, &mut al);
+                    let n = al.iter().filter(|&&o| o).count();
+                    (al, n)
+                })
+                .collect();
+            joint_cells = vec![None; j.assign.len() * na];
+            joint_pa = vec![0.0; j.assign.len() * na];
+            joint_h = j
+                .assign
+                .iter()
+                .enumerate()
+                .map(|(hi, h)| {
+                    (0..na)
+                        .map(|a| {
+                            let t = &j.tables[hi * na + a];
+                            let cell = t.cells.get(&keys[h[a]]).copied();
+                            joint_cells[hi * na + a] = cell;
+                            let v = zv[a] as usize;
+                            let (al, n_al) = &allowed_a[a];
+                            let p = match cell {
+                                // The posterior among the values this row allows.
+                                Some(c) => {
+                                    let post = &t.post[c * nv..(c + 1) * nv];
+                                    let tot: f64 =
+                                        post.iter().zip(al).filter(|x| *x.1).map(|x| x.0).sum();
+                                    if tot > 0.0 { post[v] / tot } else { 0.0 }
+                                }
+                                None => joint_base_q(t, v, al, *n_al),
+                            };
+                            let pa = p.log2();
+                            joint_pa[hi * na + a] = pa;
+                            pa
+                        })
+                        .sum::<f64>()
+                })
+                .collect();
+            modes.push(log2_sum_exp2(
+                j.log_w.iter().zip(&joint_h).map(|(w, p)| w + p),
+            ));
+        }
         let rule = log2_sum_exp2(self.mode_lw.iter().zip(&modes).map(|(w, p)| w + p));
 
         let msg = self.msgs.get(toks);
@@ -747,6 +872,9 @@ impl RuleCore {
             rule,
             rule_a,
             single_a,
+            joint_h,
+            joint_cells,
+            joint_pa,
             modes,
             exc,
             base,
@@ -802,6 +930,84 @@ impl RuleCore {
                 if t.is_finite() {
                     lw.iter_mut().for_each(|w| *w -= t);
                 }
+            }
+        }
+        if let Some(j) = self.joint.as_mut() {
+            let mode = 2;
+            self.mode_lw[mode] +=
+                r * log2_sum_exp2([ev.log2_keep + ev.modes[mode], ev.exc].into_iter());
+            let keys: Vec<u64> = self
+                .ctxs
+                .iter()
+                .map(|c| key_of(self.l, self.pad, self.vocab, &c.pos, &toks))
+                .collect();
+            let nv = self.n_vals;
+            for (hi, h) in j.assign.iter().enumerate() {
+                let own = ev.log2_keep + ev.joint_h[hi];
+                let t = log2_sum_exp2([own, ev.exc].into_iter());
+                j.log_w[hi] += r * t;
+                // This assignment's own posterior that the rules produced the row.
+                let uh = r * (own - t).exp2().clamp(0.0, 1.0);
+                if uh <= 0.0 {
+                    continue;
+                }
+                let all = vec![true; nv];
+                for (a, &ci) in h.iter().enumerate() {
+                    let tab = &mut j.tables[hi * na + a];
+                    let v = zv[a] as usize;
+                    let cell = match ev.joint_cells[hi * na + a] {
+                        Some(c) => c,
+                        None => {
+                            // A new cell starts from the bijection-aware prior.
+                            tab.rho.0 += uh * f64::from(u8::from(tab.global[v] > 0));
+                            tab.rho.1 += uh;
+                            let id = tab.assigned.len();
+                            tab.cells.insert(keys[ci], id);
+                            let q: Vec<f64> =
+                                (0..nv).map(|x| joint_base_q(tab, x, &all, nv)).collect();
+                            let s: f64 = q.iter().sum();
+                            tab.post.extend(q.iter().map(|x| x / s));
+                            tab.assigned.push(u32::MAX);
+                            id
+                        }
+                    };
+                    // P(row | cell = v) / P(row | cell = another value), tempered by the
+                    // weight of "the level below the memory produced this row".
+                    // (A sum rather than a difference: a value of zero posterior makes its
+                    // log2 -inf.)
+                    let others: f64 = (0..na)
+                        .filter(|&b| b != a)
+                        .map(|b| ev.joint_pa[hi * na + b])
+                        .sum();
+                    let lr = log2_sum_exp2([ev.log2_keep + others, ev.exc].into_iter()) - ev.exc;
+                    let post = &mut tab.post[cell * nv..(cell + 1) * nv];
+                    let f = (r * lr).exp2();
+                    if f.is_finite() {
+                        post[v] *= f;
+                        let s: f64 = post.iter().sum();
+                        post.iter_mut().for_each(|x| *x /= s);
+                    } else {
+                        post.iter_mut().for_each(|x| *x = 0.0);
+                        post[v] = 1.0;
+                    }
+                    let old = tab.assigned[cell];
+                    let new = (0..nv)
+                        .find(|&x| post[x] > 0.5)
+                        .map_or(u32::MAX, |x| x as u32);
+                    if new != old {
+                        if old != u32::MAX {
+                            tab.global[old as usize] -= 1;
+                        }
+                        if new != u32::MAX {
+                            tab.global[new as usize] += 1;
+                        }
+                        tab.assigned[cell] = new;
+                    }
+                }
+            }
+            let t = log2_sum_exp2(j.log_w.iter().copied());
+            if t.is_finite() {
+                j.log_w.iter_mut().for_each(|w| *w -= t);
             }
         }
         let t = log2_sum_exp2(self.mode_lw.iter().copied());
@@ -936,6 +1142,46 @@ impl RuleCore {
             }
         }
     }
+}
+
+/// The cell key of positions `pos` of a message `toks` of `l` columns: positions from `l` on
+/// count from the end of the message (before its padding `pad`).
+fn key_of(l: usize, pad: Option<u32>, vocab: u64, pos: &[usize], toks: &[u32]) -> u64 {
+    let len = match pad {
+        Some(t) if pos.iter().any(|&p| p >= l) => {
+            l - toks.iter().rev().take_while(|&&x| x == t).count()
+        }
+        _ => l,
+    };
+    pos.iter().fold(0u64, |k, &p| {
+        let tok = if p < l {
+            toks[p]
+        } else {
+            // The k-th token from the end (k = p - l + 1), the padding token if shorter.
+            len.checked_sub(p - l + 1)
+                .map_or_else(|| pad.unwrap_or(0), |i| toks[i])
+        };
+        k.wrapping_mul(vocab) + tok as u64
+    })
+}
+
+/// Probability that a new cell of a joint table takes value `v` among the `allowed` values
+/// (bijection-aware: values no other cell took are likelier, learned share).
+fn joint_base_q(t: &JointTable, v: usize, allowed: &[bool], n_allowed: usize) -> f64 {
+    let uniform = 1.0 / n_allowed as f64;
+    let n_untaken = (0..t.global.len())
+        .filter(|&x| allowed[x] && t.global[x] == 0)
+        .count();
+    if n_untaken == 0 {
+        return uniform;
+    }
+    let r = (t.rho.0 + RARE) / (t.rho.1 + 1.0);
+    let fresh = if t.global[v] > 0 {
+        0.0
+    } else {
+        (1.0 - r) / n_untaken as f64
+    };
+    fresh + r * uniform
 }
 
 /// The rule learner (see the module documentation): a Bayesian mixture of [`RuleCore`]s, Z as
