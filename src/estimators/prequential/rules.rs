@@ -269,6 +269,8 @@ struct MsgCell {
 
 /// What one row costs under the current state, with the parts the update needs.
 struct RowEval {
+    /// The row's key and cell in every context.
+    keys: Vec<u64>,
     cells: Vec<Option<usize>>,
     /// log2 p of the row's value per (attribute, hypothesis).
     hyp: Vec<f64>,
@@ -569,15 +571,40 @@ impl RuleCore {
         }
     }
 
+    /// The cell key of positions `pos` of a message `toks`: positions from `l` on count from
+    /// the end of the message (before its padding).
     fn key(&self, pos: &[usize], toks: &[u32]) -> u64 {
-        key_of(self.l, self.pad, self.vocab, pos, toks)
+        let l = self.l;
+        let len = match self.pad {
+            Some(t) if pos.iter().any(|&p| p >= l) => {
+                l - toks.iter().rev().take_while(|&&x| x == t).count()
+            }
+            _ => l,
+        };
+        pos.iter().fold(0u64, |k, &p| {
+            let tok = if p < l {
+                toks[p]
+            } else {
+                // The k-th token from the end (k = p - l + 1), the padding token if shorter.
+                len.checked_sub(p - l + 1)
+                    .map_or_else(|| self.pad.unwrap_or(0), |i| toks[i])
+            };
+            k.wrapping_mul(self.vocab) + tok as u64
+        })
     }
 
-    /// The cell of each context that a message (tokens `toks`) falls in, if the context has it.
-    fn cells_of(&self, toks: &[u32]) -> Vec<Option<usize>> {
+    /// The key of a message (tokens `toks`) in every context.
+    fn ctx_keys(&self, toks: &[u32]) -> Vec<u64> {
+        self.ctxs.iter().map(|c| self.key(&c.pos, toks)).collect()
+    }
+
+    /// The cell of each context that a message with context keys `keys` falls in, if the
+    /// context has it.
+    fn cells_of(&self, keys: &[u64]) -> Vec<Option<usize>> {
         self.ctxs
             .iter()
-            .map(|c| c.cells.get(&self.key(&c.pos, toks)).copied())
+            .zip(keys)
+            .map(|(c, k)| c.cells.get(k).copied())
             .collect()
     }
 
@@ -635,7 +662,10 @@ impl RuleCore {
         let fresh: Vec<Vec<u32>> = self
             .exc_msgs
             .iter()
-            .filter_map(|(toks, z)| self.lexicon_object(&self.cells_of(toks)).filter(|s| s != z))
+            .filter_map(|(toks, z)| {
+                self.lexicon_object(&self.cells_of(&self.ctx_keys(toks)))
+                    .filter(|s| s != z)
+            })
             .collect();
         self.orphans.clear();
         self.orphan_id.iter_mut().for_each(|f| *f = false);
@@ -649,30 +679,17 @@ impl RuleCore {
     /// `allowed` values (`n_allowed` of them; `v` is one).
     fn base_q(&self, h: &Hyp, a: usize, v: usize, allowed: &[bool], n_allowed: usize) -> f64 {
         let nv = self.n_vals;
-        let uniform = 1.0 / n_allowed as f64;
         let c = &self.ctxs[h.ctx];
-        let (taken_v, n_untaken, rho) = match h.variant {
-            Variant::Plain => return uniform,
-            Variant::Global => {
-                let g = &c.global[a * nv..(a + 1) * nv];
-                let u = g
-                    .iter()
-                    .zip(allowed)
-                    .filter(|(x, ok)| **ok && **x == 0)
-                    .count();
-                (g[v] > 0, u, c.rho[a])
-            }
-        };
-        if n_untaken == 0 {
-            return uniform;
+        match h.variant {
+            Variant::Plain => 1.0 / n_allowed as f64,
+            Variant::Global => bijection_aware_q(
+                &c.global[a * nv..(a + 1) * nv],
+                c.rho[a],
+                v,
+                allowed,
+                n_allowed,
+            ),
         }
-        let r = (rho.0 + RARE) / (rho.1 + 1.0);
-        let fresh = if taken_v {
-            0.0
-        } else {
-            (1.0 - r) / n_untaken as f64
-        };
-        fresh + r * uniform
     }
 
     fn eval(&self, w: &TokenData, values: &[u32], row: usize) -> RowEval {
@@ -680,8 +697,17 @@ impl RuleCore {
         let toks = w.row(row);
         let zt = self.zrow(values, row);
         let zv = &zt[..];
-        let mut allowed = vec![true; nv];
-        let cells = self.cells_of(toks);
+        // Per attribute: the values this row allows, and how many.
+        let allowed_a: Vec<(Vec<bool>, usize)> = (0..na)
+            .map(|a| {
+                let mut al = vec![true; nv];
+                self.allowed(a, zv, &mut al);
+                let n = al.iter().filter(|&&o| o).count();
+                (al, n)
+            })
+            .collect();
+        let keys = self.ctx_keys(toks);
+        let cells = self.cells_of(&keys);
         let nh = self.hyps.len();
         let mut hyp = vec![0.0; na * nh];
         let mut palpha = vec![[0.0; 3]; na * nh];
@@ -689,8 +715,7 @@ impl RuleCore {
         let mut single_a = vec![0.0; na];
         for a in 0..na {
             let v = zv[a] as usize;
-            self.allowed(a, zv, &mut allowed);
-            let n_allowed = allowed.iter().filter(|&&o| o).count();
+            let (allowed, n_allowed) = (&allowed_a[a].0, allowed_a[a].1);
             for (k, h) in self.hyps.iter().enumerate() {
                 let (cnt, tot, lw) = match cells[h.ctx] {
                     Some(ci) => {
@@ -701,7 +726,7 @@ impl RuleCore {
                     None => (0.0, 0.0, ALPHA_PRIOR.map(f64::log2)),
                 };
                 let q = if tot < 0.5 {
-                    self.base_q(h, a, v, &allowed, n_allowed)
+                    self.base_q(h, a, v, allowed, n_allowed)
                 } else {
                     1.0 / n_allowed as f64
                 };
@@ -731,15 +756,6 @@ impl RuleCore {
         let mut modes = vec![rule_a.iter().sum::<f64>(), single_a.iter().sum::<f64>()];
         let (mut joint_h, mut joint_cells, mut joint_pa) = (Vec::new(), Vec::new(), Vec::new());
         if let Some(j) = &self.joint {
-            let keys: Vec<u64> = self.ctxs.iter().map(|c| self.key(&c.pos, toks)).collect();
-            let allowed_a: Vec<(Vec<bool>, usize)> = (0..na)
-                .map(|a| {
-                    let mut al = vec![true; nv];
-                    self.allowed(a, zv, &mut al);
-                    let n = al.iter().filter(|&&o| o).count();
-                    (al, n)
-                })
-                .collect();
             joint_cells = vec![None; j.assign.len() * na];
             joint_pa = vec![0.0; j.assign.len() * na];
             joint_h = j
@@ -762,7 +778,7 @@ impl RuleCore {
                                         post.iter().zip(al).filter(|x| *x.1).map(|x| x.0).sum();
                                     if tot > 0.0 { post[v] / tot } else { 0.0 }
                                 }
-                                None => joint_base_q(t, v, al, *n_al),
+                                None => bijection_aware_q(&t.global, t.rho, v, al, *n_al),
                             };
                             let pa = p.log2();
                             joint_pa[hi * na + a] = pa;
@@ -866,6 +882,7 @@ impl RuleCore {
             None => (None, base),
         };
         RowEval {
+            keys,
             cells,
             hyp,
             palpha,
@@ -936,12 +953,8 @@ impl RuleCore {
             let mode = 2;
             self.mode_lw[mode] +=
                 r * log2_sum_exp2([ev.log2_keep + ev.modes[mode], ev.exc].into_iter());
-            let keys: Vec<u64> = self
-                .ctxs
-                .iter()
-                .map(|c| key_of(self.l, self.pad, self.vocab, &c.pos, &toks))
-                .collect();
             let nv = self.n_vals;
+            let all = vec![true; nv];
             for (hi, h) in j.assign.iter().enumerate() {
                 let own = ev.log2_keep + ev.joint_h[hi];
                 let t = log2_sum_exp2([own, ev.exc].into_iter());
@@ -951,7 +964,6 @@ impl RuleCore {
                 if uh <= 0.0 {
                     continue;
                 }
-                let all = vec![true; nv];
                 for (a, &ci) in h.iter().enumerate() {
                     let tab = &mut j.tables[hi * na + a];
                     let v = zv[a] as usize;
@@ -962,9 +974,10 @@ impl RuleCore {
                             tab.rho.0 += uh * f64::from(u8::from(tab.global[v] > 0));
                             tab.rho.1 += uh;
                             let id = tab.assigned.len();
-                            tab.cells.insert(keys[ci], id);
-                            let q: Vec<f64> =
-                                (0..nv).map(|x| joint_base_q(tab, x, &all, nv)).collect();
+                            tab.cells.insert(ev.keys[ci], id);
+                            let q: Vec<f64> = (0..nv)
+                                .map(|x| bijection_aware_q(&tab.global, tab.rho, x, &all, nv))
+                                .collect();
                             let s: f64 = q.iter().sum();
                             tab.post.extend(q.iter().map(|x| x / s));
                             tab.assigned.push(u32::MAX);
@@ -1144,39 +1157,28 @@ impl RuleCore {
     }
 }
 
-/// The cell key of positions `pos` of a message `toks` of `l` columns: positions from `l` on
-/// count from the end of the message (before its padding `pad`).
-fn key_of(l: usize, pad: Option<u32>, vocab: u64, pos: &[usize], toks: &[u32]) -> u64 {
-    let len = match pad {
-        Some(t) if pos.iter().any(|&p| p >= l) => {
-            l - toks.iter().rev().take_while(|&&x| x == t).count()
-        }
-        _ => l,
-    };
-    pos.iter().fold(0u64, |k, &p| {
-        let tok = if p < l {
-            toks[p]
-        } else {
-            // The k-th token from the end (k = p - l + 1), the padding token if shorter.
-            len.checked_sub(p - l + 1)
-                .map_or_else(|| pad.unwrap_or(0), |i| toks[i])
-        };
-        k.wrapping_mul(vocab) + tok as u64
-    })
-}
-
-/// Probability that a new cell of a joint table takes value `v` among the `allowed` values
-/// (bijection-aware: values no other cell took are likelier, learned share).
-fn joint_base_q(t: &JointTable, v: usize, allowed: &[bool], n_allowed: usize) -> f64 {
+/// Probability that a new cell takes value `v` among the `allowed` values (`n_allowed` of
+/// them), bijection-aware: a value no cell has taken (`global[x] == 0`) is likelier, with the
+/// learned share `rho` = (weighted new cells that took a taken value, weighted new cells) of
+/// draws that ignore the other cells.
+fn bijection_aware_q(
+    global: &[u32],
+    rho: (f64, f64),
+    v: usize,
+    allowed: &[bool],
+    n_allowed: usize,
+) -> f64 {
     let uniform = 1.0 / n_allowed as f64;
-    let n_untaken = (0..t.global.len())
-        .filter(|&x| allowed[x] && t.global[x] == 0)
+    let n_untaken = global
+        .iter()
+        .zip(allowed)
+        .filter(|(x, ok)| **ok && **x == 0)
         .count();
     if n_untaken == 0 {
         return uniform;
     }
-    let r = (t.rho.0 + RARE) / (t.rho.1 + 1.0);
-    let fresh = if t.global[v] > 0 {
+    let r = (rho.0 + RARE) / (rho.1 + 1.0);
+    let fresh = if global[v] > 0 {
         0.0
     } else {
         (1.0 - r) / n_untaken as f64
