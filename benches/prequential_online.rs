@@ -7,10 +7,17 @@
 //!   costs); `switching/switch_update`: one update of the switching mixture over K = 6;
 //! - `sequence_step/mlp_step` (baseline) and `sequence_step/gru_step`: one Adam step (batch 32)
 //!   on padded variable-length messages (1-6 tokens) of the default MLP (16-dim embeddings,
-//!   256 units) and of the default GRU learner (16-dim embeddings, 64 units, padding mask).
+//!   256 units) and of the default GRU learner (16-dim embeddings, 64 units, padding mask);
+//! - `rule_learner/ngram_language` (baseline), `rule_learner/rules_language`: coding and
+//!   learning every row of a language system (2 x 8, h = 0.75, 640 rows) with the n-gram table
+//!   and with the rule learner; `rule_learner/lexicon_sampler`: the rule learner's lexicon
+//!   sampler alone on the 64 first occurrences (its share of the rule learner's time).
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use kcomp::dataset::Targets;
+use kcomp::datasets::language_system::LanguageSystemConfig;
 use kcomp::datasets::lookup_table::{LookupParams, generate};
+use kcomp::estimators::prequential::lexicon_sampler::LexiconSampler;
 use kcomp::datasets::variable_length::VarLenParams;
 use kcomp::estimators::prequential::online::{LearnerSpec, OnlineConfig, make_online_learner};
 use kcomp::estimators::prequential::switching::{Mixing, Mixture};
@@ -136,6 +143,56 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             gru.step(w, z, &sent[t * 32..(t + 1) * 32]);
             t = (t + 1) % 16;
+        })
+    });
+    g.finish();
+
+    let lang = LanguageSystemConfig {
+        repeats: 10,
+        holistic_fraction: 0.75,
+        ..Default::default()
+    }
+    .dataset()
+    .unwrap();
+    let (w, z) = (&lang.w, &lang.z);
+    // Rows in a seeded order (the generator lists them object by object).
+    let order: Vec<usize> = (0..w.n).map(|i| (i * 397) % w.n).collect();
+    let run = |spec: &LearnerSpec| {
+        let mut l = make_online_learner(spec, &OnlineConfig::default(), w, z, 0).unwrap();
+        let mut bits = 0.0;
+        for (k, &r) in order.iter().enumerate() {
+            bits += l.code(w, z, &[r])[0];
+            l.learn(w, z, &order[..k + 1], 1);
+        }
+        bits
+    };
+    let mut g = c.benchmark_group("rule_learner");
+    g.sample_size(10);
+    g.bench_function("ngram_language", |b| {
+        b.iter(|| run(&LearnerSpec::Ngram { order: 2 }))
+    });
+    g.bench_function("rules_language", |b| {
+        b.iter(|| run(&LearnerSpec::Rules(Default::default())))
+    });
+    let Targets::Discrete { values, .. } = z else {
+        unreachable!("language systems have discrete Z")
+    };
+    let mut firsts = std::collections::HashSet::new();
+    let first: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&r| firsts.insert(w.row(r).to_vec()))
+        .collect();
+    g.bench_function("lexicon_sampler", |b| {
+        b.iter(|| {
+            let mut s = LexiconSampler::new(w.n_words, w.vocab, 2, 8).unwrap();
+            let mut bits = 0.0;
+            for &r in &first {
+                let zr = &values[2 * r..2 * r + 2];
+                bits -= s.log2p(w.row(r), zr);
+                s.learn(w.row(r), zr);
+            }
+            bits
         })
     });
     g.finish();

@@ -542,25 +542,27 @@ fn every_rows_probabilities_sum_to_at_most_one() {
     }
 }
 
-/// Language 2 x 8 at h = 0.75, 15 rows per object, seed 0 (N = 960 in
-/// experiments/prequential-accuracy): only 16 of the 64 objects keep their lexicon message.
-/// Before the joint mode the prequential K(Z|W) was 317.34 bits at h = 0.75 and 317.23 at
-/// h = 1 (C not decreasing); with it 316.88 and 318.81.
+/// Language 2 x 8 at h = 0.75: only 16 of the 64 objects keep their lexicon message. N = 960
+/// seed 0 and N = 4,992 seeds 0 and 2 (experiments/prequential-accuracy): before the lexicon
+/// sampler the rule learner coded h = 0.75 in 316.9, 318.8 and 321.7 bits against 318.8, 316.3
+/// and 318.0 at h = 1 (the last two the wrong way); with it about 292 against 302.
 #[test]
 fn c_decreases_from_h_three_quarters_to_one_on_a_sparse_lexicon() {
-    let k = |h: f64| {
-        let d = language2x8(h, 15, 0);
-        let exact = d.exact.as_ref().unwrap().k_z_given_w_bits;
-        let r = language_compositionality(&d.w, &d.z, &fast(0), None).unwrap();
-        assert!(r.k_data / exact < 1.2, "h = {h}: {} of {exact}", r.k_data);
-        r
-    };
-    let (a, b) = (k(0.75), k(1.0));
-    assert!(a.c_l > b.c_l, "C {} at h = 0.75, {} at h = 1", a.c_l, b.c_l);
-    assert!(
-        b.k_data - a.k_data > 1.0,
-        "K(Z|W) {} at h = 0.75, {} at h = 1",
-        a.k_data,
-        b.k_data
-    );
+    for (repeats, seed) in [(15, 0), (78, 0), (78, 2)] {
+        let k = |h: f64| {
+            let d = language2x8(h, repeats, seed);
+            let exact = d.exact.as_ref().unwrap().k_z_given_w_bits;
+            let r = language_compositionality(&d.w, &d.z, &fast(seed), None).unwrap();
+            assert!(r.k_data / exact < 1.1, "h = {h}: {} of {exact}", r.k_data);
+            r
+        };
+        let (a, b) = (k(0.75), k(1.0));
+        assert!(a.c_l > b.c_l, "C {} at h = 0.75, {} at h = 1", a.c_l, b.c_l);
+        assert!(
+            b.k_data - a.k_data > 5.0,
+            "{repeats} repeats, seed {seed}: K(Z|W) {} at h = 0.75, {} at h = 1",
+            a.k_data,
+            b.k_data
+        );
+    }
 }

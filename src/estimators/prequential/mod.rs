@@ -11,6 +11,8 @@
 //! - [`padding`]: detecting the padding token of variable-length messages;
 //! - [`rules`]: the discrete rule learner (message memory, per-attribute rules over
 //!   positions and pairs, bijection-aware cells, exceptions);
+//! - [`lexicon_sampler`]: the rule learner's Bayesian learner of a lexicon with holistic
+//!   exceptions on new messages (closed-form likelihood, lexicons sampled by MCMC);
 //! - [`switching`]: Bayesian mixture and switching over learners (model choice in the code);
 //! - [`report`]: JSON, CSV and PNG outputs;
 //! - [`run_config`]: a run's TOML configuration, flag overrides, data, fingerprint and outputs;
@@ -18,6 +20,7 @@
 
 pub mod code;
 pub mod estimator;
+pub mod lexicon_sampler;
 pub mod naive;
 pub mod online;
 pub mod padding;

@@ -26,6 +26,13 @@
 //!   assignment's own probability of the row, so a lexicon that only a quarter of the objects
 //!   keep is still found (see [`Joint`]).
 //!
+//! **New messages.** A message no earlier row sent is coded by a Bayesian mixture (prior
+//! [`SAMPLER_PRIOR`]) of all the above and the [`LexiconSampler`]: exact Bayes over "a lexicon
+//! with holistic exceptions" given each sampled lexicon, the lexicons sampled by MCMC. Where
+//! only a quarter of the objects keep their lexicon message, the cells above never tell the
+//! lexicon from the exceptions, and the sampler does (language 2 x 8 at h = 0.75: about 292
+//! bits against 318 before, h = 1 302).
+//!
 //! **Bases.** The learner is a Bayesian mixture of such hierarchies, each coding Z in its own
 //! basis: Z as given, and (for up to [`RuleSettings::sum_diff_max_attrs`] attributes) every
 //! pair of attributes (a, b) replaced by their difference a - b and sum a + b, an invertible
@@ -44,6 +51,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::lexicon_sampler::LexiconSampler;
 use super::online::OnlineLearner;
 use super::switching::log2_sum_exp2;
 use crate::dataset::{Targets, TokenData};
@@ -1187,7 +1195,8 @@ fn bijection_aware_q(
 }
 
 /// The rule learner (see the module documentation): a Bayesian mixture of [`RuleCore`]s, Z as
-/// given (prior [`IDENTITY_PRIOR`]) and each sum/difference basis (the rest, split evenly).
+/// given (prior [`IDENTITY_PRIOR`]) and each sum/difference basis (the rest, split evenly),
+/// mixed on new messages with the [`LexiconSampler`].
 pub struct RuleLearner {
     cores: Vec<RuleCore>,
     log_w: Vec<f64>,
@@ -1196,7 +1205,18 @@ pub struct RuleLearner {
     pad: Option<u32>,
     /// Rows sent after which the cores are next re-learned.
     next_relearn: usize,
+    /// The lexicon-with-exceptions sampler, mixed with the cores on new messages only, and
+    /// the log2 weights of (cores, sampler) there.
+    sampler: Option<LexiconSampler>,
+    sampler_log_w: [f64; 2],
+    /// Messages learned so far (a new one is coded by the mixture with the sampler).
+    seen: HashSet<Vec<u32>>,
 }
+
+/// Prior of the lexicon sampler against the cores on new messages.
+const SAMPLER_PRIOR: f64 = 0.5;
+/// The sampler is dropped once its weight falls this many bits below the cores'.
+const SAMPLER_DROP_BITS: f64 = 64.0;
 
 /// Rows sent at the first re-learning; each next one comes after [`RELEARN_FACTOR`] times as
 /// many.
@@ -1249,6 +1269,12 @@ impl RuleLearner {
             settings: *settings,
             pad,
             next_relearn: RELEARN_FIRST,
+            sampler: match pad {
+                Some(_) => None,
+                None => LexiconSampler::new(w.n_words, w.vocab, a, v),
+            },
+            sampler_log_w: [(1.0 - SAMPLER_PRIOR).log2(), SAMPLER_PRIOR.log2()],
+            seen: HashSet::new(),
         })
     }
 
@@ -1278,6 +1304,47 @@ impl RuleLearner {
             .map(|c| c.eval(w, values, row).total)
             .collect()
     }
+
+    /// log2 P of row `row` given the cores' mixture `core`: on a new message, mixed with the
+    /// sampler; also the sampler's own log2 P there.
+    fn with_sampler(
+        &mut self,
+        w: &TokenData,
+        values: &[u32],
+        row: usize,
+        core: f64,
+    ) -> (f64, Option<f64>) {
+        let msg = w.row(row);
+        let Some(s) = self.sampler.as_mut().filter(|_| !self.seen.contains(msg)) else {
+            return (core, None);
+        };
+        let a = s.n_attr();
+        let lex = s.log2p(msg, &values[row * a..(row + 1) * a]);
+        let [wc, ws] = self.sampler_log_w;
+        (log2_sum_exp2([wc + core, ws + lex].into_iter()), Some(lex))
+    }
+}
+
+impl RuleLearner {
+    /// Bayes update of (cores, sampler) on a new message, then the sampler learns it; it is
+    /// dropped when it falls [`SAMPLER_DROP_BITS`] behind or stops learning.
+    fn learn_sampler(&mut self, msg: &[u32], values: &[u32], r: usize, core: f64, lex: f64) {
+        let lw = &mut self.sampler_log_w;
+        lw[0] += core;
+        lw[1] += lex;
+        let t = log2_sum_exp2(lw.iter().copied());
+        lw.iter_mut().for_each(|x| *x -= t);
+        self.seen.insert(msg.to_vec());
+        let Some(s) = self.sampler.as_mut() else {
+            return;
+        };
+        if lw[1].is_nan() || lw[1] <= lw[0] - SAMPLER_DROP_BITS || !s.active() {
+            self.sampler = None;
+            return;
+        }
+        let a = s.n_attr();
+        s.learn(msg, &values[r * a..(r + 1) * a]);
+    }
 }
 
 impl OnlineLearner for RuleLearner {
@@ -1296,7 +1363,8 @@ impl OnlineLearner for RuleLearner {
         rows.iter()
             .map(|&r| {
                 let p = self.core_log2p(w, values, r);
-                -log2_sum_exp2(self.log_w.iter().zip(&p).map(|(w, p)| w + p))
+                let core = log2_sum_exp2(self.log_w.iter().zip(&p).map(|(w, p)| w + p));
+                -self.with_sampler(w, values, r, core).0
             })
             .collect()
     }
@@ -1307,6 +1375,12 @@ impl OnlineLearner for RuleLearner {
         };
         for &r in &sent[sent.len() - n_new..] {
             let evs: Vec<RowEval> = self.cores.iter().map(|c| c.eval(w, values, r)).collect();
+            if self.sampler.is_some() {
+                let core = log2_sum_exp2(self.log_w.iter().zip(&evs).map(|(w, e)| w + e.total));
+                if let (_, Some(lex)) = self.with_sampler(w, values, r, core) {
+                    self.learn_sampler(w.row(r), values, r, core, lex);
+                }
+            }
             if self.cores.len() > 1 {
                 self.log_w
                     .iter_mut()
