@@ -1323,9 +1323,7 @@ impl RuleLearner {
         let [wc, ws] = self.sampler_log_w;
         (log2_sum_exp2([wc + core, ws + lex].into_iter()), Some(lex))
     }
-}
 
-impl RuleLearner {
     /// Bayes update of (cores, sampler) on a new message, then the sampler learns it; it is
     /// dropped when it falls [`SAMPLER_DROP_BITS`] behind or stops learning.
     fn learn_sampler(&mut self, msg: &[u32], values: &[u32], r: usize, core: f64, lex: f64) {
