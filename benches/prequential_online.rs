@@ -189,8 +189,7 @@ fn bench(c: &mut Criterion) {
             let mut bits = 0.0;
             for &r in &first {
                 let zr = &values[2 * r..2 * r + 2];
-                bits -= s.log2p(w.row(r), zr);
-                s.learn(w.row(r), zr);
+                bits -= s.learn(w.row(r), zr);
             }
             bits
         })

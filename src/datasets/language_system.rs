@@ -19,6 +19,8 @@
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+use crate::rng::shuffle;
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::{Targets, TokenData};
@@ -86,13 +88,6 @@ pub struct LanguageSystem {
     pub z: Targets,
     /// Indices of the objects whose message is holistic.
     pub holistic_objects: Vec<usize>,
-}
-
-fn shuffle<T>(v: &mut [T], rng: &mut ChaCha8Rng) {
-    for i in (1..v.len()).rev() {
-        let j = rng.random_range(0..=i);
-        v.swap(i, j);
-    }
 }
 
 impl LanguageSystemConfig {

@@ -60,6 +60,8 @@ use std::collections::BTreeMap;
 
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+
+use crate::rng::shuffle;
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::exact::exact_terms_from_parts;
@@ -131,13 +133,6 @@ pub struct Protocol {
     pub w: TokenData,
     pub z: Targets,
     pub exact: ExactTerms,
-}
-
-fn shuffle<T>(v: &mut [T], rng: &mut ChaCha8Rng) {
-    for i in (1..v.len()).rev() {
-        let j = rng.random_range(0..=i);
-        v.swap(i, j);
-    }
 }
 
 fn log2_factorial(n: usize) -> f64 {

@@ -34,6 +34,7 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use super::switching::log2_sum_exp2;
+use crate::rng::shuffle;
 
 /// Metropolis chains per assignment.
 const CHAINS: usize = 4;
@@ -48,7 +49,7 @@ const WORK_PER_MESSAGE: usize = 1 << 18;
 const PRUNE_BITS: f64 = 40.0;
 /// The sampler runs while objects and distinct messages stay within these bounds and the
 /// vocabulary is small (time per message grows with all three).
-pub const MAX_OBJECTS: usize = 4096;
+const MAX_OBJECTS: usize = 4096;
 const MAX_MESSAGES: usize = 1024;
 const MAX_VOCAB: usize = 64;
 /// At most this many assignments of distinct positions to the attributes.
@@ -209,9 +210,7 @@ impl LexiconSampler {
                         let mut perm = Vec::with_capacity(n_attr * vocab);
                         for _ in 0..n_attr {
                             let mut p: Vec<u16> = (0..vocab as u16).collect();
-                            for i in (1..vocab).rev() {
-                                p.swap(i, rng.random_range(0..=i));
-                            }
+                            shuffle(&mut p, &mut rng);
                             perm.extend(p);
                         }
                         Chain {
@@ -280,12 +279,23 @@ impl LexiconSampler {
         let Some(zo) = self.object(z) else {
             return f64::NEG_INFINITY;
         };
+        let per = self.per_assignment(msg, zo);
+        self.mixed(&per)
+    }
+
+    /// The mixture over assignments of their log2 P of one object.
+    fn mixed(&self, per: &[f64]) -> f64 {
         // Every object has its message: the model allows no new one, yet the code must stay
         // complete (uniform; the cores then win the mixture).
         if self.n_named == self.n_obj {
             return -(self.n_obj as f64).log2();
         }
-        let per: Vec<f64> = (0..self.assignments.len())
+        log2_sum_exp2(self.log_w.iter().zip(per).map(|(w, p)| w + p))
+    }
+
+    /// log2 P of object `zo` for a new message `msg` per assignment (dropped ones: -inf).
+    fn per_assignment(&mut self, msg: &[u32], zo: u32) -> Vec<f64> {
+        (0..self.assignments.len())
             .map(|i| {
                 if self.log_w[i] == f64::NEG_INFINITY {
                     f64::NEG_INFINITY
@@ -293,8 +303,7 @@ impl LexiconSampler {
                     self.assignment_log2p(i, msg, zo)
                 }
             })
-            .collect();
-        log2_sum_exp2(self.log_w.iter().zip(&per).map(|(w, p)| w + p))
+            .collect()
     }
 
     fn assignment_log2p(&mut self, i: usize, msg: &[u32], zo: u32) -> f64 {
@@ -363,18 +372,16 @@ impl LexiconSampler {
         (sum / a.samples.len() as f64).log2()
     }
 
-    /// Learns a first occurrence (a message no earlier row sent) and resamples the lexicons.
-    pub fn learn(&mut self, msg: &[u32], z: &[u32]) {
+    /// Learns a first occurrence (a message no earlier row sent) and resamples the lexicons;
+    /// returns the log2 P that [`Self::log2p`] gave it before.
+    pub fn learn(&mut self, msg: &[u32], z: &[u32]) -> f64 {
         let Some(zo) = self.object(z) else {
-            return;
+            return f64::NEG_INFINITY;
         };
         // Bayes weights of the assignments on this message; the hopeless ones are dropped.
-        for i in 0..self.assignments.len() {
-            if self.log_w[i] > f64::NEG_INFINITY {
-                let p = self.assignment_log2p(i, msg, zo);
-                self.log_w[i] += p;
-            }
-        }
+        let per = self.per_assignment(msg, zo);
+        let coded = self.mixed(&per);
+        self.log_w.iter_mut().zip(&per).for_each(|(w, p)| *w += p);
         let best = self.log_w.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         for (w, a) in self.log_w.iter_mut().zip(self.assignments.iter_mut()) {
             if *w < best - PRUNE_BITS {
@@ -420,6 +427,7 @@ impl LexiconSampler {
             self.assignments[i].chains = chains;
             self.assignments[i].samples = samples;
         }
+        coded
     }
 
     fn image(&self, pos: &[usize], perm: &[u16], r: usize) -> u32 {
@@ -696,8 +704,11 @@ mod tests {
         let mut s = LexiconSampler::new(2, v, 2, v).unwrap();
         let mut total = 0.0;
         for (msg, z) in rows(v, hol) {
-            total -= s.log2p(&msg, &z);
-            s.learn(&msg, &z);
+            // What `learn` returns is what `log2p` gives before it.
+            let before = s.log2p(&msg, &z);
+            let coded = s.learn(&msg, &z);
+            assert_eq!(before, coded);
+            total -= coded;
         }
         total
     }

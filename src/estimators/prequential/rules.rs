@@ -1306,42 +1306,40 @@ impl RuleLearner {
     }
 
     /// log2 P of row `row` given the cores' mixture `core`: on a new message, mixed with the
-    /// sampler; also the sampler's own log2 P there.
-    fn with_sampler(
-        &mut self,
-        w: &TokenData,
-        values: &[u32],
-        row: usize,
-        core: f64,
-    ) -> (f64, Option<f64>) {
+    /// sampler.
+    fn with_sampler(&mut self, w: &TokenData, values: &[u32], row: usize, core: f64) -> f64 {
         let msg = w.row(row);
         let Some(s) = self.sampler.as_mut().filter(|_| !self.seen.contains(msg)) else {
-            return (core, None);
+            return core;
         };
         let a = s.n_attr();
         let lex = s.log2p(msg, &values[row * a..(row + 1) * a]);
         let [wc, ws] = self.sampler_log_w;
-        (log2_sum_exp2([wc + core, ws + lex].into_iter()), Some(lex))
+        log2_sum_exp2([wc + core, ws + lex].into_iter())
     }
 
-    /// Bayes update of (cores, sampler) on a new message, then the sampler learns it; it is
-    /// dropped when it falls [`SAMPLER_DROP_BITS`] behind or stops learning.
-    fn learn_sampler(&mut self, msg: &[u32], values: &[u32], r: usize, core: f64, lex: f64) {
+    /// On a new message (the cores' mixture gave it `core`): the sampler learns it, then the
+    /// Bayes update of (cores, sampler); the sampler is dropped when it falls
+    /// [`SAMPLER_DROP_BITS`] behind or stops learning.
+    fn learn_sampler(&mut self, msg: &[u32], values: &[u32], r: usize, core: f64) {
+        let Some(s) = self.sampler.as_mut() else {
+            return;
+        };
+        self.seen.insert(msg.to_vec());
+        if !s.active() {
+            self.sampler = None;
+            return;
+        }
+        let a = s.n_attr();
+        let lex = s.learn(msg, &values[r * a..(r + 1) * a]);
         let lw = &mut self.sampler_log_w;
         lw[0] += core;
         lw[1] += lex;
         let t = log2_sum_exp2(lw.iter().copied());
         lw.iter_mut().for_each(|x| *x -= t);
-        self.seen.insert(msg.to_vec());
-        let Some(s) = self.sampler.as_mut() else {
-            return;
-        };
-        if lw[1].is_nan() || lw[1] <= lw[0] - SAMPLER_DROP_BITS || !s.active() {
+        if lw[1].is_nan() || lw[1] <= lw[0] - SAMPLER_DROP_BITS {
             self.sampler = None;
-            return;
         }
-        let a = s.n_attr();
-        s.learn(msg, &values[r * a..(r + 1) * a]);
     }
 }
 
@@ -1362,7 +1360,7 @@ impl OnlineLearner for RuleLearner {
             .map(|&r| {
                 let p = self.core_log2p(w, values, r);
                 let core = log2_sum_exp2(self.log_w.iter().zip(&p).map(|(w, p)| w + p));
-                -self.with_sampler(w, values, r, core).0
+                -self.with_sampler(w, values, r, core)
             })
             .collect()
     }
@@ -1373,11 +1371,9 @@ impl OnlineLearner for RuleLearner {
         };
         for &r in &sent[sent.len() - n_new..] {
             let evs: Vec<RowEval> = self.cores.iter().map(|c| c.eval(w, values, r)).collect();
-            if self.sampler.is_some() {
+            if self.sampler.is_some() && !self.seen.contains(w.row(r)) {
                 let core = log2_sum_exp2(self.log_w.iter().zip(&evs).map(|(w, e)| w + e.total));
-                if let (_, Some(lex)) = self.with_sampler(w, values, r, core) {
-                    self.learn_sampler(w.row(r), values, r, core, lex);
-                }
+                self.learn_sampler(w.row(r), values, r, core);
             }
             if self.cores.len() > 1 {
                 self.log_w

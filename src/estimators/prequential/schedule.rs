@@ -2,8 +2,10 @@
 
 use std::collections::BTreeMap;
 
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+
+use crate::rng::shuffle;
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::Targets;
@@ -123,14 +125,6 @@ impl Schedule {
             ));
         }
         Ok(b)
-    }
-}
-
-/// Fisher-Yates shuffle driven by `rng`.
-fn shuffle<T>(v: &mut [T], rng: &mut ChaCha8Rng) {
-    for i in (1..v.len()).rev() {
-        let j = rng.random_range(0..=i);
-        v.swap(i, j);
     }
 }
 
