@@ -11,6 +11,7 @@
 //! - [`information`], [`context_independence`], [`conflict_count`], [`lz76`]: message entropy
 //!   and I(W; Z), context independence, conflict count and Lempel-Ziv complexity;
 //! - [`tre`]: tree reconstruction error (additive, L1);
+//! - [`requential`]: requential coding (a student taught by a teacher's synthetic data);
 //!
 //! LLM-written programs are scored in `crate::programs`, not here.
 
@@ -26,6 +27,7 @@ pub mod llm_program;
 pub mod lz76;
 pub mod mapping_mdl;
 pub mod prequential;
+pub mod requential;
 pub mod topsim;
 pub mod topsim_integer;
 pub mod tre;

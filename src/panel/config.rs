@@ -30,6 +30,11 @@
 //! optimizer = "adam"                        # adam | rmsprop
 //! steps = 1000
 //!
+//! [requential]                              # optional: requential coding's settings
+//! teacher = "online"                        # online | final
+//! learners = ["marginal", "ngram2"]
+//! k_z = false                               # skip K(Z) with W withheld
+//!
 //! [prequential]                             # optional: the prequential estimator's settings
 //! val_fraction = 0.1
 //! [prequential.config.train]
@@ -118,6 +123,9 @@ pub struct PanelConfig {
     /// Prequential settings.
     #[serde(default)]
     pub prequential: PanelPrequential,
+    /// Requential-coding settings.
+    #[serde(default)]
+    pub requential: crate::estimators::requential::RequentialConfig,
     /// Topological-similarity settings (also of `topsim_normalised_edit`, `topsim_jaccard`,
     /// which override `w_distance`).
     #[serde(default)]
@@ -164,6 +172,7 @@ impl PanelConfig {
             estimators: Vec::new(),
             families: Vec::new(),
             prequential: PanelPrequential::default(),
+            requential: Default::default(),
             topsim: TopsimConfig::default(),
             tre: TreConfig::default(),
             bosdis: BosdisConfig::default(),
@@ -330,6 +339,9 @@ impl PanelConfig {
         }
         no_duplicates("estimators", &self.estimators)?;
         self.tre.validate()?;
+        if self.estimators.iter().any(|e| e == "requential") {
+            self.requential.validate()?;
+        }
         for name in &self.estimators {
             super::registry::check_name(name)?;
         }

@@ -12,6 +12,7 @@ use crate::estimators::llm_program::LlmProgramEstimator;
 use crate::estimators::lz76::Lz76Estimator;
 use crate::estimators::mapping_mdl::MappingMdlEstimator;
 use crate::estimators::prequential::estimator::PrequentialEstimator;
+use crate::estimators::requential::RequentialEstimator;
 use crate::estimators::topsim::{TopsimConfig, TopsimEstimator, WDistance};
 use crate::estimators::tre::{Composition, TreConfig, TreError, TreEstimator};
 use crate::representation::learned_w::LearnedWEstimator;
@@ -19,11 +20,12 @@ use crate::representation::learned_w::LearnedWEstimator;
 use super::config::PanelConfig;
 
 /// Every estimator the panel knows, in the default table order.
-pub const ESTIMATORS: [&str; 19] = [
+pub const ESTIMATORS: [&str; 20] = [
     "exact",
     "learned_w",
     "mapping_mdl",
     "prequential",
+    "requential",
     "compression",
     "topsim",
     "topsim_normalised_edit",
@@ -59,7 +61,7 @@ const CODE: &str = "K(Z|W) in bits; C = K(Z)/K(Z|W)";
 const LOWER_K: &str = "lower K(Z|W), higher C";
 
 /// [`EstimatorInfo`] of every name in [`ESTIMATORS`], in the same order.
-pub const ESTIMATOR_INFO: [EstimatorInfo; 19] = [
+pub const ESTIMATOR_INFO: [EstimatorInfo; 20] = [
     info("exact", CODE, LOWER_K, "generated data (known generator)"),
     info(
         "learned_w",
@@ -69,6 +71,12 @@ pub const ESTIMATOR_INFO: [EstimatorInfo; 19] = [
     ),
     info("mapping_mdl", CODE, LOWER_K, "discrete Z"),
     info("prequential", CODE, LOWER_K, "all"),
+    info(
+        "requential",
+        CODE,
+        LOWER_K,
+        "all (opt-in: about twice prequential's time)",
+    ),
     info(
         "compression",
         CODE,
@@ -261,6 +269,9 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
                 ..config.tre.clone()
             },
             label: Some("tre_cosine"),
+        }),
+        "requential" => Box::new(RequentialEstimator {
+            config: config.requential.clone(),
         }),
         "prequential" => Box::new(PrequentialEstimator {
             config: config.prequential.config.clone(),

@@ -139,6 +139,9 @@ fn settings_of(config: &PanelConfig, planned: &PlannedDataset) -> serde_json::Va
     if config.estimators.iter().any(|e| e == "llm_program") {
         settings["llm_report"] = serde_json::json!(config.llm_report);
     }
+    if config.estimators.iter().any(|e| e == "requential") {
+        settings["requential"] = serde_json::json!(config.requential);
+    }
     if config.estimators.iter().any(|e| e.starts_with("tre")) {
         settings["tre"] = serde_json::json!(config.tre);
     }

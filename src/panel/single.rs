@@ -128,6 +128,7 @@ pub struct SingleComparison {
 pub struct SingleSettings {
     pub estimators: Option<Vec<String>>,
     pub prequential: PanelPrequential,
+    pub requential: crate::estimators::requential::RequentialConfig,
     pub topsim: TopsimConfig,
     pub tre: TreConfig,
     pub bosdis: crate::estimators::disentanglement::BosdisConfig,
@@ -154,9 +155,14 @@ impl SingleSettings {
     }
 }
 
+/// Estimators run on one dataset only when named: learned_w trains a model per sentence space
+/// for minutes, requential trains two learners per learner of prequential coding, bdm needs
+/// the CTM tables of a pybdm installation.
+pub const OPT_IN: [&str; 3] = ["learned_w", "requential", "bdm"];
+
 /// The estimators and settings of a single-dataset comparison: `names` (else the settings'
-/// list, else every estimator that can apply: llm_program only with a grid report; learned_w,
-/// which trains a model per sentence space for minutes, only when named), checked.
+/// list, else every estimator that can apply: llm_program only with a grid report; the
+/// [`OPT_IN`] ones only when named), checked.
 pub fn single_config(
     names: Option<Vec<String>>,
     llm_report: Option<PathBuf>,
@@ -168,12 +174,13 @@ pub fn single_config(
         registry::ESTIMATORS
             .iter()
             .filter(|e| **e != "llm_program" || llm_report.is_some())
-            .filter(|e| **e != "learned_w")
+            .filter(|e| !OPT_IN.contains(e))
             .map(|s| s.to_string())
             .collect()
     });
     config.llm_report = llm_report;
     config.prequential = settings.prequential;
+    config.requential = settings.requential;
     config.topsim = settings.topsim;
     config.tre = settings.tre;
     config.bosdis = settings.bosdis;
