@@ -1,6 +1,7 @@
 //! The `kcomp` command line. Each subcommand lives in its own file; this module routes them
 //! and maps every error to a one-line message and exit status 2.
 
+pub mod bdm;
 pub mod codelength;
 pub mod commongen;
 pub mod compare;
@@ -64,6 +65,8 @@ pub enum Command {
     Compare(Box<compare::CompareArgs>),
     /// Code lengths under kcomp's primitives (e.g. Skellam).
     Codelength(codelength::CodelengthArgs),
+    #[command(about = "BDM (Block Decomposition Method) of a string or binary matrix, pybdm's tables")]
+    Bdm(bdm::BdmArgs),
     /// Mapping-table metric for LLM-written programs (string-to-grid).
     Grid(grid::GridArgs),
     /// Run a sweep or a panel as a Slurm job array (submit, status, resubmit).
@@ -159,6 +162,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Reproduce(args) => sweep::run_reproduce(args),
         Command::Compare(args) => compare::run(*args),
         Command::Codelength(args) => codelength::run_codelength(args),
+        Command::Bdm(args) => bdm::run(args),
         Command::Grid(args) => grid::run(args),
         Command::Slurm(args) => slurm::run(args),
         Command::Pcfgset(args) => pcfgset::run(args),

@@ -35,6 +35,10 @@
 //! learners = ["marginal", "ngram2"]
 //! k_z = false                               # skip K(Z) with W withheld
 //!
+//! [bdm]                                     # optional: BDM settings
+//! ctm_dir = "/path/to/site-packages/pybdm"  # default: $KCOMP_PYBDM_CTM
+//! partition = "recursive:2"                 # ignore | correlated:SHIFT | recursive:MIN_LENGTH
+//!
 //! [prequential]                             # optional: the prequential estimator's settings
 //! val_fraction = 0.1
 //! [prequential.config.train]
@@ -126,6 +130,9 @@ pub struct PanelConfig {
     /// Requential-coding settings.
     #[serde(default)]
     pub requential: crate::estimators::requential::RequentialConfig,
+    /// BDM settings (the CTM tables' folder, partition, block).
+    #[serde(default)]
+    pub bdm: crate::estimators::bdm::BdmConfig,
     /// Topological-similarity settings (also of `topsim_normalised_edit`, `topsim_jaccard`,
     /// which override `w_distance`).
     #[serde(default)]
@@ -173,6 +180,7 @@ impl PanelConfig {
             families: Vec::new(),
             prequential: PanelPrequential::default(),
             requential: Default::default(),
+            bdm: Default::default(),
             topsim: TopsimConfig::default(),
             tre: TreConfig::default(),
             bosdis: BosdisConfig::default(),

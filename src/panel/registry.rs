@@ -1,6 +1,7 @@
 //! Estimator names of the panel and how each is built from a [`PanelConfig`].
 
 use crate::error::{KcompError, Result};
+use crate::estimators::bdm::BdmEstimator;
 use crate::estimators::compression::CompressionEstimator;
 use crate::estimators::conflict_count::ConflictCountEstimator;
 use crate::estimators::context_independence::ContextIndependenceEstimator;
@@ -10,6 +11,7 @@ use crate::estimators::information::{EntropyEstimator, MutualInformationEstimato
 use crate::estimators::interface::Estimator;
 use crate::estimators::llm_program::LlmProgramEstimator;
 use crate::estimators::lz76::Lz76Estimator;
+use crate::estimators::lz78::Lz78Estimator;
 use crate::estimators::mapping_mdl::MappingMdlEstimator;
 use crate::estimators::prequential::estimator::PrequentialEstimator;
 use crate::estimators::requential::RequentialEstimator;
@@ -20,13 +22,14 @@ use crate::representation::learned_w::LearnedWEstimator;
 use super::config::PanelConfig;
 
 /// Every estimator the panel knows, in the default table order.
-pub const ESTIMATORS: [&str; 20] = [
+pub const ESTIMATORS: [&str; 22] = [
     "exact",
     "learned_w",
     "mapping_mdl",
     "prequential",
     "requential",
     "compression",
+    "bdm",
     "topsim",
     "topsim_normalised_edit",
     "topsim_jaccard",
@@ -37,6 +40,7 @@ pub const ESTIMATORS: [&str; 20] = [
     "context_independence",
     "conflict_count",
     "lz76",
+    "lz78",
     "tre",
     "tre_linear",
     "tre_cosine",
@@ -61,7 +65,7 @@ const CODE: &str = "K(Z|W) in bits; C = K(Z)/K(Z|W)";
 const LOWER_K: &str = "lower K(Z|W), higher C";
 
 /// [`EstimatorInfo`] of every name in [`ESTIMATORS`], in the same order.
-pub const ESTIMATOR_INFO: [EstimatorInfo; 20] = [
+pub const ESTIMATOR_INFO: [EstimatorInfo; 22] = [
     info("exact", CODE, LOWER_K, "generated data (known generator)"),
     info(
         "learned_w",
@@ -82,6 +86,12 @@ pub const ESTIMATOR_INFO: [EstimatorInfo; 20] = [
         CODE,
         LOWER_K,
         "all (needs thousands of rows)",
+    ),
+    info(
+        "bdm",
+        "bits, BDM(W then Z) - BDM(W) (an approximation, not a code)",
+        LOWER_K,
+        "discrete Z (opt-in: needs pybdm's CTM tables)",
     ),
     info("topsim", "correlation in [-1, 1]", "higher", "all"),
     info(
@@ -114,7 +124,13 @@ pub const ESTIMATOR_INFO: [EstimatorInfo; 20] = [
     ),
     info(
         "lz76",
-        "LZ76 phrases",
+        "LZ76 phrases (Kaspar-Schuster exhaustive parsing)",
+        "lower = more regular (not compositionality)",
+        "all",
+    ),
+    info(
+        "lz78",
+        "LZ78 phrases (Ziv-Lempel dictionary parsing)",
         "lower = more regular (not compositionality)",
         "all",
     ),
@@ -184,7 +200,7 @@ pub fn estimator_table() -> String {
     }
     out.push_str(
         "Units, directions and references: docs/estimators.md. Default: every estimator that \
-         applies, except learned_w and llm_program (name them to run them).\n",
+         applies, except learned_w, requential, bdm and llm_program (name them to run them).\n",
     );
     out
 }
@@ -251,6 +267,10 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
         "context_independence" => Box::new(ContextIndependenceEstimator),
         "conflict_count" => Box::new(ConflictCountEstimator),
         "lz76" => Box::new(Lz76Estimator),
+        "lz78" => Box::new(Lz78Estimator),
+        "bdm" => Box::new(BdmEstimator {
+            config: config.bdm.clone(),
+        }),
         "tre" => Box::new(TreEstimator {
             config: config.tre.clone(),
             label: None,

@@ -142,6 +142,9 @@ fn settings_of(config: &PanelConfig, planned: &PlannedDataset) -> serde_json::Va
     if config.estimators.iter().any(|e| e == "requential") {
         settings["requential"] = serde_json::json!(config.requential);
     }
+    if config.estimators.iter().any(|e| e == "bdm") {
+        settings["bdm"] = serde_json::json!(config.bdm);
+    }
     if config.estimators.iter().any(|e| e.starts_with("tre")) {
         settings["tre"] = serde_json::json!(config.tre);
     }

@@ -129,6 +129,7 @@ pub struct SingleSettings {
     pub estimators: Option<Vec<String>>,
     pub prequential: PanelPrequential,
     pub requential: crate::estimators::requential::RequentialConfig,
+    pub bdm: crate::estimators::bdm::BdmConfig,
     pub topsim: TopsimConfig,
     pub tre: TreConfig,
     pub bosdis: crate::estimators::disentanglement::BosdisConfig,
@@ -181,6 +182,7 @@ pub fn single_config(
     config.llm_report = llm_report;
     config.prequential = settings.prequential;
     config.requential = settings.requential;
+    config.bdm = settings.bdm;
     config.topsim = settings.topsim;
     config.tre = settings.tre;
     config.bosdis = settings.bosdis;
