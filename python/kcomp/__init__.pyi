@@ -68,7 +68,19 @@ def compare(
     precision: Optional[float] = ...,
     llm_report: Optional[Union[str, os.PathLike]] = ...,
     topsim: Optional[Mapping[str, Any]] = ...,
+    bosdis: Optional[Mapping[str, Any]] = ...,
+    requential: Optional[Mapping[str, Any]] = ...,
+    bdm: Optional[Mapping[str, Any]] = ...,
 ) -> Comparison: ...
+def requential(W: Any, Z: Any, precision: Optional[float] = ..., **settings: Any) -> Estimate: ...
+def bdm(
+    x: Any,
+    ndim: Optional[int] = ...,
+    nsymbols: Optional[int] = ...,
+    partition: str = ...,
+    block: Optional[int] = ...,
+    ctm: Optional[Union[str, os.PathLike]] = ...,
+) -> Dict[str, Any]: ...
 def prequential(
     W: Any = ...,
     Z: Any = ...,
@@ -95,6 +107,7 @@ mutual_information: _Score
 context_independence: _Score
 conflict_count: _Score
 lz76: _Score
+lz78: _Score
 tre: _Score
 tre_linear: _Score
 tre_cosine: _Score

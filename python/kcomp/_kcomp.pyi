@@ -6,6 +6,8 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 __version__: str
+ESTIMATORS: List[str]
+SCORES: List[str]
 
 class KcompError(ValueError):
     """Bad input or a failed run, with the command line's one-line message."""
@@ -17,6 +19,17 @@ def compare(
     estimators: Optional[List[str]] = ...,
     llm_report: Optional[str] = ...,
     topsim_json: Optional[str] = ...,
+    bosdis_json: Optional[str] = ...,
+    requential_json: Optional[str] = ...,
+    bdm_json: Optional[str] = ...,
+) -> str: ...
+def bdm(
+    x: np.ndarray,
+    ndim: Optional[int] = ...,
+    nsymbols: Optional[int] = ...,
+    partition: str = ...,
+    block: Optional[int] = ...,
+    ctm: Optional[str] = ...,
 ) -> str: ...
 def prequential(
     w: Optional[np.ndarray], z: Optional[np.ndarray], precision: Optional[float], args: List[str]

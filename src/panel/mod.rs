@@ -7,9 +7,12 @@
 //! - [`run`]: the parallel, deterministic, resumable run;
 //! - [`single`]: one dataset (user files, a grid record) through a list of estimators;
 //! - [`tables`]: runs.csv, summary.csv/md, agreement.csv;
-//! - [`plots`]: C and scores against the family parameter, the agreement heat map.
+//! - [`plots`]: C and scores against the family parameter, the agreement heat map;
+//! - [`crosscheck`]: every code-length estimator against exact K (ratio, time ratio to the
+//!   prequential code), for panels that run `exact` beside them.
 
 pub mod config;
+pub mod crosscheck;
 pub mod family;
 pub mod plots;
 pub mod registry;
@@ -50,6 +53,9 @@ fn report(
     let summary = tables::summarise(&result);
     let agreement = tables::agreement(&result, config.bootstrap_resamples, config.bootstrap_seed);
     written.extend(plots::plot_panel(&result, &summary, &agreement, out)?);
+    if crosscheck::applies(&result) {
+        written.extend(crosscheck::write_crosscheck(&result, out)?);
+    }
     Ok((result, written))
 }
 

@@ -174,6 +174,16 @@ const fn info(
     }
 }
 
+/// The estimators that give a score, not a code length (in table order; `llm_program`, which
+/// gives either, is not listed).
+pub fn scores() -> Vec<&'static str> {
+    ESTIMATOR_INFO
+        .iter()
+        .filter(|i| i.direction != LOWER_K && i.name != "llm_program")
+        .map(|i| i.name)
+        .collect()
+}
+
 /// The [`EstimatorInfo`] of `name` (labels such as `topsim_jaccard` included).
 pub fn estimator_info(name: &str) -> Option<&'static EstimatorInfo> {
     ESTIMATOR_INFO.iter().find(|i| i.name == name)
@@ -317,5 +327,9 @@ mod tests {
         let table = estimator_table();
         assert_eq!(table.lines().count(), ESTIMATORS.len() + 2);
         assert!(table.contains("conflict_count") && table.contains("lower"));
+        let scores = scores();
+        assert!(scores.contains(&"lz78") && scores.contains(&"tre_cosine"));
+        assert!(!scores.contains(&"bdm") && !scores.contains(&"requential"));
+        assert_eq!(scores.len(), 15);
     }
 }
