@@ -330,6 +330,6 @@ mod tests {
         let scores = scores();
         assert!(scores.contains(&"lz78") && scores.contains(&"tre_cosine"));
         assert!(!scores.contains(&"bdm") && !scores.contains(&"requential"));
-        assert_eq!(scores.len(), 15);
+        assert_eq!(scores.len(), 14);
     }
 }
