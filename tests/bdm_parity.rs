@@ -66,7 +66,14 @@ fn documented_values() {
         CtmTable::tables_from_json(&common::data_dir().join("bdm/ctm_subset.json")).unwrap();
     let b2 = tables.iter().find(|t| t.name == "CTM-B2-D12").unwrap();
     let ones: Vec<u8> = vec![1; 10];
-    let r = bdm(b2, &ones, &[10], None, Partition::Recursive { min_length: 2 }).unwrap();
+    let r = bdm(
+        b2,
+        &ones,
+        &[10],
+        None,
+        Partition::Recursive { min_length: 2 },
+    )
+    .unwrap();
     assert!((r.bits - 22.784225562763474).abs() < 1e-12);
     // pybdm's README: '01' x 18 with 12-blocks is 28.5757 (4 decimals).
     let s: Vec<u8> = (0..36).map(|i| (i % 2) as u8).collect();
@@ -103,7 +110,13 @@ fn parity_on_the_full_tables_when_pybdm_is_installed() {
         .unwrap();
         assert_eq!(name, c["table"].as_str().unwrap());
         let want = c["bdm"].as_f64().unwrap();
-        assert!((r.bits - want).abs() < 1e-9, "{}: {} vs {}", c["name"], r.bits, want);
+        assert!(
+            (r.bits - want).abs() < 1e-9,
+            "{}: {} vs {}",
+            c["name"],
+            r.bits,
+            want
+        );
     }
     let (code, out, err) = cli_common::kcomp(&[
         "bdm",
@@ -122,13 +135,8 @@ fn parity_on_the_full_tables_when_pybdm_is_installed() {
 
 #[test]
 fn without_tables_the_cli_says_where_to_get_them() {
-    let (code, out, err) = cli_common::kcomp(&[
-        "bdm",
-        "--string",
-        "0101",
-        "--ctm",
-        "/nonexistent/pybdm",
-    ]);
+    let (code, out, err) =
+        cli_common::kcomp(&["bdm", "--string", "0101", "--ctm", "/nonexistent/pybdm"]);
     assert_eq!(code, 2);
     assert!(out.is_empty());
     assert_eq!(err.lines().count(), 1, "{err}");

@@ -48,7 +48,11 @@ fn held_out_lookup_tables_within_095_to_2_of_exact_and_a_valid_code() {
         // No code beats the generator's own code of the noise by more than k bits but with
         // probability 2^-k (the table is worth more than 0 bits on top).
         let noise = exact.parts["k_z_given_wf"];
-        assert!(code.total_bits > noise - 20.0, "{} < {noise}", code.total_bits);
+        assert!(
+            code.total_bits > noise - 20.0,
+            "{} < {noise}",
+            code.total_bits
+        );
         // The parts add up, message by message.
         let overhead: f64 = code
             .messages
@@ -60,7 +64,10 @@ fn held_out_lookup_tables_within_095_to_2_of_exact_and_a_valid_code() {
         assert!((kl - code.k_req_bits).abs() < 1e-9);
         assert!(
             (code.total_bits
-                - (code.selection_bits + code.k_req_bits + code.rec_overhead_bits + code.data_bits))
+                - (code.selection_bits
+                    + code.k_req_bits
+                    + code.rec_overhead_bits
+                    + code.data_bits))
                 .abs()
                 < 1e-9
         );
@@ -111,7 +118,11 @@ fn first_message_closed_form() {
     let want = 4.0 * kl_categorical_bits(&p, &[0.5, 0.5]);
     let first = &code.messages[0];
     assert_eq!((first.start, first.end), (0, 4));
-    assert!((first.kl_bits - want).abs() < 1e-12, "{} vs {want}", first.kl_bits);
+    assert!(
+        (first.kl_bits - want).abs() < 1e-12,
+        "{} vs {want}",
+        first.kl_bits
+    );
     assert!((first.overhead_bits - ((want + 1.0).log2() + 4.0)).abs() < 1e-12);
     // One learner: nothing to choose.
     assert_eq!(code.selection_bits, 0.0);
@@ -137,5 +148,8 @@ fn bad_settings_and_inputs_are_one_line_errors() {
     let z = Targets::discrete(1, 2, vec![0, 1, 0, 1]).unwrap();
     let w = TokenData::new(4, 1, 2, vec![0, 1, 0, 1]).unwrap();
     let e = requential_code(&w, &z, &cfg, None).unwrap_err();
-    assert!(e.to_string().contains("no learner gave a requential code"), "{e}");
+    assert!(
+        e.to_string().contains("no learner gave a requential code"),
+        "{e}"
+    );
 }

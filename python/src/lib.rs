@@ -180,7 +180,10 @@ fn bdm(
     ctm: Option<PathBuf>,
 ) -> PyResult<String> {
     use kcomp::estimators::bdm::{Partition, bdm_of};
-    let axes = x.getattr("ndim").and_then(|n| n.extract::<usize>()).unwrap_or(1);
+    let axes = x
+        .getattr("ndim")
+        .and_then(|n| n.extract::<usize>())
+        .unwrap_or(1);
     let t = read_array(x, "x")?;
     let kcomp::io::user_data::Values::Int(values) = t.values else {
         return Err(to_py("x: BDM needs integer symbols"));

@@ -64,7 +64,9 @@ pub fn run(args: BdmArgs) -> anyhow::Result<()> {
             let t = read_table(path)?;
             check_table(&t, path)?;
             let Values::Int(v) = t.values else {
-                return Err(crate::error::KcompError::file(path, "BDM needs integer symbols").into());
+                return Err(
+                    crate::error::KcompError::file(path, "BDM needs integer symbols").into(),
+                );
             };
             let shape = match args.ndim {
                 1 => vec![v.len()],
@@ -97,7 +99,10 @@ pub fn run(args: BdmArgs) -> anyhow::Result<()> {
         v["units"] = "bits".into();
         println!("{v}");
     } else {
-        println!("BDM {:.6} bits ({table}, {partition}, {} blocks, {} distinct)", r.bits, r.blocks, r.distinct_blocks);
+        println!(
+            "BDM {:.6} bits ({table}, {partition}, {} blocks, {} distinct)",
+            r.bits, r.blocks, r.distinct_blocks
+        );
         for w in &r.warnings {
             println!("warning: {w}");
         }

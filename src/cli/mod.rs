@@ -65,7 +65,9 @@ pub enum Command {
     Compare(Box<compare::CompareArgs>),
     /// Code lengths under kcomp's primitives (e.g. Skellam).
     Codelength(codelength::CodelengthArgs),
-    #[command(about = "BDM (Block Decomposition Method) of a string or binary matrix, pybdm's tables")]
+    #[command(
+        about = "BDM (Block Decomposition Method) of a string or binary matrix, pybdm's tables"
+    )]
     Bdm(bdm::BdmArgs),
     /// Mapping-table metric for LLM-written programs (string-to-grid).
     Grid(grid::GridArgs),

@@ -96,14 +96,8 @@ pub fn kl_bits(p: &OutputDist, q: &OutputDist) -> f64 {
 fn mixture_kl_bound_bits(p: &[(f64, f64, f64)], q: &[(f64, f64, f64)]) -> f64 {
     let kl = |a: &(f64, f64, f64), b: &(f64, f64, f64)| {
         kl_bits(
-            &OutputDist::Gaussian {
-                mean: a.1,
-                sd: a.2,
-            },
-            &OutputDist::Gaussian {
-                mean: b.1,
-                sd: b.2,
-            },
+            &OutputDist::Gaussian { mean: a.1, sd: a.2 },
+            &OutputDist::Gaussian { mean: b.1, sd: b.2 },
         )
     };
     // Convexity in p, best single component of q.
@@ -253,7 +247,10 @@ mod tests {
         assert_eq!(kl_categorical_bits(&p, &p), 0.0);
         assert_eq!(kl_categorical_bits(&[1.0, 0.0], &[0.0, 1.0]), f64::INFINITY);
         let g = OutputDist::Gaussian { mean: 0.0, sd: 1.0 };
-        assert_eq!(kl_bits(&g, &OutputDist::Categorical(vec![1.0])), f64::INFINITY);
+        assert_eq!(
+            kl_bits(&g, &OutputDist::Categorical(vec![1.0])),
+            f64::INFINITY
+        );
         let bad = OutputDist::Gaussian {
             mean: f64::NAN,
             sd: 1.0,
@@ -287,10 +284,8 @@ mod tests {
 
     #[test]
     fn mixture_bounds_are_upper_bounds_and_exact_when_equal() {
-        let p = OutputDist::GaussianMixture(vec![
-            (0.5f64.log2(), 0.0, 1.0),
-            (0.5f64.log2(), 4.0, 1.0),
-        ]);
+        let p =
+            OutputDist::GaussianMixture(vec![(0.5f64.log2(), 0.0, 1.0), (0.5f64.log2(), 4.0, 1.0)]);
         assert_eq!(kl_bits(&p, &p), 0.0);
         let q = OutputDist::GaussianMixture(vec![
             (0.25f64.log2(), 0.0, 1.0),
@@ -341,7 +336,10 @@ mod tests {
         let unguarded = kl_bits(&p, &wrong);
         let guarded = guarded_kl_bits(&p, &wrong, &guard, eps);
         assert!(unguarded > 1e5);
-        assert!((guarded - (kl_bits(&p, &guard) + 10.0)).abs() < 1e-9, "{guarded}");
+        assert!(
+            (guarded - (kl_bits(&p, &guard) + 10.0)).abs() < 1e-9,
+            "{guarded}"
+        );
         // A right student pays -log2(1 - eps) at most.
         assert!((guarded_kl_bits(&p, &p, &guard, eps) + (1.0 - eps).log2()).abs() < 1e-12);
         // Categoricals: the exact KL of the mixed probabilities.

@@ -61,7 +61,10 @@ impl<'a> Reader<'a> {
 
     fn take(&mut self, n: usize) -> Result<&'a [u8], PickleError> {
         if n > self.b.len() - self.pos {
-            return self.err(format!("{n} bytes announced, {} left", self.b.len() - self.pos));
+            return self.err(format!(
+                "{n} bytes announced, {} left",
+                self.b.len() - self.pos
+            ));
         }
         let s = &self.b[self.pos..self.pos + n];
         self.pos += n;
@@ -150,7 +153,9 @@ pub fn from_slice(bytes: &[u8]) -> Result<Value, PickleError> {
                 stack.push(r.string(n)?);
             }
             0x94 => {
-                let top = stack.last().map_or_else(|| r.err("memoize on an empty stack"), Ok)?;
+                let top = stack
+                    .last()
+                    .map_or_else(|| r.err("memoize on an empty stack"), Ok)?;
                 memo.push(top.clone());
             }
             b'q' | b'r' => {
@@ -159,7 +164,9 @@ pub fn from_slice(bytes: &[u8]) -> Result<Value, PickleError> {
                 } else {
                     u32::from_le_bytes(r.le()?) as usize
                 };
-                let top = stack.last().map_or_else(|| r.err("put on an empty stack"), Ok)?;
+                let top = stack
+                    .last()
+                    .map_or_else(|| r.err("put on an empty stack"), Ok)?;
                 if i > memo.len() {
                     return r.err(format!("memo index {i} skips entries"));
                 }

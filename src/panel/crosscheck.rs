@@ -135,12 +135,12 @@ pub fn markdown(rows: &[CrossRow], estimators: &[String], n_seeds: usize) -> Str
          seeds of K(Z|W) / exact K(Z|W) [min-max], then (wall time / the prequential code's \
          wall time on the same dataset). 1.00 = exact; below 1 a code beat the generator's \
          own program. `-`: the estimator does not apply.\n\n| family | value | exact K(Z|W) \
-         bits |"
+         bits | prequential s |"
     );
     for e in &ests {
-        s += &format!(" {} ({}) |", markdown_cell(e), length_kind(e));
+        s += &format!(" {}, {} |", markdown_cell(e), length_kind(e));
     }
-    s += "\n|---|---|---|";
+    s += "\n|---|---|---|---|";
     s += &"---|".repeat(ests.len());
     s += "\n";
     let mut keys: Vec<(String, usize, String)> = Vec::new();
@@ -158,18 +158,27 @@ pub fn markdown(rows: &[CrossRow], estimators: &[String], n_seeds: usize) -> Str
         let exact = of("exact")
             .and_then(|r| r.exact_bits_mean)
             .map_or("-".into(), |x| format!("{x:.1}"));
+        let preq_s = of("prequential").map_or("-".into(), |r| format!("{:.2}", r.seconds_mean));
         s += &format!(
-            "| {} | {} | {exact} |",
+            "| {} | {} | {exact} | {preq_s} |",
             markdown_cell(&fam),
             markdown_cell(&value)
         );
         for e in &ests {
             let cell = match of(e) {
-                Some(r) => match (r.ratio_to_exact_mean, r.ratio_to_exact_min, r.ratio_to_exact_max) {
+                Some(r) => match (
+                    r.ratio_to_exact_mean,
+                    r.ratio_to_exact_min,
+                    r.ratio_to_exact_max,
+                ) {
                     (Some(m), Some(lo), Some(hi)) => {
-                        let t = r
-                            .time_ratio_to_prequential_mean
-                            .map_or(String::new(), |t| format!(" ({t:.2}x time)"));
+                        let t = r.time_ratio_to_prequential_mean.map_or(String::new(), |t| {
+                            if t >= 0.01 {
+                                format!(" ({t:.2}x time)")
+                            } else {
+                                format!(" ({t:.1e}x time)")
+                            }
+                        });
                         if hi - lo > 0.005 {
                             format!("{m:.2} [{lo:.2}-{hi:.2}]{t}")
                         } else {

@@ -119,7 +119,9 @@ impl CtmTable {
                 .iter()
                 .map(|d| match d {
                     Value::Int(i) if (1..=64).contains(i) => Ok(*i as usize),
-                    _ => Err(bad("a shape holds something other than a small integer".into())),
+                    _ => Err(bad(
+                        "a shape holds something other than a small integer".into()
+                    )),
                 })
                 .collect::<Result<_>>()?;
             let Value::Dict(entries) = v else {
@@ -131,7 +133,9 @@ impl CtmTable {
             };
             for (k, v) in entries {
                 let (Value::Str(key), Value::Float(x)) = (k, v) else {
-                    return Err(bad(format!("shape {shape:?}: an entry is not (string, float)")));
+                    return Err(bad(format!(
+                        "shape {shape:?}: an entry is not (string, float)"
+                    )));
                 };
                 let d = digits(&key)
                     .filter(|d| d.len() == shape.iter().product::<usize>() && d.len() <= 16)
@@ -180,7 +184,8 @@ impl CtmTable {
         if bytes.len() as u64 > MAX_PICKLE_BYTES {
             return Err(KcompError::file(&path, "larger than any pybdm CTM table"));
         }
-        let value = pickle::from_slice(&bytes).map_err(|e| KcompError::file(&path, e.to_string()))?;
+        let value =
+            pickle::from_slice(&bytes).map_err(|e| KcompError::file(&path, e.to_string()))?;
         Self::from_value(name, nsymbols, ndim, block, value)
             .map_err(|e| KcompError::file(&path, e.to_string()))
     }

@@ -256,12 +256,14 @@ pub fn bdm(
     let mut covered = vec![false; data.len()];
     for region in &regions {
         let symbols = read(data, shape, region);
-        let (ctm, found) = table.lookup(&region.1, &normalise(&symbols)).ok_or_else(|| {
-            KcompError::param(
-                "bdm",
-                format!("{} has no blocks of shape {:?}", table.name, region.1),
-            )
-        })?;
+        let (ctm, found) = table
+            .lookup(&region.1, &normalise(&symbols))
+            .ok_or_else(|| {
+                KcompError::param(
+                    "bdm",
+                    format!("{} has no blocks of shape {:?}", table.name, region.1),
+                )
+            })?;
         if !found {
             missing += 1;
         }
@@ -355,7 +357,13 @@ mod tests {
             for code in 0..(1u32 << (len - 1)) {
                 // Normalised binary blocks start with 0.
                 let bits: Vec<u8> = (0..len)
-                    .map(|i| if i == 0 { 0 } else { ((code >> (len - 1 - i)) & 1) as u8 })
+                    .map(|i| {
+                        if i == 0 {
+                            0
+                        } else {
+                            ((code >> (len - 1 - i)) & 1) as u8
+                        }
+                    })
                     .collect();
                 let changes = bits.windows(2).filter(|w| w[0] != w[1]).count();
                 let v = len as f64 + changes as f64 + 0.5;
@@ -383,7 +391,10 @@ mod tests {
         // "0101" x 3 with 4-blocks: one distinct block (4 + 3 + 0.5) seen 3 times.
         let r = bdm(&t, &seq("010101010101"), &[12], None, Partition::Ignore).unwrap();
         assert_eq!(r.bits, 7.5 + 3f64.log2());
-        assert_eq!((r.blocks, r.distinct_blocks, r.uncovered_symbols), (3, 1, 0));
+        assert_eq!(
+            (r.blocks, r.distinct_blocks, r.uncovered_symbols),
+            (3, 1, 0)
+        );
         // "0101" and "1010" are distinct blocks with the same normalised value.
         let r = bdm(&t, &seq("01011010"), &[8], None, Partition::Ignore).unwrap();
         assert_eq!(r.bits, 15.0);
@@ -391,16 +402,35 @@ mod tests {
         let r = bdm(&t, &seq("0000000001"), &[10], None, Partition::Ignore).unwrap();
         assert_eq!(r.bits, 4.5 + 1.0);
         assert_eq!(r.uncovered_symbols, 2);
-        let r = bdm(&t, &seq("0000000001"), &[10], None, Partition::Recursive { min_length: 2 })
-            .unwrap();
+        let r = bdm(
+            &t,
+            &seq("0000000001"),
+            &[10],
+            None,
+            Partition::Recursive { min_length: 2 },
+        )
+        .unwrap();
         assert_eq!(r.bits, 4.5 + 1.0 + 3.5);
         assert_eq!(r.uncovered_symbols, 0);
         // min_length 3 drops that piece again.
-        let r = bdm(&t, &seq("0000000001"), &[10], None, Partition::Recursive { min_length: 3 })
-            .unwrap();
+        let r = bdm(
+            &t,
+            &seq("0000000001"),
+            &[10],
+            None,
+            Partition::Recursive { min_length: 3 },
+        )
+        .unwrap();
         assert_eq!(r.bits, 5.5);
         // Correlated, shift 1: 0000, 0001 ... windows of "000001": 0000 x2, 0001 x1.
-        let r = bdm(&t, &seq("000001"), &[6], None, Partition::Correlated { shift: 1 }).unwrap();
+        let r = bdm(
+            &t,
+            &seq("000001"),
+            &[6],
+            None,
+            Partition::Correlated { shift: 1 },
+        )
+        .unwrap();
         assert_eq!(r.bits, 4.5 + 1.0 + 5.5);
         assert_eq!(r.blocks, 3);
     }
@@ -410,14 +440,31 @@ mod tests {
         let t = synthetic(4);
         let e = bdm(&t, &seq("010"), &[3], None, Partition::Ignore).unwrap_err();
         assert!(e.to_string().contains("BDM would be 0"), "{e}");
-        let r = bdm(&t, &seq("010"), &[3], None, Partition::Recursive { min_length: 2 }).unwrap();
+        let r = bdm(
+            &t,
+            &seq("010"),
+            &[3],
+            None,
+            Partition::Recursive { min_length: 2 },
+        )
+        .unwrap();
         assert_eq!(r.bits, 3.0 + 2.0 + 0.5);
         assert!(r.warnings.iter().any(|w| w.contains("single block")));
-        assert!(r.warnings.iter().any(|w| w.contains("smaller than the block")));
+        assert!(
+            r.warnings
+                .iter()
+                .any(|w| w.contains("smaller than the block"))
+        );
         assert!(bdm(&t, &seq("0120"), &[4], None, Partition::Ignore).is_err());
         assert!(bdm(&t, &seq("0101"), &[4], Some(5), Partition::Ignore).is_err());
-        assert_eq!(Partition::parse("recursive:3"), Ok(Partition::Recursive { min_length: 3 }));
-        assert_eq!(Partition::parse("correlated"), Ok(Partition::Correlated { shift: 1 }));
+        assert_eq!(
+            Partition::parse("recursive:3"),
+            Ok(Partition::Recursive { min_length: 3 })
+        );
+        assert_eq!(
+            Partition::parse("correlated"),
+            Ok(Partition::Correlated { shift: 1 })
+        );
         assert!(Partition::parse("ignore:2").is_err());
     }
 

@@ -118,7 +118,9 @@ impl Estimator for BdmEstimator {
             }
         }
         if k < 0.0 {
-            est = est.note("BDM(W then Z) < BDM(W): BDM is not monotone, so this difference is no code length");
+            est = est.note(
+                "BDM(W then Z) < BDM(W): BDM is not monotone, so this difference is no code length",
+            );
         }
         Ok(est.note(
             "an approximation of K from CTM values (not a code length); binary serialisation, \

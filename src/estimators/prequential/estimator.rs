@@ -91,7 +91,8 @@ impl Estimator for PrequentialEstimator {
             .with("n_encoded", code.n_encoded)
             .with("n_validation", code.n_val);
         // K_auc of the same run (Finzi et al. 2026): the model's share of the code.
-        if let Some(s) = super::single_run::single_run(&code.chunks, code.k_data, code.k_data_given_f)
+        if let Some(s) =
+            super::single_run::single_run(&code.chunks, code.k_data, code.k_data_given_f)
         {
             est = est
                 .with("k_auc_bits", s.k_auc_bits)

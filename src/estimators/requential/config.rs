@@ -94,7 +94,10 @@ impl RequentialConfig {
     /// Checks the settings; errors name the key.
     pub fn validate(&self) -> Result<()> {
         if !(self.growth.is_finite() && self.growth > 0.0 && self.growth <= 100.0) {
-            return Err(KcompError::param("requential.growth", "must be in (0, 100]"));
+            return Err(KcompError::param(
+                "requential.growth",
+                "must be in (0, 100]",
+            ));
         }
         if !(self.guard > 0.0 && self.guard < 0.5) {
             return Err(KcompError::param("requential.guard", "must be in (0, 0.5)"));
