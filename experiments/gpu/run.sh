@@ -9,7 +9,7 @@
 #
 #   bash experiments/gpu/run.sh                 # both builds, all runs (needs a GPU for wgpu)
 #   bash experiments/gpu/run.sh --cpu-only      # the CPU half (what a machine without GPU can do)
-#   bash experiments/gpu/run.sh --quick         # small sizes (640 rows, 20 epochs): a smoke run
+#   bash experiments/gpu/run.sh --quick         # small sizes (640 rows; 128 rows, 5 epochs): a smoke run
 # Nothing in the default build or tests needs this script or a GPU.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -45,8 +45,8 @@ cpu=$(grep -m1 "model name" /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 
 if [ "$QUICK" = 1 ]; then
     preq_sets=(--set language.repeats=10 --set prequential.val_size=80)
-    rep_sets=(--epochs 20 --vocab 4,8 --length 2)
-    samples=256
+    rep_sets=(--epochs 5 --vocab 4 --length 1)
+    samples=128
 else
     preq_sets=()
     rep_sets=()
@@ -71,7 +71,8 @@ run() {
     bits=$(printf '%s' "$json" | python3 -c 'import json,sys
 try:
     d = json.load(sys.stdin)
-    print(d.get("k_data", d.get("total_bits", d.get("k_z_given_w", ""))))
+    t = d.get("terms") or {}
+    print(d.get("k_data", t.get("learned_total_bits", "")))
 except Exception:
     print("")' 2>/dev/null || true)
     local secs
@@ -83,15 +84,15 @@ except Exception:
 
 cfg=configs/prequential/emergent.toml
 run emergent-reference cpu fast cpu -- "$work/kcomp-cpu" prequential --config "$cfg" \
-    "${preq_sets[@]}" --set prequential.backend=fast --json --quiet
+    "${preq_sets[@]}" --set prequential.backend=fast --out "$work/preq-cpu-fast" --json --quiet
 run emergent-reference cpu burn "cpu (flex)" -- "$work/kcomp-cpu" prequential --config "$cfg" \
-    "${preq_sets[@]}" --set prequential.backend=burn --json --quiet
+    "${preq_sets[@]}" --set prequential.backend=burn --out "$work/preq-cpu-burn" --json --quiet
 run represent-autoencoder cpu burn "cpu (flex)" -- "$work/kcomp-cpu" represent \
     --z "$work/lookup/Z.npy" --precision 0.01 --learner autoencoder "${rep_sets[@]}" \
     --out "$work/rep-cpu" --quiet --json
 if [ "$GPU" = 1 ]; then
     run emergent-reference gpu burn "$card" -- "$work/kcomp-gpu" prequential --config "$cfg" \
-        "${preq_sets[@]}" --set prequential.backend=burn --json --quiet
+        "${preq_sets[@]}" --set prequential.backend=burn --out "$work/preq-gpu-burn" --json --quiet
     run represent-autoencoder gpu burn "$card" -- "$work/kcomp-gpu" represent \
         --z "$work/lookup/Z.npy" --precision 0.01 --learner autoencoder "${rep_sets[@]}" \
         --out "$work/rep-gpu" --quiet --json
