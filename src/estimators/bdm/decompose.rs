@@ -26,21 +26,16 @@ use crate::error::{KcompError, Result};
 
 /// How the data's boundaries are cut (pybdm's partition classes); written `ignore`,
 /// `correlated:SHIFT` or `recursive:MIN_LENGTH` in configs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
 pub enum Partition {
     /// pybdm's `PartitionIgnore` (its default).
+    #[default]
     Ignore,
     /// pybdm's `PartitionCorrelated(shift)`.
     Correlated { shift: usize },
     /// pybdm's `PartitionRecursive(min_length)` (pybdm's default min_length: 2).
     Recursive { min_length: usize },
-}
-
-impl Default for Partition {
-    fn default() -> Self {
-        Partition::Ignore
-    }
 }
 
 impl TryFrom<String> for Partition {

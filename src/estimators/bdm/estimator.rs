@@ -38,9 +38,19 @@ fn push_bits(out: &mut Vec<u8>, v: u32, bits: usize) {
     }
 }
 
-/// The binary serialisations of a dataset: W's rows, Z's rows, each row of W followed by its
-/// row of Z; and the bits per row of W (the matrix width).
-fn serialise(data: &Dataset) -> Result<(Vec<u8>, Vec<u8>, Vec<u8>, usize)> {
+/// The binary serialisations of a dataset (bits, rows in data order).
+struct Serialised {
+    /// W's rows.
+    w: Vec<u8>,
+    /// Z's rows.
+    z: Vec<u8>,
+    /// Each row of W followed by its row of Z.
+    wz: Vec<u8>,
+    /// Bits per row of W (the width of W as a binary matrix).
+    row_bits: usize,
+}
+
+fn serialise(data: &Dataset) -> Result<Serialised> {
     let Targets::Discrete {
         n_attr,
         n_vals,
@@ -61,7 +71,12 @@ fn serialise(data: &Dataset) -> Result<(Vec<u8>, Vec<u8>, Vec<u8>, usize)> {
             push_bits(&mut wz, v, bz);
         }
     }
-    Ok((w, z, wz, data.w.n_words * bw))
+    Ok(Serialised {
+        w,
+        z,
+        wz,
+        row_bits: data.w.n_words * bw,
+    })
 }
 
 /// BDM of a string, with the table's default 1-D settings.
@@ -91,7 +106,7 @@ impl Estimator for BdmEstimator {
     fn estimate(&self, data: &Dataset, _progress: &Progress) -> Result<Estimate> {
         let dir = find_ctm_dir(self.config.ctm_dir.as_deref())?;
         let table = load_cached(&dir, 1, 2)?;
-        let (w, z, wz, row_bits) = serialise(data)?;
+        let Serialised { w, z, wz, row_bits } = serialise(data)?;
         let r_w = bdm_1d(&table, &w, &self.config)?;
         let r_z = bdm_1d(&table, &z, &self.config)?;
         let r_wz = bdm_1d(&table, &wz, &self.config)?;
