@@ -6,6 +6,7 @@
 //!   same string;
 //! - the closed-form KL bound of two 8-component grid-Gaussian mixtures (the n-gram learner's
 //!   predictive) against the KL of two single Gaussians.
+//!
 //! A one-pass timing with the ratios is printed first.
 
 use std::collections::BTreeMap;
