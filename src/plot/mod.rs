@@ -13,6 +13,8 @@
 //! as their text needs, so nothing is clipped. Series differ by marker shape and line style as
 //! well as colour (17 estimators share 16 colours). A C plot carries a dashed C = 1 line.
 
+pub mod overlay;
+
 use std::path::{Path, PathBuf};
 
 use plotters::coord::Shift;
