@@ -61,7 +61,10 @@ def main() -> None:
     ap.add_argument("--no-baseline", action="store_true")
     ap.add_argument("--no-topsim", action="store_true")
     ap.add_argument("--resume", type=Path, help="a results/<time> folder to continue")
+    ap.add_argument("--tables-only", type=Path, help="rewrite the tables and figures of a folder")
     args = ap.parse_args()
+    if args.tables_only:
+        return write_outputs(args.tables_only)
     sizes = [int(s) for s in args.sizes.split(",")]
     seeds = [int(s) for s in args.seeds.split(",")]
     which = args.which.split(",")
@@ -74,7 +77,6 @@ def main() -> None:
             "commit": commit, "args": vars(args) | {"data": str(args.data), "resume": str(args.resume)},
             "machine": f"{platform.node()} {platform.machine()}, {__import__('os').cpu_count()} cores"}
     (out / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n")
-    rows, curves = [], {}
     for n in sizes:
         z = z_all[:n]
         for seed in seeds:
@@ -103,10 +105,6 @@ def main() -> None:
                         path.write_text(json.dumps(rec, default=str) + "\n")
                     print(f"N={n} seed={seed} {name:9s} {method:8s} C={rec['c']:.4f} "
                           f"K(Z|W)={rec['k_z_given_w_bits']:.0f} {rec['seconds']:.0f}s", flush=True)
-                    rows.append({k: rec[k] for k in ("n", "seed", "w", "method", "k_z_bits",
-                                                     "k_z_given_w_bits", "c", "seconds")})
-                    if method == "kcomp" and seed == seeds[0]:
-                        curves.setdefault(n, []).append((NAMES[name], rec["result"]))
         if not args.no_topsim and n <= 5000:
             for name in [w for w in which if w in LANGS]:
                 path = out / "runs" / f"N{n}_topsim_{name}.json"
@@ -115,10 +113,22 @@ def main() -> None:
                     t = kcomp.topsim_normalised_edit(ws[name], z, precision=args.precision,
                                                      z_distance="cosine", correlation="spearman")
                     path.write_text(json.dumps({"n": n, "w": name, "topsim": t}) + "\n")
-    write_outputs(out, rows, curves)
+    write_outputs(out)
 
 
-def write_outputs(out: Path, rows: list[dict], curves: dict) -> None:
+def write_outputs(out: Path) -> None:
+    """results.csv, table.md and the overlays from every run saved in ``out`` (also those of
+    earlier invocations with ``--resume``)."""
+    keys = ("n", "seed", "w", "method", "k_z_bits", "k_z_given_w_bits", "c", "seconds")
+    recs = [json.loads(p.read_text()) for p in sorted((out / "runs").glob("N*_seed*.json"))]
+    rows = [{k: r[k] for k in keys} for r in recs]
+    curves: dict[int, list] = {}
+    for n in sorted({r["n"] for r in recs}):
+        first = min(r["seed"] for r in recs if r["n"] == n)
+        for w in NAMES:
+            for r in recs:
+                if (r["n"], r["seed"], r["w"], r["method"]) == (n, first, w, "kcomp"):
+                    curves.setdefault(n, []).append((NAMES[w], r["result"]))
     with open(out / "results.csv", "w", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=list(rows[0]))
         wr.writeheader()

@@ -224,7 +224,7 @@ pub mod hf {
     pub fn load(path: &Path) -> Result<Model> {
         // Read through kcomp's checks (a regular file, at most 256 MiB), then parsed.
         let text = crate::io::limits::read_text(path)?;
-        text.parse::<Model>().map_err(|e| {
+        let bad = |e: &dyn std::fmt::Display| {
             KcompError::file(
                 path,
                 format!(
@@ -232,7 +232,13 @@ pub mod hf {
                     one_line(&e.to_string())
                 ),
             )
-        })
+        };
+        let mut m = text.parse::<Model>().map_err(|e| bad(&e))?;
+        // A tokenizer.json may pad to a fixed length or truncate (all-MiniLM-L6-v2's pads
+        // to 128 with [PAD]): kcomp pads W itself and keeps every token.
+        m.with_padding(None);
+        m.with_truncation(None).map_err(|e| bad(&e))?;
+        Ok(m)
     }
 
     pub fn tokens(
@@ -338,6 +344,34 @@ mod tests {
         assert_eq!(c("  e\u{301}!"), ["\u{e9}", "!"]);
         assert_eq!(c("q\u{323} 👍🏽"), ["q\u{323}", " ", "👍🏽"]);
         assert_eq!(c("猫。"), ["猫", "。"]);
+    }
+
+    /// A word-level tokenizer.json that pads to 8 tokens: kcomp turns its padding off.
+    #[cfg(feature = "tokenizers")]
+    #[test]
+    fn a_tokenizer_json_cuts_without_its_padding() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("tokenizer.json");
+        std::fs::write(
+            &path,
+            r#"{"version":"1.0","truncation":null,"padding":{"strategy":{"Fixed":8},"direction":"Right","pad_to_multiple_of":null,"pad_id":3,"pad_type_id":0,"pad_token":"[PAD]"},"added_tokens":[],"normalizer":{"type":"Lowercase"},"pre_tokenizer":{"type":"Whitespace"},"post_processor":null,"decoder":null,"model":{"type":"WordLevel","vocab":{"[UNK]":0,"the":1,"cat":2,"[PAD]":3},"unk_token":"[UNK]"}}"#,
+        )
+        .unwrap();
+        let t = Tokeniser::parse(path.to_str().unwrap(), false)
+            .unwrap()
+            .load()
+            .unwrap();
+        let mut out = Vec::new();
+        t.tokens("The cat sat.", &mut out).unwrap();
+        assert_eq!(out, ["the", "cat", "[UNK]", "[UNK]"]);
+        std::fs::write(&path, "{}").unwrap();
+        let e = Tokeniser::parse(path.to_str().unwrap(), false)
+            .unwrap()
+            .load()
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("not a Hugging Face tokenizer.json"), "{e}");
     }
 
     #[test]
