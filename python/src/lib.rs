@@ -221,6 +221,9 @@ fn user_data(
     Ok((tokens, targets, info))
 }
 
+/// The padded ids, the token of each id, the padding id and how W was read (JSON).
+type Tokenised<'py> = (Bound<'py, PyAny>, Vec<String>, Option<u32>, String);
+
 /// `kcomp.tokenise(sentences, tokeniser, keep_case)`: the padded id matrix (int64, N x L),
 /// the token of each id, the padding id (or None) and how W was read (JSON).
 #[pyfunction]
@@ -231,7 +234,7 @@ fn tokenise<'py>(
     tokeniser: Option<String>,
     keep_case: bool,
     pad: Option<i64>,
-) -> PyResult<(Bound<'py, PyAny>, Vec<String>, Option<u32>, String)> {
+) -> PyResult<Tokenised<'py>> {
     let (tokens, info) = read_w(
         w,
         &WRead {

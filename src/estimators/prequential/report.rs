@@ -308,42 +308,6 @@ pub fn write_h_sweep_figure(
     plot::line_figure(stem, &figure)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn h_sweep_figure_is_written_as_png_and_svg() {
-        let dir = tempfile::tempdir().unwrap();
-        let points: Vec<HPoint> = [(0.0, 3.23, 0.2), (0.5, 1.147, 0.05), (1.0, 1.031, 0.01)]
-            .map(|(h, mean, sd)| HPoint { h, mean, sd, n: 5 })
-            .to_vec();
-        let written = write_h_sweep_figure(
-            &points,
-            crate::estimators::prequential::code::Scheme::Online,
-            &dir.path().join("c_l_vs_h"),
-        )
-        .unwrap();
-        assert_eq!(written.len(), 2);
-        for p in &written {
-            assert!(
-                std::fs::metadata(p).unwrap().len() > 1000,
-                "{}",
-                p.display()
-            );
-        }
-        let svg = std::fs::read_to_string(&written[1]).unwrap();
-        assert!(svg.contains("holistic fraction h") && svg.contains("1 sd over seeds"));
-        assert!(svg.contains("kcomp, online scheme") && svg.contains("reference protocol"));
-        // KCOMP_KEEP_FIGURES=DIR keeps a copy to look at.
-        if let Some(keep) = std::env::var_os("KCOMP_KEEP_FIGURES") {
-            for p in &written {
-                std::fs::copy(p, Path::new(&keep).join(p.file_name().unwrap())).unwrap();
-            }
-        }
-    }
-}
-
 /// The curve of one run for an overlay: bits per row of each chunk against the rows encoded by
 /// its end.
 pub fn overlay_curve(label: &str, r: &PrequentialResult) -> plot::overlay::Curve {
@@ -393,4 +357,40 @@ pub fn write_overlay(
         totals.join("; ")
     );
     plot::overlay::code_length_overlay(stem, title, &curves, 1, reference, &caption)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn h_sweep_figure_is_written_as_png_and_svg() {
+        let dir = tempfile::tempdir().unwrap();
+        let points: Vec<HPoint> = [(0.0, 3.23, 0.2), (0.5, 1.147, 0.05), (1.0, 1.031, 0.01)]
+            .map(|(h, mean, sd)| HPoint { h, mean, sd, n: 5 })
+            .to_vec();
+        let written = write_h_sweep_figure(
+            &points,
+            crate::estimators::prequential::code::Scheme::Online,
+            &dir.path().join("c_l_vs_h"),
+        )
+        .unwrap();
+        assert_eq!(written.len(), 2);
+        for p in &written {
+            assert!(
+                std::fs::metadata(p).unwrap().len() > 1000,
+                "{}",
+                p.display()
+            );
+        }
+        let svg = std::fs::read_to_string(&written[1]).unwrap();
+        assert!(svg.contains("holistic fraction h") && svg.contains("1 sd over seeds"));
+        assert!(svg.contains("kcomp, online scheme") && svg.contains("reference protocol"));
+        // KCOMP_KEEP_FIGURES=DIR keeps a copy to look at.
+        if let Some(keep) = std::env::var_os("KCOMP_KEEP_FIGURES") {
+            for p in &written {
+                std::fs::copy(p, Path::new(&keep).join(p.file_name().unwrap())).unwrap();
+            }
+        }
+    }
 }
