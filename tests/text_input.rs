@@ -172,7 +172,8 @@ fn sentences_are_tokenised_padded_and_reported() {
 #[test]
 fn padding_is_not_a_letter_for_any_distance() {
     // The same messages as ragged JSONL (kcomp pads), and padded by hand with token 99 to
-    // two different widths (--pad 99): every topsim variant gives the same value.
+    // two different widths (--pad 99): every topsim variant and bosdis (a bag of symbols
+    // without the padding) give the same value.
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
     let messages: Vec<Vec<u32>> = (0..30u32)
@@ -218,10 +219,15 @@ fn padding_is_not_a_letter_for_any_distance() {
         let (code, out, err) = kcomp(&args, d);
         assert_eq!(code, 0, "{file}: {err}");
         let v = json(&out);
-        ["topsim", "topsim_normalised_edit", "topsim_jaccard"]
-            .iter()
-            .map(|e| estimate(&v, e)["score"].as_f64().unwrap())
-            .collect()
+        [
+            "topsim",
+            "topsim_normalised_edit",
+            "topsim_jaccard",
+            "bosdis",
+        ]
+        .iter()
+        .map(|e| estimate(&v, e)["score"].as_f64().unwrap())
+        .collect()
     };
     let ragged = scores("ragged.jsonl", false);
     assert_eq!(scores("pad4.jsonl", true), ragged);
