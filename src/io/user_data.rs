@@ -261,13 +261,13 @@ impl TableFile {
                 return Ok(RaggedIds::rectangular(
                     t.rows,
                     t.cols,
-                    ids_of(&t.values, path)?,
+                    ids_of(t.values, path)?,
                 ));
             }
             "csv" => read_csv_table(path, self.file, self.max_values, true)?,
             _ => read_jsonl_table(path, self.file, self.max_values, true)?,
         };
-        let values = ids_of(&rows.values, path)?;
+        let values = ids_of(rows.values, path)?;
         Ok(RaggedIds {
             offsets: rows.offsets,
             values,
@@ -628,7 +628,7 @@ pub fn check_table(t: &Table, path: &Path) -> Result<()> {
 /// Interprets a table as tokens W: non-negative integer ids, remapped to dense ids, `pad`
 /// the user's padding token if any (see [`crate::io::w_input`]).
 pub fn tokens_from_table(t: &Table, path: &Path, pad: Option<i64>) -> Result<(TokenData, WInfo)> {
-    let ids = ids_of(&t.values, path)?;
+    let ids = ids_of(t.values.clone(), path)?;
     crate::io::w_input::dense_tokens(
         path,
         RaggedIds::rectangular(t.rows, t.cols, ids),

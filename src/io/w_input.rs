@@ -515,6 +515,8 @@ pub fn dense_tokens(
             }
             ids.sort_unstable();
             ids.dedup();
+            // The copy held every value; only the distinct ones stay.
+            ids.shrink_to_fit();
             let dense = ragged
                 .values
                 .iter()
@@ -600,10 +602,10 @@ pub fn dense_tokens(
     Ok((w, info))
 }
 
-/// Integer ids of a table's values (W must hold integers).
-pub fn ids_of(values: &Values, path: &Path) -> Result<Vec<i64>> {
+/// Integer ids of a table's values (W must hold integers), moved, not copied.
+pub fn ids_of(values: Values, path: &Path) -> Result<Vec<i64>> {
     match values {
-        Values::Int(v) => Ok(v.clone()),
+        Values::Int(v) => Ok(v),
         Values::Float(_) => Err(KcompError::file(
             path,
             "W must hold integer tokens, found floating-point values",
