@@ -16,7 +16,8 @@ pub struct Curve {
 
 /// The y range that shows the curves: their lowest and highest points after `skip` leading
 /// points of each (the first chunks, coded before anything was learned, sit far above),
-/// with 5 % of the span as margin; the reference line is kept in view when it is near.
+/// with 5 % of the span as margin; the reference line is kept in view when it lies within one
+/// span of the data (a far one would squash the curves).
 pub fn zoomed_range(curves: &[Curve], skip: usize, reference: Option<f64>) -> Option<(f64, f64)> {
     let ys: Vec<f64> = curves
         .iter()
@@ -31,7 +32,8 @@ pub fn zoomed_range(curves: &[Curve], skip: usize, reference: Option<f64>) -> Op
     if !(lo.is_finite() && hi.is_finite()) {
         return None;
     }
-    if let Some(r) = reference.filter(|r| r.is_finite() && *r <= hi + (hi - lo)) {
+    let span = hi - lo;
+    if let Some(r) = reference.filter(|r| r.is_finite() && *r >= lo - span && *r <= hi + span) {
         lo = lo.min(r);
         hi = hi.max(r);
     }
