@@ -207,7 +207,7 @@ fn padding_is_not_a_letter_for_any_distance() {
             "--z",
             "Z.csv",
             "--estimators",
-            "topsim,topsim_normalised_edit,topsim_jaccard",
+            "topsim,topsim_normalised_edit,topsim_jaccard,bosdis",
             "--set",
             "topsim.w_distance=hamming",
             "--json",

@@ -467,10 +467,11 @@ def overlay(
     """Several prequential runs on one Z in one figure (``kcomp prequential --overlay``): the
     bits per row of each chunk against the rows encoded, one line per run, log x, y zoomed to
     the data, K(Z)/N dashed when the runs share K(Z). ``runs``: ``{label: result}`` or
-    ``[(label, result), ...]`` of :func:`prequential` results. Writes ``figure`` (.png) and the
+    ``[(label, result), ...]`` of :func:`prequential` results (or their ``to_dict()``). Writes ``figure`` (.png) and the
     .svg beside it; returns both paths."""
     items = runs.items() if isinstance(runs, Mapping) else runs
-    pairs = [[str(label), r.raw] for label, r in items]
+    # A result, or its dict (to_dict(), a saved result.json).
+    pairs = [[str(label), r.raw if hasattr(r, "raw") else dict(r)] for label, r in items]
     return list(_kcomp.overlay(json.dumps(pairs), os.fspath(figure), title))
 
 
