@@ -84,7 +84,11 @@ def test_prequential_matches_the_cli_with_its_curve(tmp_path):
     ours = kcomp.prequential(W, Z, seed=0)
     theirs = cli("prequential", "--w", tmp_path / "W.npy", "--z", tmp_path / "Z.npy",
                  "--seed", 0, "--json", "--quiet")
-    assert without(ours.to_dict(), "wall_seconds") == without(theirs, "wall_seconds")
+    # w_input and w_notes: how W was read, which the command line prints as `note (W)` lines.
+    assert without(ours.to_dict(), "wall_seconds", "w_input", "w_notes") == without(
+        theirs, "wall_seconds"
+    )
+    assert ours.w_input["format"] == "npy" and ours.w_input["remapped"] is False
     curve = ours.curve
     assert len(curve["bits"]) == len(ours.chunks) > 1
     # The curve's bits per chunk sum to K(Data) = K(Z|W) (bits).
