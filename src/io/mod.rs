@@ -7,4 +7,6 @@ pub mod npy;
 pub mod out_dir;
 pub mod pickle;
 pub mod table;
+pub mod text;
 pub mod user_data;
+pub mod w_input;
