@@ -18,3 +18,12 @@ start=$(date +%s)
 # --force: this script owns the folder (it replaces the previous run's files).
 target/release/kcomp compare configs/compare/estimators.toml --out "$out" --force --threads 2
 echo "wall time $(( $(date +%s) - start )) s on $(nproc) cores" | tee "$out/wall_time.txt"
+
+# Requential on held-out lookup tables (seeds and shapes used nowhere else), with the default
+# learners and again with a 3-gram learner added to both codes (the rest as their defaults).
+target/release/kcomp compare configs/compare/requential-heldout.toml \
+    --out experiments/estimators/heldout --force --threads 2
+target/release/kcomp compare configs/compare/requential-heldout.toml \
+    --out experiments/estimators/heldout-ngram3 --force --threads 2 \
+    --set 'requential.learners=["marginal","ngram2","ngram3","linear1","linear2","mlp-linear"]' \
+    --set 'prequential.config.online.learners=["marginal","ngram2","ngram3","rules","linear1","linear2","mlp-linear","mlp256"]'

@@ -43,6 +43,12 @@ const PAPERS: &str = "Papers (cite those whose quantities you report; CITATION.c
   Korbak, Zubek, Raczaszek-Leonardi. Measuring non-trivial compositionality in emergent
     communication. Emergent Communication workshop, NeurIPS 2020, arXiv 2010.15058 (synth
     protocol).
+  Finzi, Qiu, Jiang, Izmailov, Kolter, Wilson. From Entropy to Epiplexity: Rethinking
+    Information for Computationally Bounded Intelligence. arXiv 2601.03220, 2026 (requential,
+    K_auc).
+  Zenil, Hernandez-Orozco, Kiani, Soler-Toscano, Rueda-Toicen, Tegner. A Decomposition Method
+    for Global Evaluation of Shannon Entropy and Local Estimations of Algorithmic Complexity.
+    Entropy 20(8), 2018 (bdm, with pybdm's CTM tables).
 Scores (topsim, posdis, bosdis, ...): references in docs/estimators.md.";
 
 /// Top-level subcommands. A variant with `about = ...` keeps its arguments' doc comment (with

@@ -226,10 +226,16 @@ fn figure(
         let (axis, xs) = x_axis_for(&values);
         let mut ratio = Vec::new();
         let mut time = Vec::new();
-        for (color, est) in result.config.estimators.iter().enumerate() {
+        for est in &result.config.estimators {
             if est == "exact" || length_kind(est) == "score" {
                 continue;
             }
+            // Colour by the estimator's place in the registry, so that one estimator has one
+            // colour in every panel's figure, whichever estimators a config lists.
+            let color = super::registry::ESTIMATORS
+                .iter()
+                .position(|e| e == est)
+                .unwrap_or(super::registry::ESTIMATORS.len());
             let mine: Vec<&CrossRow> = rows
                 .iter()
                 .filter(|r| r.family == label && &r.estimator == est)
@@ -302,17 +308,23 @@ fn figure(
     if panels.is_empty() {
         return Ok(Vec::new());
     }
-    let figure = Figure {
-        panels,
-        caption: format!(
-            "Every code-length estimator against the exact K(Z|W) of the generator's own \
-             program (first row: ratio, 1 = exact) and its wall time as a ratio to the prequential \
-             code's on the same dataset in the same run (last row). Points: means over \
-             {n_seeds} seeds; each panel has its own axis. bdm is an approximation, not a \
-             code, and its negative differences are left out (crosscheck.md lists them); \
-             requential is the expected length of a relative-entropy code."
-        ),
-    };
+    let has = |name: &str| result.config.estimators.iter().any(|e| e == name);
+    let mut caption = format!(
+        "Every code-length estimator against the exact K(Z|W) of the generator's own \
+         program (panels \"K(Z|W) / exact\": the ratio, 1 = exact) and its wall time as a \
+         ratio to the prequential code's on the same dataset in the same run (panels \"time / \
+         prequential\"). Points: means over {n_seeds} seeds; each panel has its own axis."
+    );
+    if has("bdm") {
+        caption.push_str(
+            " bdm is an approximation, not a code, and its negative differences are left out \
+             (crosscheck.md lists them).",
+        );
+    }
+    if has("requential") {
+        caption.push_str(" requential is the expected length of a relative-entropy code.");
+    }
+    let figure = Figure { panels, caption };
     plot::line_figure(&dir.join("crosscheck"), &figure)
 }
 

@@ -79,7 +79,7 @@ pub const ESTIMATOR_INFO: [EstimatorInfo; 22] = [
         "requential",
         CODE,
         LOWER_K,
-        "all (opt-in: about twice prequential's time)",
+        "all (opt-in; 0.3-3x prequential's time)",
     ),
     info(
         "compression",

@@ -262,9 +262,15 @@ pub fn line_figure(stem: &Path, figure: &Figure) -> Result<Vec<PathBuf>> {
     ))
 }
 
-/// Panel indices per row: at most [`COLUMNS`] panels side by side (four as two by two).
+/// Panel indices per row: at most [`COLUMNS`] panels side by side (four as two by two, eight
+/// as two rows of four: figures that pair a row of one quantity with a row of another, such as
+/// the estimators' cross-check over four families, keep each quantity on its own row).
 pub(super) fn grid_rows(panels: &[Panel]) -> Vec<Vec<usize>> {
-    let columns = if panels.len() == 4 { 2 } else { COLUMNS };
+    let columns = match panels.len() {
+        4 => 2,
+        8 => 4,
+        _ => COLUMNS,
+    };
     (0..panels.len())
         .collect::<Vec<_>>()
         .chunks(columns)
