@@ -146,9 +146,7 @@ fn compare(
     }
     py.detach(|| {
         let data = user_dataset(w, z, vec!["W".into(), "Z".into()])?;
-        let bar =
-            kcomp::sweeps::summary::progress_bar(config.estimators.len() as u64, "estimators");
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        let bar = kcomp::progress::WorkBar::hidden();
         compare_one(&data, &config.estimators, &config, &bar)
     })
     .map_err(to_py)
@@ -433,21 +431,16 @@ fn panel(
         let config = PanelConfig::from_toml(origin, &toml_text)?;
         let bar = indicatif_hidden(kcomp::panel::run::plan(&config)?.len() as u64);
         let (result, written) = kcomp::panel::run_and_report(&config, &out, threads, resume, &bar)?;
-        let report = kcomp::panel::PanelReport {
-            datasets: result.plan.len(),
-            estimators: config.estimators.len(),
-            resumed: result.resumed,
-            written,
-        };
+        let report = kcomp::panel::PanelReport::new(&config, &result, written);
         Ok(report.to_string())
     })
     .map_err(to_py)
 }
 
 /// A progress bar that draws nothing (Python callers read the result, not a terminal bar).
-fn indicatif_hidden(len: u64) -> kcomp::estimators::interface::Progress {
-    let bar = kcomp::sweeps::summary::progress_bar(len, "datasets");
-    bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+fn indicatif_hidden(len: u64) -> kcomp::progress::WorkBar {
+    let bar = kcomp::progress::WorkBar::hidden();
+    bar.set_length(len);
     bar
 }
 
