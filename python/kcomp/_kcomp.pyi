@@ -6,6 +6,9 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 __version__: str
+ESTIMATORS: List[str]
+ESTIMATOR_INFO: List[Tuple[str, str, str, str]]
+PREQUENTIAL_FLAGS: List[Tuple[str, str]]
 
 class KcompError(ValueError):
     """Bad input or a failed run, with the command line's one-line message."""
@@ -17,7 +20,9 @@ def compare(
     estimators: Optional[List[str]] = ...,
     llm_report: Optional[str] = ...,
     topsim_json: Optional[str] = ...,
+    bosdis_json: Optional[str] = ...,
 ) -> str: ...
+def topsim_matrix(w: np.ndarray, d: np.ndarray, topsim_json: Optional[str] = ...) -> str: ...
 def prequential(
     w: Optional[np.ndarray], z: Optional[np.ndarray], precision: Optional[float], args: List[str]
 ) -> str: ...

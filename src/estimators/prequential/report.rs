@@ -198,7 +198,12 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
     };
     let figure = Figure {
         panels: vec![Panel {
-            title: title.to_string(),
+            // The data in the title; the run's settings (after "; ") in the caption, so a long
+            // title does not wrap in the middle of a phrase.
+            title: format!(
+                "Prequential code: {}",
+                title.split_once("; ").map_or(title, |t| t.0)
+            ),
             x_label: x_label.into(),
             y_label: "code length of the chunk (bits per row)".into(),
             x_axis,
@@ -221,8 +226,11 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
             ],
         }],
         caption: format!(
-            "One run, no error bars. {} C^L = K(Z)/K(Z|W) = {:.3}; K(Z|W) = {:.0} bits over \
+            "{}One run, no error bars. {} C^L = K(Z)/K(Z|W) = {:.3}; K(Z|W) = {:.0} bits over \
              {} encoded rows ({} validation rows never encoded); K(Z) = {:.0} bits.",
+            title
+                .split_once("; ")
+                .map_or(String::new(), |t| format!("{}. ", t.1)),
             if online {
                 "Each chunk: the mixture's bits per row, the model trained on the rows before it."
             } else {
