@@ -420,13 +420,13 @@ fn single_dataset_takes_config_and_set_and_says_which_topsim_distances() {
         "--json",
     ]));
     assert_eq!(e["native"]["correlation"], "pearson");
-    // The table prints the distances under it.
+    // The table prints the convention and the distances under it.
     let out = run(&["--estimators", "topsim"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains(
-            "note (topsim): distances: one-hot-cityblock on W (= 2 x Hamming on messages of one \
-             length: the same correlation as Hamming), hamming on discrete Z"
+            "note (topsim): convention kcomp: pearson correlation of one-hot-cityblock on W (= 2 \
+             x Hamming on messages of one length) and hamming on discrete Z"
         ),
         "{text}"
     );

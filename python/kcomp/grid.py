@@ -28,7 +28,10 @@ def score(
     of the string-to-grid ``dataset`` (.jsonl): the fields of ``kcomp grid score --json``
     (``c_error`` = (N+M) E(P), ``c`` = L(P) in bits, ``in_acc`` = % of samples right,
     ``norm_c`` = C(P), ``log_norm_c``, ``errors``, ``l_p_plus``, ``l_p``, ``profile``,
-    ``status``). ``timeout``: seconds per sample run."""
+    ``status``, and ``parser``: which parser produced them). ``parser``: ``"reference"``
+    (default: the published evaluator, so C(P) compares with Xu et al.'s tables; it counts only
+    dict and if/else tables and can be fooled by hidden data) or ``"robust"`` (every literal
+    the program runs; hidden data flagged). ``timeout``: seconds per sample run."""
     text = _call(
         _kcomp.grid_score,
         program_text,

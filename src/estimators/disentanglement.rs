@@ -158,6 +158,17 @@ pub fn bosdis(
     vocab: usize,
     eos: Option<u64>,
 ) -> Option<f64> {
+    bosdis_detail(attributes, messages, vocab, eos).map(|d| d.0)
+}
+
+/// [`bosdis`] with the symbols whose count is informative and those of them tied between two
+/// attributes ([`Gap::tied`]): (score, tied, informative).
+pub fn bosdis_detail(
+    attributes: &[Vec<u64>],
+    messages: &[Vec<u64>],
+    vocab: usize,
+    eos: Option<u64>,
+) -> Option<(f64, usize, usize)> {
     let a = columns(attributes, attributes.first()?.len());
     if a.is_empty() {
         return None;
@@ -194,6 +205,7 @@ pub fn bosdis(
     };
     let mut sum = 0.0;
     let mut positions = 0usize;
+    let mut tied = 0usize;
     for entries in occurs.values() {
         // H(count): the messages without the symbol have count 0.
         let mut by_count: HashMap<u64, usize> = HashMap::new();
@@ -237,8 +249,14 @@ pub fn bosdis(
         let second = mi.get(1).copied().unwrap_or(0.0);
         sum += (mi[0] - second) / h;
         positions += 1;
+        let gap = Gap {
+            first: mi[0],
+            second,
+            h,
+        };
+        tied += usize::from(gap.tied());
     }
-    (positions > 0).then(|| sum / positions as f64)
+    (positions > 0).then(|| (sum / positions as f64, tied, positions))
 }
 
 /// One attribute column with its value counts and plug-in entropy (bits).
@@ -381,16 +399,26 @@ impl Estimator for BosdisEstimator {
     fn estimate(&self, data: &Dataset, _progress: &Progress) -> Result<Estimate> {
         crate::io::limits::check_memory("bosdis", "bosdis", bosdis_bytes(data))?;
         let (a, m) = discrete_rows(data)?;
-        let score = bosdis(&a, &m, data.w.vocab, self.eos).ok_or_else(|| {
-            KcompError::param(
-                "w",
-                "bosdis is undefined: every symbol count is constant across messages",
-            )
-        })?;
+        let (score, tied, informative) =
+            bosdis_detail(&a, &m, data.w.vocab, self.eos).ok_or_else(|| {
+                KcompError::param(
+                    "w",
+                    "bosdis is undefined: every symbol count is constant across messages",
+                )
+            })?;
         let (shared, symbols) = shared_symbols(&m, self.eos);
         let mut estimate = Estimate::score(score)
             .with("eos", self.eos)
-            .with("shared_symbols", shared);
+            .with("shared_symbols", shared)
+            .with("tied_symbols", tied);
+        if tied > 0 {
+            estimate = estimate.note(format!(
+                "{tied} of {informative} informative symbols say as much about two or more \
+                 attributes as about one (a symbol stands for several attributes, as a letter \
+                 of a grid layout fills several cells): bosdis gives them 0 whatever the \
+                 language's structure"
+            ));
+        }
         if shared > 0 {
             estimate = estimate.note(format!(
                 "{shared} of {symbols} symbols occur at several message positions (a vocabulary \
