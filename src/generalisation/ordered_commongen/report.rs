@@ -210,10 +210,11 @@ pub fn figure(scores: &Scores, stem: &Path) -> Result<Vec<PathBuf>> {
                 ns.iter().min().copied().unwrap_or(0),
                 ns.iter().max().copied().unwrap_or(0),
             );
+            // No-break spaces: a label wraps between the pattern and its n, never inside n.
             if lo == hi {
-                format!("{p} (n = {lo})")
+                format!("{p} (n\u{a0}=\u{a0}{lo})")
             } else {
-                format!("{p} (n = {lo}-{hi})")
+                format!("{p} (n\u{a0}=\u{a0}{lo}\u{a0}to\u{a0}{hi})")
             }
         })
         .collect();
