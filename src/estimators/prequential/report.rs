@@ -228,13 +228,11 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
         caption: format!(
             "{}One run, no error bars. {} C^L = K(Z)/K(Z|W) = {:.3}; K(Z|W) = {:.0} bits over \
              {} encoded rows ({} validation rows never encoded); K(Z) = {:.0} bits.",
-            title
-                .split_once("; ")
-                .map_or(String::new(), |t| {
-                    let mut c = t.1.chars();
-                    let first = c.next().map(|f| f.to_uppercase().collect::<String>());
-                    format!("{}{}. ", first.unwrap_or_default(), c.as_str())
-                }),
+            title.split_once("; ").map_or(String::new(), |t| {
+                let mut c = t.1.chars();
+                let first = c.next().map(|f| f.to_uppercase().collect::<String>());
+                format!("{}{}. ", first.unwrap_or_default(), c.as_str())
+            }),
             if online {
                 "Each chunk: the mixture's bits per row, the model trained on the rows before it."
             } else {
