@@ -72,6 +72,8 @@ class PrequentialResult:
     warnings: List[str]
     raw: Dict[str, Any]
     bits_saved_per_row: Optional[float]
+    w_input: Optional[Dict[str, Any]]
+    w_notes: List[str]
     @property
     def curve(self) -> Dict[str, np.ndarray]: ...
     def to_dict(self) -> Dict[str, Any]: ...
@@ -90,6 +92,9 @@ def compare(
     llm_report: Optional[PathLike] = ...,
     topsim: Optional[Mapping[str, Any]] = ...,
     bosdis: Optional[Mapping[str, Any]] = ...,
+    tokeniser: Optional[str] = ...,
+    keep_case: bool = ...,
+    pad: Optional[int] = ...,
 ) -> Comparison: ...
 def compare_many(
     datasets: Mapping[str, Tuple[Any, Any]],
@@ -133,7 +138,28 @@ def prequential(
     lr_patience: Optional[int] = ...,
     warm_start: bool = ...,
     backend: Optional[Literal["fast", "burn"]] = ...,
+    tokeniser: Optional[str] = ...,
+    keep_case: bool = ...,
 ) -> PrequentialResult: ...
+
+class Tokens:
+    ids: np.ndarray
+    vocabulary: List[str]
+    pad: Optional[int]
+    info: Dict[str, Any]
+    notes: List[str]
+
+def tokenise(
+    W: Any, tokeniser: Optional[str] = ..., keep_case: bool = ..., pad: Optional[int] = ...
+) -> Tokens: ...
+
+tokenize = tokenise
+
+def overlay(
+    runs: Union[Mapping[str, PrequentialResult], Sequence[Any]],
+    figure: Union[str, os.PathLike],
+    title: str = ...,
+) -> List[str]: ...
 def panel(
     config: Union[PathLike, Mapping[str, Any]],
     out: PathLike,

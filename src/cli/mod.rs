@@ -52,7 +52,7 @@ pub const OVERVIEW: &str = "kcomp: compositionality of data, representations and
 complexity (all description lengths in bits).
 
 Main tasks:
-  your messages W and meanings Z (.npy, .csv, .jsonl; one row per utterance):
+  your messages W (.npy, .csv, .jsonl, or .txt sentences) and meanings Z, one row per utterance:
     kcomp compare --w W.npy --z Z.npy                 every estimator: K(Z|W), C, bits saved per row, scores
     kcomp compare --w W.npy --z Z.npy --estimators prequential,posdis --json
     kcomp prequential --w W.npy --z Z.npy --out DIR   one prequential code with its curve

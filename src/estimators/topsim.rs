@@ -190,9 +190,15 @@ impl TopsimOptions {
     }
 }
 
+/// Distance between two messages. Messages of different lengths (a padded W is read without
+/// its padding) differ at every position only one of them has: Hamming counts those positions,
+/// as it would count a word against padding, and one-hot cityblock counts them once (one word
+/// against nothing), so neither treats padding as a letter.
 pub(crate) fn w_distance(kind: WDistance, a: &[i64], b: &[i64]) -> f64 {
     match kind {
-        WDistance::Hamming => a.iter().zip(b).filter(|(x, y)| x != y).count() as f64,
+        WDistance::Hamming => {
+            (a.iter().zip(b).filter(|(x, y)| x != y).count() + a.len().abs_diff(b.len())) as f64
+        }
         WDistance::OneHotCityblock => {
             // One-hot per position: a differing position contributes 2; extra positions 1.
             let differ: usize = a.iter().zip(b).map(|(x, y)| usize::from(x != y)).sum();
@@ -898,6 +904,8 @@ mod tests {
         };
         let e = est.estimate(&d, &Progress::hidden()).unwrap();
         assert_eq!(e.measure, Measure::Score { score: euclid });
-        assert!(e.notes.is_empty());
+        // Only the convention is named; no note about the choice.
+        assert_eq!(e.notes.len(), 1, "{:?}", e.notes);
+        assert!(e.notes[0].starts_with("convention "), "{:?}", e.notes);
     }
 }

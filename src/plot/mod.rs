@@ -39,6 +39,7 @@ macro_rules! write_both {
 mod common;
 mod heatmap;
 mod lines;
+pub mod overlay;
 mod scatter;
 
 pub use common::color;
