@@ -8,6 +8,8 @@ import numpy as np
 __version__: str
 ESTIMATORS: List[str]
 SCORES: List[str]
+ESTIMATOR_INFO: List[Tuple[str, str, str, str]]
+PREQUENTIAL_FLAGS: List[Tuple[str, str]]
 
 class KcompError(ValueError):
     """Bad input or a failed run, with the command line's one-line message."""
@@ -34,6 +36,7 @@ def bdm(
     block: Optional[int] = ...,
     ctm: Optional[str] = ...,
 ) -> str: ...
+def topsim_matrix(w: np.ndarray, d: np.ndarray, topsim_json: Optional[str] = ...) -> str: ...
 def prequential(
     w: Optional[Any],
     z: Optional[np.ndarray],

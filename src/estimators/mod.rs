@@ -33,5 +33,6 @@ pub mod mapping_mdl;
 pub mod prequential;
 pub mod requential;
 pub mod topsim;
+pub mod topsim_convention;
 pub mod topsim_integer;
 pub mod tre;
