@@ -88,7 +88,9 @@ fn ratios_to_exact_and_to_prequential_time_follow_the_rows() {
         assert!(names.iter().any(|n| n == want), "{names:?}");
     }
     let csv = std::fs::read_to_string(dir.path().join("crosscheck.csv")).unwrap();
-    assert!(csv.starts_with("family,parameter,value,value_index,estimator,kind,n,exact_bits_mean,"));
+    assert!(
+        csv.starts_with("family,parameter,value,value_index,estimator,kind,n,exact_bits_mean,")
+    );
     let md = std::fs::read_to_string(dir.path().join("crosscheck.md")).unwrap();
     assert!(md.contains("requential, expected length of a code"), "{md}");
     let png = std::fs::read(dir.path().join("crosscheck.png")).unwrap();
