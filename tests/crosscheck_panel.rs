@@ -2,7 +2,7 @@
 //! exact K(Z|W) of the same dataset and its time as a ratio to the prequential code's, as the
 //! panel's rows give them; the committed configs of experiments/estimators parse.
 
-use kcomp::estimators::interface::Progress;
+use kcomp::progress::WorkBar;
 use kcomp::panel::config::PanelConfig;
 use kcomp::panel::crosscheck::{crosscheck, write_crosscheck};
 use kcomp::panel::run::run_panel;
@@ -31,7 +31,7 @@ threads = 1
 #[test]
 fn ratios_to_exact_and_to_prequential_time_follow_the_rows() {
     let config = PanelConfig::from_toml("crosscheck-test.toml", PANEL).unwrap();
-    let result = run_panel(&config, None, 1, false, &Progress::hidden()).unwrap();
+    let result = run_panel(&config, None, 1, false, &WorkBar::hidden()).unwrap();
     let rows = crosscheck(&result);
     // Scores (topsim) are not code lengths: left out. 2 values x 4 estimators.
     assert_eq!(rows.len(), 8);
