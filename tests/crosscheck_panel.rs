@@ -2,10 +2,10 @@
 //! exact K(Z|W) of the same dataset and its time as a ratio to the prequential code's, as the
 //! panel's rows give them; the committed configs of experiments/estimators parse.
 
-use kcomp::progress::WorkBar;
 use kcomp::panel::config::PanelConfig;
 use kcomp::panel::crosscheck::{crosscheck, write_crosscheck};
 use kcomp::panel::run::run_panel;
+use kcomp::progress::WorkBar;
 
 const PANEL: &str = r#"
 name = "crosscheck-test"
