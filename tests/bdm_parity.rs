@@ -88,7 +88,11 @@ fn documented_values() {
 /// The same cases on a pybdm installation's full tables, when one is named.
 #[test]
 fn parity_on_the_full_tables_when_pybdm_is_installed() {
-    let Ok(dir) = std::env::var("KCOMP_PYBDM_CTM") else {
+    // Empty counts as unset, as in kcomp itself (find_ctm_dir).
+    let Some(dir) = std::env::var("KCOMP_PYBDM_CTM")
+        .ok()
+        .filter(|d| !d.is_empty())
+    else {
         eprintln!(
             "SKIPPED: KCOMP_PYBDM_CTM is not set; the parity test above ran on the committed \
              subset. Set it to a pybdm installation to also check the full tables."
