@@ -303,6 +303,7 @@ fn figure(
             });
         }
     }
+    let (ratio_count, time_count) = (ratio_panels.len(), time_panels.len());
     let mut panels = ratio_panels;
     panels.extend(time_panels);
     if panels.is_empty() {
@@ -324,8 +325,15 @@ fn figure(
     if has("requential") {
         caption.push_str(" requential is the expected length of a relative-entropy code.");
     }
+    // Ratios in the first row, times in the second, one family per column, when every family
+    // has both and four fit side by side; otherwise the usual rows of three.
+    let columns = if ratio_count == time_count && ratio_count <= 4 {
+        ratio_count
+    } else {
+        3
+    };
     let figure = Figure { panels, caption };
-    plot::line_figure(&dir.join("crosscheck"), &figure)
+    plot::line_figure_columns(&dir.join("crosscheck"), &figure, columns)
 }
 
 #[cfg(test)]
