@@ -123,7 +123,7 @@ fn refuse_ignored(form: &str, given: &[(bool, &str)]) -> crate::error::Result<()
 /// Runs `kcomp compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     if args.estimators.as_deref() == Some(&["list".to_string()][..]) {
-        print!("{}", crate::panel::registry::estimator_table());
+        out!("{}", crate::panel::registry::estimator_table());
         return Ok(());
     }
     let threads = args.threads.unwrap_or(0);
@@ -143,7 +143,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         )?;
         let out = args.out.as_deref();
         let sharding = args.shard.sharding()?;
-        print!(
+        out!(
             "{}",
             run_panel_file(
                 path,
@@ -193,9 +193,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         )?;
         let summary = out.join("summary.md");
         if let Ok(text) = std::fs::read_to_string(&summary) {
-            println!("{text}");
+            outln!("{text}");
         }
-        print!("{report}");
+        out!("{report}");
         return Ok(());
     }
     refuse_ignored(
@@ -234,8 +234,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         quiet,
     )?;
     match args.json {
-        true => println!("{}", serde_json::to_string_pretty(&cmp)?),
-        false => print!("{cmp}"),
+        true => outln!("{}", serde_json::to_string_pretty(&cmp)?),
+        false => out!("{cmp}"),
     }
     Ok(())
 }

@@ -94,12 +94,12 @@ pub struct SubmitArgs {
 /// Runs `kcomp slurm`.
 pub fn run(args: SlurmArgs) -> anyhow::Result<()> {
     match args.command {
-        SlurmCommand::Submit(a) => print!("{}", submit(a)?),
+        SlurmCommand::Submit(a) => out!("{}", submit(a)?),
         SlurmCommand::Status { dir } => {
             let (sub, missing) = status(&dir)?;
-            print!("{}", describe_status(&sub, &missing, &dir));
+            out!("{}", describe_status(&sub, &missing, &dir));
         }
-        SlurmCommand::Resubmit { dir, dry_run } => print!("{}", resubmit(&dir, dry_run)?),
+        SlurmCommand::Resubmit { dir, dry_run } => out!("{}", resubmit(&dir, dry_run)?),
     }
     Ok(())
 }

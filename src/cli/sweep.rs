@@ -84,7 +84,7 @@ pub struct ReproduceArgs {
 pub fn run_sweep_command(args: SweepArgs) -> anyhow::Result<()> {
     configure(args.threads, args.max_memory)?;
     let sharding = args.shard.sharding()?;
-    print!(
+    out!(
         "{}",
         sweep_files(
             &args.configs,
@@ -102,7 +102,7 @@ pub fn run_sweep_command(args: SweepArgs) -> anyhow::Result<()> {
 pub fn run_reproduce(args: ReproduceArgs) -> anyhow::Result<()> {
     configure(args.threads, args.max_memory)?;
     let sharding = args.shard.sharding()?;
-    print!(
+    out!(
         "{}",
         reproduce(
             args.rng,
