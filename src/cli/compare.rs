@@ -192,7 +192,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
             args.quiet || args.json,
         )?;
         let summary = out.join("summary.md");
-        if let Ok(text) = std::fs::read_to_string(&summary) {
+        // Just written by this run; read as any input (no FIFO planted in its place blocks).
+        if let Ok(text) = crate::io::limits::read_text(&summary) {
             outln!("{text}");
         }
         out!("{report}");

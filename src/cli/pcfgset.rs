@@ -139,8 +139,8 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
         PcfgsetCommand::Check { data } => {
             let report = check_folder(&data)?;
             out!("{report}");
-            if !report.ok() {
-                return Err(KcompError::file(&data, "some targets are not reproduced").into());
+            if let Some(e) = report.failure() {
+                return Err(e.into());
             }
         }
         PcfgsetCommand::Generate { params, out, force } => {

@@ -226,7 +226,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 pub fn write_new_file(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
     if !force && path.exists() {
         let same = std::fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64)
-            && std::fs::read(path).is_ok_and(|old| old == bytes);
+            && read_capped(path, bytes.len() as u64).is_ok_and(|old| old == bytes);
         if !same {
             return Err(KcompError::file(
                 path,

@@ -26,16 +26,16 @@ pub fn check(dir: &Path, stamp: &serde_json::Value, force: bool) -> Result<Strin
     let text = serde_json::to_string_pretty(stamp)
         .map_err(|e| KcompError::Other(format!("cannot serialise the run's settings: {e}")))?;
     if occupied(dir)? && !force {
-        let what = match std::fs::read_to_string(dir.join(STAMP)) {
-            Ok(old) if old == text => None,
-            Ok(old) => Some(match serde_json::from_str::<serde_json::Value>(&old) {
+        let what = match read_stamp(dir)? {
+            Some(old) if old == text => None,
+            Some(old) => Some(match serde_json::from_str::<serde_json::Value>(&old) {
                 Ok(v) if v["command"] != stamp["command"] => format!(
                     "the outputs of another command ({})",
                     v["command"].as_str().unwrap_or("?")
                 ),
                 _ => "the outputs of a run with other settings".to_string(),
             }),
-            Err(_) => Some("files kcomp did not write there".to_string()),
+            None => Some("files kcomp did not write there".to_string()),
         };
         if let Some(what) = what {
             return Err(KcompError::file(
@@ -48,6 +48,28 @@ pub fn check(dir: &Path, stamp: &serde_json::Value, force: bool) -> Result<Strin
         }
     }
     Ok(text)
+}
+
+/// Largest stamp read (a stamp is a few hundred bytes of JSON).
+const MAX_STAMP_BYTES: u64 = 1 << 20;
+
+/// The stamp's text, `None` when there is none. Read like any input (a FIFO or device at
+/// its name is an error, never a hang); a link planted there is refused, not followed.
+fn read_stamp(dir: &Path) -> Result<Option<String>> {
+    let path = dir.join(STAMP);
+    match std::fs::symlink_metadata(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(KcompError::io(&path, e)),
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(KcompError::file(
+                &path,
+                "is a symbolic link; kcomp does not follow links inside its output folder",
+            ));
+        }
+        Ok(_) => {}
+    }
+    let bytes = crate::io::files::read_capped(&path, MAX_STAMP_BYTES)?;
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// Whether `dir` holds anything (the lock file of a finished run is not content); a missing

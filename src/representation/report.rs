@@ -40,6 +40,9 @@ pub struct RepresentSettings {
     pub force: bool,
 }
 
+/// Most training epochs (Lloyd iterations for k-means) a run may ask for.
+pub const MAX_EPOCHS: usize = 100_000;
+
 /// The checked settings of a run.
 #[derive(Debug, Clone)]
 pub struct RepresentRun {
@@ -62,8 +65,19 @@ impl RepresentSettings {
             ));
         }
         let learner = learner_by_name(&self.learner)?;
-        if self.epochs == Some(0) {
-            return Err(KcompError::param("epochs", "must be at least 1"));
+        if let Some(e) = self.epochs
+            && !(1..=MAX_EPOCHS).contains(&e)
+        {
+            return Err(KcompError::param(
+                "epochs",
+                format!("must be in 1..={MAX_EPOCHS}, got {e}"),
+            ));
+        }
+        if self.lr.is_some() && self.learner == "kmeans" {
+            return Err(KcompError::param(
+                "lr",
+                "the k-means learner has no learning rate (--lr is for --learner autoencoder)",
+            ));
         }
         if let Some(lr) = self.lr
             && !(lr.is_finite() && lr > 0.0)
