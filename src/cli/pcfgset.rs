@@ -148,7 +148,8 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
                 "command": "pcfgset generate",
                 "settings": format!("{params:?}"),
             });
-            crate::io::out_dir::claim(&out, &stamp, force)?;
+            params.validate()?;
+            let _lock = crate::io::out_dir::claim_locked(&out, &stamp, force)?;
             let summary = write_splits(&params, &out)?;
             for (stem, n) in summary.lines {
                 outln!("{stem:<60} {n:>8} lines");
@@ -205,7 +206,8 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
             let report = evaluate_folder(&predictions)?;
             out!("{report}");
             if let Some(out) = out {
-                crate::io::out_dir::claim(&out, &evaluate_stamp(&predictions), force)?;
+                let _lock =
+                    crate::io::out_dir::claim_locked(&out, &evaluate_stamp(&predictions), force)?;
                 write_csv(&out.join("scores.csv"), &report.rows)?;
                 write_csv(&out.join("overgeneralisation_curves.csv"), &report.curves)?;
                 outln!("wrote {}", out.join("scores.csv").display());

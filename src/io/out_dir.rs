@@ -16,8 +16,54 @@ pub const STAMP: &str = ".kcomp-run.json";
 /// one-line error naming `--force`.
 pub fn claim(dir: &Path, stamp: &serde_json::Value, force: bool) -> Result<()> {
     let text = check(dir, stamp, force)?;
-    std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
+    crate::io::files::create_dir_all(dir)?;
+    // From here on no folder below it is written through a link, --force or not.
+    crate::io::files::guard_out_root(dir);
     crate::io::files::atomic_write(&dir.join(STAMP), text.as_bytes())
+}
+
+/// [`claim`] under the folder's lock ([`crate::io::files::lock_dir`]), held by the returned
+/// guard for the whole run: the check runs first (a refused folder is not created), then
+/// again under the lock, so a second run on the folder stops at once with one line.
+pub fn claim_locked(
+    dir: &Path,
+    stamp: &serde_json::Value,
+    force: bool,
+) -> Result<crate::io::files::DirLock> {
+    check(dir, stamp, force)?;
+    let lock = crate::io::files::lock_dir(dir)?;
+    claim(dir, stamp, force)?;
+    Ok(lock)
+}
+
+/// Refuses a run one of whose `inputs` is a file it would replace: `outputs` are names of
+/// files (or folders) the run writes in `dir`. Links are resolved on both sides, so
+/// `--z o/W.npy --out o` is refused, and so is an input reached through another path.
+pub fn check_inputs(dir: &Path, outputs: &[&str], inputs: &[(&str, &Path)]) -> Result<()> {
+    let Ok(out) = std::fs::canonicalize(dir) else {
+        // A folder that does not exist yet holds no input.
+        return Ok(());
+    };
+    for (option, input) in inputs {
+        let Ok(real) = std::fs::canonicalize(input) else {
+            continue;
+        };
+        for name in outputs {
+            let target = out.join(name);
+            if real == target || real.starts_with(&target) {
+                return Err(KcompError::param(
+                    *option,
+                    format!(
+                        "{} is this run's output {}: writing it would overwrite the input; \
+                         choose another --out",
+                        input.display(),
+                        target.display()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The check of [`claim`] without creating or stamping anything (for commands that must leave

@@ -40,6 +40,19 @@ pub struct RepresentSettings {
     pub force: bool,
 }
 
+/// The files a run writes into its output folder.
+pub const OUTPUTS: [&str; 9] = [
+    "W.npy",
+    "terms.json",
+    "terms.csv",
+    "grid.csv",
+    "curve.csv",
+    "represent.png",
+    "represent.svg",
+    crate::io::out_dir::STAMP,
+    crate::io::files::LOCK_FILE,
+];
+
 /// Most training epochs (Lloyd iterations for k-means) a run may ask for.
 pub const MAX_EPOCHS: usize = 100_000;
 
@@ -143,7 +156,8 @@ impl RepresentRun {
 
     /// Learns, selects, codes and writes the outputs.
     pub fn run(&self, show_progress: bool) -> Result<RepresentOutput> {
-        crate::io::out_dir::claim(&self.out, &self.stamp(), self.force)?;
+        crate::io::out_dir::check_inputs(&self.out, &OUTPUTS, &[("z", &self.z_path)])?;
+        let _lock = crate::io::out_dir::claim_locked(&self.out, &self.stamp(), self.force)?;
         let learner = learner_by_name(&self.learner)?;
         let bar = if show_progress {
             crate::progress::bar(0, "sentence spaces", "represent")
@@ -207,7 +221,7 @@ fn write_outputs(
     )
     .map_err(|e| KcompError::Other(format!("W shape: {e}")))?;
     let w_path = dir.join("W.npy");
-    ndarray_npy::write_npy(&w_path, &arr).map_err(|e| KcompError::file(&w_path, e.to_string()))?;
+    crate::io::npy::write_npy(&w_path, &arr)?;
     let json = selection_json(s, learner);
     let json_path = dir.join("terms.json");
     crate::io::files::atomic_write(

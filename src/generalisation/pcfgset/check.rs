@@ -311,8 +311,12 @@ pub fn check_folder(root: &Path) -> Result<FolderCheck> {
                 match (present(&s)?, present(&t)?) {
                     (true, true) => files.push(check_pair(&s, &t, sem, &src)?),
                     (false, false) => absent.push(src),
-                    (true, false) => return Err(KcompError::file(t, "not found (its source file is there)")),
-                    (false, true) => return Err(KcompError::file(s, "not found (its target file is there)")),
+                    (true, false) => {
+                        return Err(KcompError::file(t, "not found (its source file is there)"));
+                    }
+                    (false, true) => {
+                        return Err(KcompError::file(s, "not found (its target file is there)"));
+                    }
                 }
             }
             None if present(&s)? => files.push(check_unrolled(&s, &src)?),

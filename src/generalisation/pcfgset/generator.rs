@@ -364,7 +364,7 @@ pub fn generate(params: &GeneratorParams) -> Result<Vec<Sample>> {
 fn write_split(dir: &Path, stem: &str, samples: &[Sample]) -> Result<()> {
     let src = dir.join(format!("{stem}.src"));
     if let Some(parent) = src.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| KcompError::io(parent, e))?;
+        crate::io::files::create_dir_all(parent)?;
     }
     let join = |f: &dyn Fn(&Sample) -> &Vec<String>| -> String {
         samples.iter().map(|s| f(s).join(" ") + "\n").collect()
@@ -556,7 +556,7 @@ pub fn write_splits(params: &GeneratorParams, out: &Path) -> Result<SplitSummary
     }
     let tsv = out.join("localism/unrolled_test.tsv");
     if let Some(parent) = tsv.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| KcompError::io(parent, e))?;
+        crate::io::files::create_dir_all(parent)?;
     }
     std::fs::write(&tsv, unrolled).map_err(|e| KcompError::io(&tsv, e))?;
     summary
