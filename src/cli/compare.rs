@@ -180,7 +180,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     if let (Some(out), Some(w), Some(z)) = (&args.out, &args.w, &args.z) {
         // One dataset with a run folder: the panel's tables and figures for it.
         let mut config = single_config(args.estimators, args.llm_report, settings)?;
-        preq.apply(&mut config.prequential.config)?;
+        preq.apply(&mut config.prequential.config, &config.estimators)?;
         let report = run_files_to_folder(
             w,
             z,

@@ -179,11 +179,6 @@ fn submit(a: SubmitArgs) -> Result<String> {
         Some(p) => p,
         None => std::env::current_exe().map_err(|e| KcompError::io("kcomp", e))?,
     };
-    let tally = plan(&a.args)?;
-    let out = tally
-        .out
-        .clone()
-        .ok_or_else(|| KcompError::param("args", "the sweep has no output folder (--out)"))?;
     let options = SlurmOptions {
         partition: a.partition,
         time: a.time,
@@ -194,6 +189,13 @@ fn submit(a: SubmitArgs) -> Result<String> {
         sbatch_lines: a.sbatch,
         setup: a.setup,
     };
+    // Before the plan, which writes the run folder.
+    Submission::check_options(&options)?;
+    let tally = plan(&a.args)?;
+    let out = tally
+        .out
+        .clone()
+        .ok_or_else(|| KcompError::param("args", "the sweep has no output folder (--out)"))?;
     let mut sub = Submission::new(kcomp, a.args, workdir, out, tally.jobs, options)?;
     // One submit or resubmit at a time per run folder; an earlier submission (with the job
     // ids `status` and `resubmit` need) is replaced only on request.

@@ -102,6 +102,8 @@ impl RepresentSettings {
         }
         let defaults = super::default_learner_config(&self.learner);
         crate::io::limits::check_threads("threads", self.threads, true)?;
+        // Before Z is read: an input the run would replace is refused, --force or not.
+        crate::io::out_dir::check_inputs(&self.out, &OUTPUTS, &[("z", &self.z)])?;
         let table = crate::io::user_data::read_table(&self.z)?;
         let z = crate::io::user_data::targets_from_table(&table, &self.z, Some(self.precision))?;
         super::select::check_z(&z).map_err(|e| KcompError::file(&self.z, e.to_string()))?;
@@ -156,7 +158,6 @@ impl RepresentRun {
 
     /// Learns, selects, codes and writes the outputs.
     pub fn run(&self, show_progress: bool) -> Result<RepresentOutput> {
-        crate::io::out_dir::check_inputs(&self.out, &OUTPUTS, &[("z", &self.z_path)])?;
         let _lock = crate::io::out_dir::claim_locked(&self.out, &self.stamp(), self.force)?;
         let learner = learner_by_name(&self.learner)?;
         let bar = if show_progress {

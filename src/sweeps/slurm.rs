@@ -141,6 +141,34 @@ impl Submission {
         Ok(sub)
     }
 
+    /// The options checked before the sweep is planned (planning writes the run folder's
+    /// plan): everything [`Self::validate`] checks that does not need the plan's size.
+    pub fn check_options(options: &SlurmOptions) -> Result<()> {
+        if let Some(t) = options.tasks
+            && !(1..=MAX_JOBS).contains(&t)
+        {
+            return Err(KcompError::param(
+                "tasks",
+                format!("{t}: must be in 1..=the plan's jobs"),
+            ));
+        }
+        // The largest plan there can be: only the plan-independent checks can fail.
+        let probe = Submission {
+            kcomp: PathBuf::from("/kcomp"),
+            args: Vec::new(),
+            workdir: PathBuf::from("/"),
+            out: PathBuf::from("/"),
+            jobs: MAX_JOBS,
+            tasks: options.tasks.unwrap_or(MAX_JOBS),
+            options: options.clone(),
+            array_jobs: Vec::new(),
+            merge_job: None,
+        };
+        probe
+            .validate()
+            .map_err(|(name, why)| KcompError::param(name, why))
+    }
+
     /// Every value that goes into a script, a path or a command line, checked: by [`Self::new`]
     /// on the options, by [`Self::load`] on a saved submission (which may have been edited).
     /// The error names the field.

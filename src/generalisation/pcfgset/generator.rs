@@ -63,7 +63,7 @@ pub struct GeneratorParams {
     #[arg(long, requires = "naturalise")]
     pub target_from: Option<std::path::PathBuf>,
     /// Draws per kept sample before --naturalise gives up on the cells it could not fill.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 2000, requires = "naturalise")]
     pub max_draws: usize,
 }
 
