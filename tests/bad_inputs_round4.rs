@@ -226,7 +226,7 @@ fn stdout_write_errors_end_every_command_with_one_line() {
     })
     .collect();
     let mut results = Vec::new();
-    for (i, c) in commands.iter().enumerate() {
+    for c in &commands {
         let args: Vec<&str> = c.iter().map(String::as_str).collect();
         // A full disk: one line naming standard output, exit 2.
         let full = std::fs::OpenOptions::new()
@@ -238,8 +238,6 @@ fn stdout_write_errors_end_every_command_with_one_line() {
             format!("{} > /dev/full", c.join(" ")),
             clean(&r, &["standard output", "no space left"]),
         ));
-        // Folders written by the first run are written again by the second: fresh names.
-        let _ = i;
     }
     // A closed pipe (the reader gone before kcomp writes): quiet, the shell's 141.
     for c in [
@@ -696,7 +694,8 @@ fn saved_results_are_verified_before_a_merge_trusts_them() {
     let sub = sl.join("slurm/submission.json");
     let pristine: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&sub).unwrap()).unwrap();
-    let edits: Vec<(&str, Box<dyn Fn(&mut serde_json::Value)>, &str)> = vec![
+    type Edit = Box<dyn Fn(&mut serde_json::Value)>;
+    let edits: Vec<(&str, Edit, &str)> = vec![
         ("tasks = 0", Box::new(|v| v["tasks"] = 0.into()), "tasks"),
         (
             "tasks = 2^64 - 1",

@@ -125,9 +125,9 @@ pub fn run(args: CommongenArgs) -> anyhow::Result<()> {
         } => {
             let sets = data::concept_sets();
             let read = score::read_outputs(&outputs, &sets)?;
-            // The folder is locked (and checked) before the scoring: a second run on it stops
-            // at once instead of writing its report while this one scores.
-            let _lock = crate::io::out_dir::claim_locked(&out, &report::stamp(&outputs), force)?;
+            // The folder is locked before the scoring: a second run on it stops at once
+            // instead of writing its report while this one scores (the report claims it).
+            let _lock = crate::io::files::lock_dir(&out)?;
             let scores = score::score_outputs(&read, &sets, &data::Lexicon::builtin())?;
             out!("{scores}");
             for p in report::write_report(&scores, &outputs, &out, force)?.files {

@@ -7,7 +7,8 @@
 //! `pivot_root` into it; as root, a drop to an unprivileged uid; user (if not yet), network,
 //! IPC and PID namespaces (uid/gid maps to one unprivileged id); parent-death signal; a fork
 //! whose child is pid 1 of the new PID namespace while the parent relays its end ([`relay`]);
-//! descriptors closed on exec; the interpreter's descriptor moved to [`EXEC_FD`]; rlimits;
+//! descriptors closed on exec; the interpreter's descriptor moved to [`EXEC_FD`] and the
+//! status pipe to [`STATUS_FD`] (kept across exec for the bootstrap); rlimits;
 //! Landlock (plus the tmpfs as the only writable hierarchy); seccomp;
 //! `execveat(EXEC_FD, "")`.
 
@@ -138,8 +139,9 @@ pub const STAGE: &std::ffi::CStr = c"/tmp";
 /// Everything the child needs, prepared by the parent.
 pub struct Plan {
     pub parent: libc::pid_t,
-    /// kcomp runs as root: the sample drops to this (uid, gid) before its user namespace, so
-    /// RLIMIT_NPROC applies (the kernel exempts uid 0) and it holds no host capability.
+    /// kcomp runs as root: the sample drops to this (uid, gid), its own host id (leased by
+    /// `ids`), before its user namespace, so RLIMIT_NPROC applies (the kernel exempts uid 0),
+    /// it holds no host capability and shares no per-uid count with anyone.
     pub drop_to: Option<(libc::uid_t, libc::gid_t)>,
     pub uid_map: Vec<u8>,
     pub gid_map: Vec<u8>,

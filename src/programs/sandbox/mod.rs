@@ -7,8 +7,9 @@
 //!   view of other processes' System V IPC, and as pid 1 of its own PID namespace (a relay
 //!   process outside it mirrors its end to kcomp's `wait4`), so no host pid, kcomp's
 //!   included, can be named;
-//! - when kcomp runs as root, a drop to `nobody` on the host first, so RLIMIT_NPROC applies
-//!   (the kernel exempts uid 0) and no host capability survives;
+//! - when kcomp runs as root, a drop on the host to an unprivileged id of the sample's own
+//!   ([`ids`]: no per-uid count is shared with another sample or a host user), so
+//!   RLIMIT_NPROC applies (the kernel exempts uid 0) and no host capability survives;
 //! - a minimal file-system view: a new read-only root with only the interpreter, its
 //!   prefixes, the shared libraries, /dev/null and a private tmpfs on /tmp (size and inode
 //!   caps = the total bytes and files an answer may write; its working directory), then
@@ -21,8 +22,11 @@
 //!   SysV IPC, POSIX queues, ptrace, process_vm_*, kill/pidfd signals, setsid/setpgid,
 //!   mount, unshare, keyctl, bpf, perf_event_open, personality, io_uring, memfd, clearing
 //!   the parent-death signal or the x32 ABI; prlimit64, sched_*, setpriority/getpriority
-//!   and ioprio_* only on itself (pid 0);
-//! - rlimits: CPU, 1 GiB address space, file size, 64 descriptors, 64 threads, no core dumps;
+//!   and ioprio_* only on itself (pid 0); no channel to a concurrent sample through the
+//!   shared view or the kernel (legacy AIO, inotify/fanotify, dnotify, leases, file locks,
+//!   mincore/cachestat/fadvise/readahead, madvise PAGEOUT/COLD/REMOVE, RWF_NOWAIT);
+//! - rlimits: CPU, 1 GiB address space, file size, 64 descriptors, 64 threads, no core dumps,
+//!   64 pending signals, no real-time or raised priority, no message-queue bytes;
 //! - PR_SET_PDEATHSIG = SIGKILL (kcomp dying, Ctrl-C included, kills it), and the parent
 //!   kills it at the wall-clock limit. No fork means nothing else to kill.
 //!
@@ -30,7 +34,8 @@
 //! the path of `execveat`, whose absolute path ignores the descriptor: once the interpreter
 //! runs, no exec is left), then reads the program from stdin (length-prefixed, see
 //! [`payload`]; the rest of stdin is the sample's input): the program is never a file it
-//! could read back. stdout/stderr are read through pipes (stdout capped at `output_bytes`,
+//! could read back. It reports on a status pipe ([`policy::STATUS_FD`]) that it closes before
+//! the program runs, so only kcomp and the bootstrap can say `sandbox_error`. stdout/stderr are read through pipes (stdout capped at `output_bytes`,
 //! then the process is killed); the status comes from kcomp's own clock, byte count and
 //! `wait4` rusage, which the program cannot touch. If Landlock, seccomp or the namespaces
 //! are unavailable, [`ensure_available`] refuses, unless `allow_unsandboxed` (rlimits only,
