@@ -125,6 +125,9 @@ fn tally(class: &str, results: Vec<(String, Result<(), String>)>) {
         results.len() - bad.len(),
         bad.len()
     );
+    for (case, r) in &results {
+        println!("  {} {case}", if r.is_ok() { "right" } else { "WRONG" });
+    }
     assert!(bad.is_empty(), "{class}:\n{}", bad.join("\n"));
 }
 
@@ -447,27 +450,39 @@ fn marker_and_lock_files_are_read_with_the_regular_file_checks() {
             clean(&r, &[".kcomp-run.json", "link"]),
         ));
     }
-    // pcfgset check: a FIFO or /dev/zero test file is an error naming it, not an absent file.
+    // pcfgset check: a FIFO or /dev/zero test file is an error naming it, not an absent file,
+    // alone and beside a pair that is reproduced (where an absent file would let it pass).
+    let published = repo().join("tests/data/pcfgset/data/pcfgset");
     for (what, make) in [
         ("FIFO", (|p: &Path| mkfifo(p)) as fn(&Path)),
         ("/dev/zero", |p: &Path| {
             std::os::unix::fs::symlink("/dev/zero", p).unwrap()
         }),
     ] {
-        let root = t.join(format!("pcfg-{}", what.replace('/', "")));
-        let dir = root.join("pcfgset");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::copy(
-            repo().join("tests/data/pcfgset/data/pcfgset/pcfgset/test.src"),
-            dir.join("test.src"),
-        )
-        .unwrap();
-        make(&dir.join("test.tgt"));
-        let r = run(&["pcfgset", "check", "--data", s(&root)], t);
-        results.push((
-            format!("pcfgset check with a {what} test.tgt"),
-            clean(&r, &["test.tgt"]),
-        ));
+        for beside_a_good_pair in [false, true] {
+            let root = t.join(format!("pcfg-{}-{beside_a_good_pair}", what.replace('/', "")));
+            let dir = root.join("pcfgset");
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::copy(published.join("pcfgset/test.src"), dir.join("test.src")).unwrap();
+            make(&dir.join("test.tgt"));
+            if beside_a_good_pair {
+                let good = root.join("productivity");
+                std::fs::create_dir_all(&good).unwrap();
+                for f in ["test.src", "test.tgt"] {
+                    std::fs::copy(published.join("productivity").join(f), good.join(f)).unwrap();
+                }
+            }
+            let r = run(&["pcfgset", "check", "--data", s(&root)], t);
+            let beside = if beside_a_good_pair {
+                " beside a reproduced pair"
+            } else {
+                ""
+            };
+            results.push((
+                format!("pcfgset check with a {what} test.tgt{beside}"),
+                clean(&r, &["test.tgt"]),
+            ));
+        }
     }
     tally("marker and lock files", results);
 }
