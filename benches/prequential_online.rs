@@ -18,7 +18,7 @@ use kcomp::dataset::Targets;
 use kcomp::datasets::language_system::LanguageSystemConfig;
 use kcomp::datasets::lookup_table::{LookupParams, generate};
 use kcomp::datasets::variable_length::VarLenParams;
-use kcomp::estimators::prequential::lexicon_sampler::LexiconSampler;
+use kcomp::estimators::prequential::learners::lexicon_sampler::LexiconSampler;
 use kcomp::estimators::prequential::online::{LearnerSpec, OnlineConfig, make_online_learner};
 use kcomp::estimators::prequential::switching::{Mixing, Mixture};
 use kcomp::neural::fast::FastMlp;

@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use kcomp::dataset::Targets;
 use kcomp::datasets::language_system::LanguageSystemConfig;
 use kcomp::estimators::prequential::Ordering;
+use kcomp::estimators::prequential::learners::rules::{RuleLearner, RuleSettings};
 use kcomp::estimators::prequential::online::OnlineLearner;
-use kcomp::estimators::prequential::rules::{RuleLearner, RuleSettings};
 use kcomp::estimators::prequential::schedule::order_rows;
 
 fn usage() -> ! {

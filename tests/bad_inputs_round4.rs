@@ -460,7 +460,10 @@ fn marker_and_lock_files_are_read_with_the_regular_file_checks() {
         }),
     ] {
         for beside_a_good_pair in [false, true] {
-            let root = t.join(format!("pcfg-{}-{beside_a_good_pair}", what.replace('/', "")));
+            let root = t.join(format!(
+                "pcfg-{}-{beside_a_good_pair}",
+                what.replace('/', "")
+            ));
             let dir = root.join("pcfgset");
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::copy(published.join("pcfgset/test.src"), dir.join("test.src")).unwrap();

@@ -9,10 +9,10 @@ use kcomp::dataset::{Dataset, Targets, TokenData};
 use kcomp::datasets::language_system::LanguageSystemConfig;
 use kcomp::datasets::protocols::{ProtocolKind, ProtocolParams};
 use kcomp::datasets::variable_length::VarLenParams;
+use kcomp::estimators::prequential::learners::rules::RuleSettings;
 use kcomp::estimators::prequential::online::{
     LearnerSpec, OnlineConfig, OnlineLearner, make_online_learner, online_code, run_learner,
 };
-use kcomp::estimators::prequential::rules::RuleSettings;
 use kcomp::estimators::prequential::schedule::order_rows;
 use kcomp::estimators::prequential::{
     Ordering, PrequentialConfig, Scheme, language_compositionality,

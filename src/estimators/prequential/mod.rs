@@ -6,13 +6,10 @@
 //! - [`naive`]: the fallback code (uniform for discrete Z, a charged discretised Gaussian for
 //!   continuous Z);
 //! - [`code`]: the engine (parallel, deterministic chunk trainings; warm start);
-//! - [`online`]: the online scheme (continued training with replay, EMA, forward calibration)
-//!   and its learners;
+//! - [`online`]: the online scheme (continued training with replay, EMA, forward calibration);
+//! - [`learners`]: its learners, one file each (marginal, n-gram tables, Bayesian linear,
+//!   networks, the discrete rule learner and its lexicon sampler);
 //! - [`padding`]: detecting the padding token of variable-length messages;
-//! - [`rules`]: the discrete rule learner (message memory, per-attribute rules over
-//!   positions and pairs, bijection-aware cells, exceptions);
-//! - [`lexicon_sampler`]: the rule learner's Bayesian learner of a lexicon with holistic
-//!   exceptions on new messages (closed-form likelihood, lexicons sampled by MCMC);
 //! - [`switching`]: Bayesian mixture and switching over learners (model choice in the code);
 //! - [`report`]: JSON, CSV and PNG outputs;
 //! - [`run_config`]: a run's TOML configuration, flag overrides, data, fingerprint and outputs;
@@ -20,12 +17,11 @@
 
 pub mod code;
 pub mod estimator;
-pub mod lexicon_sampler;
+pub mod learners;
 pub mod naive;
 pub mod online;
 pub mod padding;
 pub mod report;
-pub mod rules;
 pub mod run_config;
 pub mod schedule;
 pub mod switching;

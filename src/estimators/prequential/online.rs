@@ -15,36 +15,18 @@
 //! Validity: [`run_learner`] asks a learner to code rows before it lets it learn them; the
 //! tests check it with an instrumented learner and by perturbing later rows.
 
-use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use super::code::{Chunk, PrequentialCode, PrequentialConfig, derive_seed, in_pool};
+pub use super::learners::{
+    BayesLinear, MAX_LINEAR_FEATURES, MAX_NGRAM_CELLS, Marginal, MlpOnline, NetOnline, NgramTable,
+    OnlineLearner, OnlineNet, OnlineTraining, make_online_learner,
+};
 use super::naive::naive_bits;
 use super::schedule::order_rows;
 use super::switching::mix_with_prior;
 use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
-use crate::neural::HeadSpec;
-use crate::neural::StdSpec;
-use crate::neural::fast::{FastMlp, code_bits_from_outputs};
-use crate::neural::gru::{FastGru, GruSpec};
-use crate::neural::likelihood::grid_gaussian_nll_nats;
-use crate::neural::train::Learner;
-
-/// A learner that codes rows, then learns them. `code` must not change what the learner will
-/// predict for any row except through `learn`.
-pub trait OnlineLearner: Send {
-    /// Short name for reports.
-    fn name(&self) -> String;
-    /// Rows per update: `Some(1)` for learners whose update is cheap (updated after every row),
-    /// `None` to follow the geometric block schedule of [`OnlineConfig`].
-    fn block_rows(&self) -> Option<usize>;
-    /// Per-row code lengths in bits of `rows` under the current state (no learning).
-    fn code(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> Vec<f64>;
-    /// Learns after a block: `sent` are all rows sent so far, the last `n_new` of them new.
-    fn learn(&mut self, w: &TokenData, z: &Targets, sent: &[usize], n_new: usize);
-}
 
 /// One learner of the online scheme.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -79,9 +61,9 @@ pub enum LearnerSpec {
     Ngram { order: usize },
     /// Discrete Z only: whole-message memory backing off to per-attribute rules over
     /// positions and pairs of positions, bijection-aware, with exceptions. See
-    /// [`super::rules::RuleLearner`]. Settings: [`super::rules::RuleSettings`] (all
+    /// [`super::learners::rules::RuleLearner`]. Settings: [`super::learners::rules::RuleSettings`] (all
     /// optional in a table; `rules:key=value:...` on the command line).
-    Rules(super::rules::RuleSettings),
+    Rules(super::learners::rules::RuleSettings),
     /// A GRU over the message (padding mask from [`OnlineConfig::pad`]; see
     /// [`crate::neural::gru`]) trained online like the MLP: replay, optional EMA, calibration.
     Gru {
@@ -147,7 +129,7 @@ impl LearnerSpec {
 
     /// The default spec behind a learner's short name (`--learners`): marginal, ngram0..3,
     /// rules, linear1, linear2, mlp-linear, mlp256, gru. `rules:key=value:...` sets the rule
-    /// learner's [`super::rules::RuleSettings`] ([`Self::parse`] says what is wrong).
+    /// learner's [`super::learners::rules::RuleSettings`] ([`Self::parse`] says what is wrong).
     pub fn from_name(name: &str) -> Option<Self> {
         Self::parse(name).ok()
     }
@@ -155,7 +137,7 @@ impl LearnerSpec {
     /// [`Self::from_name`] with the reason of a refusal.
     pub fn parse(name: &str) -> std::result::Result<Self, String> {
         if let Some(rest) = name.strip_prefix("rules:") {
-            return super::rules::RuleSettings::parse(rest).map(LearnerSpec::Rules);
+            return super::learners::rules::RuleSettings::parse(rest).map(LearnerSpec::Rules);
         }
         let defaults = OnlineConfig::default().learners;
         let find = |p: fn(&LearnerSpec) -> bool| defaults.iter().find(|s| p(s)).cloned();
@@ -395,7 +377,8 @@ impl OnlineConfig {
         let batch = rows.min(512.0);
         let (vocab, words) = (w.vocab as f64, w.n_words as f64);
         let (mut nets, mut tables) = (0.0, 0.0);
-        let specs = self.learner_set();
+        let this = self.for_data(w);
+        let specs = this.learner_set();
         for spec in &specs {
             match spec {
                 LearnerSpec::Mlp {
@@ -448,11 +431,11 @@ impl OnlineConfig {
                         // Worst case as `RuleLearner::new`: every row opens a cell per
                         // context and basis (values, plus a total and an assignment each).
                         let padded =
-                            self.pad.is_some() || super::padding::detect_padding(w).is_some();
-                        let counts = super::rules::RuleLearner::worst_counts(
+                            this.pad.is_some() || super::padding::detect_padding(w).is_some();
+                        let counts = super::learners::rules::RuleLearner::worst_counts(
                             w.n, w.n_words, *n_attr, *n_vals, s, padded,
                         );
-                        if counts <= super::rules::MAX_RULE_COUNTS as f64 {
+                        if counts <= super::learners::rules::MAX_RULE_COUNTS as f64 {
                             tables += counts * (1.0 + 2.0 / *n_vals as f64) * 8.0;
                         }
                     }
@@ -469,6 +452,15 @@ impl OnlineConfig {
                 rows * (words * 4.0 + z.width() as f64 * 8.0 + 8.0 * (specs.len() + 1) as f64),
             ),
         ]
+    }
+
+    /// These settings for W: the padding token W carries (kcomp's own padding of a ragged or
+    /// text W, or a user's `--pad` translated to W's dense ids) replaces `pad`.
+    pub fn for_data(&self, w: &TokenData) -> OnlineConfig {
+        OnlineConfig {
+            pad: w.pad.or(self.pad),
+            ..self.clone()
+        }
     }
 
     /// The learners run on the data: `learners`, plus the default sequence learner when W is
@@ -576,612 +568,6 @@ pub fn first_block_bits(z: &Targets, rows: &[usize]) -> Vec<f64> {
     vec![b; rows.len()]
 }
 
-/// A learner built from its spec for data `w`, `z`; `None` when it does not apply (a linear
-/// learner on discrete Z, or with too many features).
-pub fn make_online_learner(
-    spec: &LearnerSpec,
-    cfg: &OnlineConfig,
-    w: &TokenData,
-    z: &Targets,
-    seed: u64,
-) -> Option<Box<dyn OnlineLearner>> {
-    match spec {
-        LearnerSpec::Mlp {
-            emb_dim,
-            hidden,
-            lr,
-            lr_decay_rows,
-            ema,
-            calibrate,
-        } => {
-            let model = super::code::ModelConfig {
-                emb_dim: *emb_dim,
-                hidden: hidden.clone(),
-                ..Default::default()
-            };
-            let mspec = super::code::model_spec(w, z, &model);
-            let training = OnlineTraining::new(cfg, *lr, *lr_decay_rows, *ema, *calibrate);
-            let net = FastMlp::new(&mspec, *lr, seed);
-            Some(Box::new(MlpOnline::new(net, spec.name(), training, seed)))
-        }
-        LearnerSpec::Gru {
-            emb_dim,
-            hidden,
-            lr,
-            lr_decay_rows,
-            ema,
-            calibrate,
-        } => {
-            let gspec = GruSpec {
-                vocab: w.vocab,
-                emb_dim: *emb_dim,
-                hidden: *hidden,
-                head: super::code::model_spec(w, z, &Default::default()).head,
-                pad: cfg.pad,
-            };
-            let training = OnlineTraining::new(cfg, *lr, *lr_decay_rows, *ema, *calibrate);
-            let net = FastGru::new(&gspec, *lr, seed);
-            Some(Box::new(NetOnline::new(net, spec.name(), training, seed)))
-        }
-        LearnerSpec::Linear { order, ridge } => {
-            BayesLinear::new(w, z, *order, *ridge).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
-        }
-        LearnerSpec::Marginal => Some(Box::new(Marginal::new(z))),
-        LearnerSpec::Rules(s) => {
-            // The padding token given, or else the one W shows (only ever a trailing run).
-            let pad = cfg.pad.or_else(|| super::padding::detect_padding(w));
-            super::rules::RuleLearner::new(w, z, s, pad)
-                .map(|l| Box::new(l) as Box<dyn OnlineLearner>)
-        }
-        LearnerSpec::Ngram { order } => {
-            NgramTable::new(w, z, *order).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
-        }
-    }
-}
-
-/// Training settings of one online network.
-#[derive(Debug, Clone)]
-pub struct OnlineTraining {
-    pub lr: f64,
-    pub lr_decay_rows: usize,
-    pub epochs: f64,
-    pub max_steps: usize,
-    pub batch_size: usize,
-    pub ema: f64,
-    pub calibrate: bool,
-    pub calib_window: usize,
-}
-
-impl OnlineTraining {
-    /// A learner's own settings with the scheme's replay budget.
-    pub fn new(
-        cfg: &OnlineConfig,
-        lr: f64,
-        lr_decay_rows: usize,
-        ema: f64,
-        calibrate: bool,
-    ) -> Self {
-        OnlineTraining {
-            lr,
-            lr_decay_rows,
-            epochs: cfg.epochs,
-            max_steps: cfg.max_steps,
-            batch_size: cfg.batch_size,
-            ema,
-            calibrate,
-            calib_window: cfg.calib_window,
-        }
-    }
-}
-
-/// A network [`NetOnline`] trains: raw outputs of a head, Adam steps, flat parameters.
-pub trait OnlineNet: Send {
-    fn head(&self) -> HeadSpec;
-    /// Raw outputs (rows x n_outputs) of the current weights.
-    fn outputs(&mut self, w: &TokenData, rows: &[usize]) -> Vec<f32>;
-    /// One Adam step on `rows`.
-    fn step(&mut self, w: &TokenData, z: &Targets, rows: &[usize]);
-    fn set_lr(&mut self, lr: f64);
-    fn params(&self) -> &[f32];
-    fn params_mut(&mut self) -> &mut [f32];
-}
-
-/// Both networks have these methods under the same names (`$set_lr` names the learning-rate
-/// setter: the MLP's is [`Learner`]'s); the trait forwards to them.
-macro_rules! online_net {
-    ($t:ty, $set_lr:path) => {
-        impl OnlineNet for $t {
-            fn head(&self) -> HeadSpec {
-                self.spec().head
-            }
-            fn outputs(&mut self, w: &TokenData, rows: &[usize]) -> Vec<f32> {
-                <$t>::outputs(self, w, rows)
-            }
-            fn step(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) {
-                <$t>::step(self, w, z, rows);
-            }
-            fn set_lr(&mut self, lr: f64) {
-                $set_lr(self, lr);
-            }
-            fn params(&self) -> &[f32] {
-                <$t>::params(self)
-            }
-            fn params_mut(&mut self) -> &mut [f32] {
-                <$t>::params_mut(self)
-            }
-        }
-    };
-}
-
-online_net!(FastMlp, Learner::set_lr);
-online_net!(FastGru, FastGru::set_lr);
-
-/// The fast MLP trained online.
-pub type MlpOnline = NetOnline<FastMlp>;
-
-/// A network trained online with replay, optional EMA and forward calibration.
-pub struct NetOnline<N: OnlineNet> {
-    net: N,
-    name: String,
-    cfg: OnlineTraining,
-    rng: ChaCha8Rng,
-    ema: Option<Vec<f32>>,
-    /// Log of the std scale (Gaussian) or of the inverse temperature (categorical).
-    log_scale: f64,
-    /// (row, raw outputs when it was coded), most recent last, at most `calib_window`.
-    history: std::collections::VecDeque<(usize, Vec<f32>)>,
-}
-
-impl<N: OnlineNet> NetOnline<N> {
-    pub fn new(net: N, name: String, cfg: OnlineTraining, seed: u64) -> Self {
-        let ema = (cfg.ema > 0.0).then(|| net.params().to_vec());
-        NetOnline {
-            net,
-            name,
-            cfg,
-            rng: ChaCha8Rng::seed_from_u64(seed ^ 0x05EE_D0F0_471E),
-            ema,
-            log_scale: 0.0,
-            history: Default::default(),
-        }
-    }
-
-    /// Raw outputs of the coding weights (the EMA when enabled).
-    fn coding_outputs(&mut self, w: &TokenData, rows: &[usize]) -> Vec<f32> {
-        match &mut self.ema {
-            Some(avg) => {
-                swap_params(&mut self.net, avg);
-                let out = self.net.outputs(w, rows);
-                swap_params(&mut self.net, avg);
-                out
-            }
-            None => self.net.outputs(w, rows),
-        }
-    }
-
-    fn history_bits(&self, z: &Targets, log_scale: f64) -> f64 {
-        let head = self.net.head();
-        self.history
-            .iter()
-            .map(|(row, out)| {
-                code_bits_from_outputs(&head, z, &[*row], &scaled(&head, out, log_scale))[0]
-            })
-            .sum()
-    }
-
-    /// Golden-section search of the log scale on the recorded predictions (the code length is
-    /// unimodal in it for both heads).
-    fn fit_scale(&mut self, z: &Targets) {
-        if self.history.is_empty() {
-            return;
-        }
-        let (mut a, mut b) = (-4.0f64, 4.0f64);
-        let g = 0.5 * (5f64.sqrt() - 1.0);
-        let mut c = b - g * (b - a);
-        let mut d = a + g * (b - a);
-        let (mut fc, mut fd) = (self.history_bits(z, c), self.history_bits(z, d));
-        for _ in 0..14 {
-            if fc < fd {
-                b = d;
-                d = c;
-                fd = fc;
-                c = b - g * (b - a);
-                fc = self.history_bits(z, c);
-            } else {
-                a = c;
-                c = d;
-                fc = fd;
-                d = a + g * (b - a);
-                fd = self.history_bits(z, d);
-            }
-        }
-        let x = 0.5 * (a + b);
-        // Keep the identity unless the fit is better (ties, flat curves).
-        if self.history_bits(z, x) < self.history_bits(z, 0.0) {
-            self.log_scale = x;
-        } else {
-            self.log_scale = 0.0;
-        }
-    }
-}
-
-fn swap_params<N: OnlineNet>(net: &mut N, other: &mut [f32]) {
-    net.params_mut().swap_with_slice(other);
-}
-
-/// Outputs with the calibration applied: Gaussian learned std scaled by `e^log_scale`
-/// (log-std outputs shifted); categorical logits multiplied by `e^-log_scale` (temperature).
-fn scaled(head: &HeadSpec, out: &[f32], log_scale: f64) -> Vec<f32> {
-    let mut o = out.to_vec();
-    if log_scale == 0.0 {
-        return o;
-    }
-    match *head {
-        HeadSpec::Categorical { .. } => {
-            let t = (-log_scale).exp() as f32;
-            o.iter_mut().for_each(|v| *v *= t);
-        }
-        HeadSpec::Gaussian {
-            dim,
-            std: StdSpec::Learned { .. },
-        } => {
-            let n = head.n_outputs();
-            for r in o.chunks_mut(n) {
-                r[dim..].iter_mut().for_each(|v| *v += log_scale as f32);
-            }
-        }
-        HeadSpec::Gaussian {
-            std: StdSpec::Fixed { .. },
-            ..
-        } => {}
-    }
-    o
-}
-
-impl<N: OnlineNet> OnlineLearner for NetOnline<N> {
-    fn name(&self) -> String {
-        self.name.clone()
-    }
-
-    fn block_rows(&self) -> Option<usize> {
-        None
-    }
-
-    fn code(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> Vec<f64> {
-        let head = self.net.head();
-        let out = self.coding_outputs(w, rows);
-        let o = head.n_outputs();
-        let bits = code_bits_from_outputs(&head, z, rows, &scaled(&head, &out, self.log_scale));
-        if self.cfg.calibrate {
-            for (r, &row) in rows.iter().enumerate() {
-                self.history
-                    .push_back((row, out[r * o..(r + 1) * o].to_vec()));
-                if self.history.len() > self.cfg.calib_window {
-                    self.history.pop_front();
-                }
-            }
-        }
-        bits
-    }
-
-    fn learn(&mut self, w: &TokenData, z: &Targets, sent: &[usize], n_new: usize) {
-        let c = &self.cfg;
-        let n = sent.len();
-        let lr = if c.lr_decay_rows > 0 {
-            c.lr / (1.0 + n as f64 / c.lr_decay_rows as f64).sqrt()
-        } else {
-            c.lr
-        };
-        self.net.set_lr(lr);
-        let bs = c.batch_size;
-        let new_steps = n_new.div_ceil(bs);
-        let steps = ((c.epochs * n as f64 / bs as f64).ceil() as usize)
-            .max(new_steps)
-            .min(c.max_steps.max(new_steps));
-        let new = &sent[n - n_new..];
-        let mut batch = Vec::with_capacity(bs);
-        for s in 0..steps {
-            batch.clear();
-            if s < new_steps {
-                // The new block first, then replay fills the batch.
-                batch.extend_from_slice(&new[s * bs..((s + 1) * bs).min(n_new)]);
-            }
-            while batch.len() < bs.min(n) {
-                batch.push(sent[self.rng.random_range(0..n)]);
-            }
-            self.net.step(w, z, &batch);
-            if let Some(avg) = &mut self.ema {
-                let d = self.cfg.ema as f32;
-                for (a, &p) in avg.iter_mut().zip(self.net.params()) {
-                    *a = d * *a + (1.0 - d) * p;
-                }
-            }
-        }
-        if self.cfg.calibrate {
-            self.fit_scale(z);
-        }
-    }
-}
-
-/// Bayesian linear regression on one-hot n-gram features (continuous Z): posterior over the
-/// weights with ridge prior, shared across output dimensions, updated row by row
-/// (Sherman-Morrison); per-dimension noise variance from standardised prequential residuals.
-pub struct BayesLinear {
-    order: usize,
-    ridge: f64,
-    n_feat: usize,
-    vocab: usize,
-    n_words: usize,
-    dim: usize,
-    lam: f64,
-    /// Inverse of (ridge I + X^T X), F x F.
-    a_inv: Vec<f64>,
-    /// X^T Y, F x D.
-    xty: Vec<f64>,
-    /// Sum of squared standardised residuals per dimension and their count (prior included).
-    res2: Vec<f64>,
-    n_res: f64,
-}
-
-/// Forgetting factor of the noise-variance estimate: early residuals, taken when the prior
-/// was all the model knew, would inflate it for the rest of the stream (about 100 rows kept).
-const RES_FORGET: f64 = 0.99;
-
-/// Largest feature count of [`BayesLinear`] (its update costs F^2 per row).
-pub const MAX_LINEAR_FEATURES: usize = 2048;
-
-impl BayesLinear {
-    pub fn new(w: &TokenData, z: &Targets, order: usize, ridge: f64) -> Option<Self> {
-        let Targets::Continuous { dim, lam, .. } = z else {
-            return None;
-        };
-        let mut n_feat = 1; // bias
-        for n in 1..=order.min(w.n_words) {
-            let per = (w.vocab as f64).powi(n as i32);
-            n_feat += ((w.n_words - n + 1) as f64 * per) as usize;
-            if n_feat > MAX_LINEAR_FEATURES || per > 1e6 {
-                return None;
-            }
-        }
-        let mut a_inv = vec![0.0; n_feat * n_feat];
-        for i in 0..n_feat {
-            a_inv[i * n_feat + i] = 1.0 / ridge;
-        }
-        Some(BayesLinear {
-            order,
-            ridge,
-            n_feat,
-            vocab: w.vocab,
-            n_words: w.n_words,
-            dim: *dim,
-            lam: *lam,
-            a_inv,
-            xty: vec![0.0; n_feat * dim],
-            res2: vec![0.0; *dim],
-            n_res: 0.0,
-        })
-    }
-
-    fn features(&self, w: &TokenData, row: usize) -> Vec<usize> {
-        let toks = w.row(row);
-        let mut f = vec![0];
-        let mut off = 1;
-        for n in 1..=self.order.min(self.n_words) {
-            let per = self.vocab.pow(n as u32);
-            for p in 0..=self.n_words - n {
-                let idx = toks[p..p + n]
-                    .iter()
-                    .rev()
-                    .fold(0usize, |a, &t| a * self.vocab + t as usize);
-                f.push(off + p * per + idx);
-            }
-            off += (self.n_words - n + 1) * per;
-        }
-        f
-    }
-
-    /// (A^-1 x, x^T A^-1 x) for a one-hot feature set.
-    fn solve(&self, f: &[usize]) -> (Vec<f64>, f64) {
-        let nf = self.n_feat;
-        let mut u = vec![0.0; nf];
-        for &j in f {
-            // A^-1 is symmetric: column j is row j.
-            for (ui, &a) in u.iter_mut().zip(&self.a_inv[j * nf..(j + 1) * nf]) {
-                *ui += a;
-            }
-        }
-        let h = f.iter().map(|&j| u[j]).sum();
-        (u, h)
-    }
-
-    /// Predictive (mean, std) per dimension.
-    fn predict(&self, u: &[f64], h: f64) -> Vec<(f64, f64)> {
-        let d = self.dim;
-        let mut mu = vec![0.0; d];
-        for (i, &ui) in u.iter().enumerate() {
-            if ui != 0.0 {
-                for (m, &b) in mu.iter_mut().zip(&self.xty[i * d..(i + 1) * d]) {
-                    *m += ui * b;
-                }
-            }
-        }
-        mu.into_iter()
-            .zip(&self.res2)
-            .map(|(m, &r)| {
-                let s2 = if self.n_res > 0.0 {
-                    r / self.n_res
-                } else {
-                    1.0
-                };
-                // At least a quarter of a grid cell: below it every code is ~0 bits anyway.
-                (m, (s2 * (1.0 + h)).sqrt().max(0.25 * self.lam))
-            })
-            .collect()
-    }
-}
-
-impl OnlineLearner for BayesLinear {
-    fn name(&self) -> String {
-        format!("linear{}-ridge{}", self.order, self.ridge)
-    }
-
-    fn block_rows(&self) -> Option<usize> {
-        Some(1)
-    }
-
-    fn code(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> Vec<f64> {
-        let Targets::Continuous { grid, .. } = z else {
-            return vec![f64::INFINITY; rows.len()];
-        };
-        rows.iter()
-            .map(|&row| {
-                let (u, h) = self.solve(&self.features(w, row));
-                let nats: f64 = self
-                    .predict(&u, h)
-                    .iter()
-                    .enumerate()
-                    .map(|(d, &(m, s))| {
-                        grid_gaussian_nll_nats(grid[row * self.dim + d], self.lam, m, s)
-                    })
-                    .sum();
-                nats / std::f64::consts::LN_2
-            })
-            .collect()
-    }
-
-    fn learn(&mut self, w: &TokenData, z: &Targets, sent: &[usize], n_new: usize) {
-        let Targets::Continuous { grid, .. } = z else {
-            return;
-        };
-        let d = self.dim;
-        let nf = self.n_feat;
-        for &row in &sent[sent.len() - n_new..] {
-            let f = self.features(w, row);
-            let (u, h) = self.solve(&f);
-            // Standardised residual of the prediction made before this row was learned.
-            let pred = self.predict(&u, h);
-            for (k, &(m, _)) in pred.iter().enumerate() {
-                let y = grid[row * d + k] as f64 * self.lam;
-                self.res2[k] = RES_FORGET * self.res2[k] + (y - m).powi(2) / (1.0 + h);
-            }
-            self.n_res = RES_FORGET * self.n_res + 1.0;
-            let inv = 1.0 / (1.0 + h);
-            for i in 0..nf {
-                if u[i] != 0.0 {
-                    let ui = u[i] * inv;
-                    let rowi = &mut self.a_inv[i * nf..(i + 1) * nf];
-                    for (a, &uj) in rowi.iter_mut().zip(&u) {
-                        *a -= ui * uj;
-                    }
-                }
-            }
-            for &j in &f {
-                for k in 0..d {
-                    self.xty[j * d + k] += grid[row * d + k] as f64 * self.lam;
-                }
-            }
-        }
-    }
-}
-
-/// Z without W: a running Gaussian per dimension, or Krichevsky-Trofimov counts per attribute.
-pub struct Marginal {
-    counts: Vec<f64>,
-    sums: Vec<(f64, f64)>,
-    n: f64,
-}
-
-impl Marginal {
-    pub fn new(z: &Targets) -> Self {
-        match z {
-            Targets::Discrete { n_attr, n_vals, .. } => Marginal {
-                counts: vec![0.5; n_attr * n_vals],
-                sums: Vec::new(),
-                n: 0.0,
-            },
-            Targets::Continuous { dim, .. } => Marginal {
-                counts: Vec::new(),
-                sums: vec![(0.0, 0.0); *dim],
-                n: 0.0,
-            },
-        }
-    }
-}
-
-impl OnlineLearner for Marginal {
-    fn name(&self) -> String {
-        "marginal".into()
-    }
-
-    fn block_rows(&self) -> Option<usize> {
-        Some(1)
-    }
-
-    fn code(&mut self, _w: &TokenData, z: &Targets, rows: &[usize]) -> Vec<f64> {
-        match z {
-            Targets::Discrete {
-                n_attr,
-                n_vals,
-                values,
-            } => rows
-                .iter()
-                .map(|&r| {
-                    (0..*n_attr)
-                        .map(|a| {
-                            let c = &self.counts[a * n_vals..(a + 1) * n_vals];
-                            let tot: f64 = c.iter().sum();
-                            (tot / c[values[r * n_attr + a] as usize]).log2()
-                        })
-                        .sum()
-                })
-                .collect(),
-            Targets::Continuous { dim, grid, .. } => rows
-                .iter()
-                .map(|&r| {
-                    let nats: f64 = (0..*dim)
-                        .map(|d| {
-                            let (m, s) = if self.n > 0.0 {
-                                let (s1, s2) = self.sums[d];
-                                let m = s1 / self.n;
-                                let var = (s2 / self.n - m * m).max(0.0) * (1.0 + 1.0 / self.n);
-                                (m, var.sqrt().max(0.5))
-                            } else {
-                                (0.0, 1e3)
-                            };
-                            grid_gaussian_nll_nats(grid[r * dim + d], 1.0, m, s)
-                        })
-                        .sum();
-                    nats / std::f64::consts::LN_2
-                })
-                .collect(),
-        }
-    }
-
-    fn learn(&mut self, _w: &TokenData, z: &Targets, sent: &[usize], n_new: usize) {
-        for &r in &sent[sent.len() - n_new..] {
-            match z {
-                Targets::Discrete {
-                    n_attr,
-                    n_vals,
-                    values,
-                } => {
-                    for a in 0..*n_attr {
-                        self.counts[a * n_vals + values[r * n_attr + a] as usize] += 1.0;
-                    }
-                }
-                Targets::Continuous { dim, grid, .. } => {
-                    for d in 0..*dim {
-                        let x = grid[r * dim + d] as f64;
-                        self.sums[d].0 += x;
-                        self.sums[d].1 += x * x;
-                    }
-                }
-            }
-            self.n += 1.0;
-        }
-    }
-}
-
 /// One learner's total in an online run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LearnerTotal {
@@ -1208,7 +594,8 @@ pub fn online_code(
     cfg: &PrequentialConfig,
     progress: Option<&indicatif::ProgressBar>,
 ) -> Result<PrequentialCode> {
-    let oc = &cfg.online;
+    let for_w = cfg.online.for_data(w);
+    let oc = &for_w;
     oc.validate()?;
     let order = order_rows(z, cfg.ordering.for_code_length(), cfg.seed);
     let n = order.len();
@@ -1321,249 +708,4 @@ pub fn online_code(
         n_val: 0,
         learners,
     })
-}
-
-/// Largest number of table cells per output of [`NgramTable`].
-pub const MAX_NGRAM_CELLS: usize = 1 << 18;
-
-/// "Each output is a table over one n-gram of W at an unknown position": for every output
-/// (continuous dimension or discrete attribute) and every candidate input (the empty n-gram,
-/// then each n-gram of order 1..=`order` at each position), cell estimates of the output given
-/// the n-gram's value; the code of an output is the Bayesian mixture over the candidates (so
-/// learning which position drives which output costs about log2(#candidates) bits per output).
-///
-/// - Continuous: a cell's mean has the prior N(mean, var) of all sent values of the output;
-///   the noise variance is the pooled within-cell variance of the candidate (plus one prior
-///   pseudo-row of one grid cell squared); predictive N(posterior mean, noise + posterior var).
-/// - Discrete: Dirichlet(1/V) cell counts (a sparse prior: deterministic maps are cheap).
-///
-/// The lookup-table generator and the language systems belong to this class: on them it is a
-/// near-ideal learner, not a general one.
-pub struct NgramTable {
-    vocab: usize,
-    /// (position, n) per candidate; n = 0 is the single constant cell.
-    cands: Vec<(usize, usize)>,
-    /// First cell of each candidate.
-    cell_off: Vec<usize>,
-    n_cells: usize,
-    n_out: usize,
-    /// Continuous: (dim, lam); discrete: values per attribute in `n_vals`.
-    lam: Option<f64>,
-    n_vals: usize,
-    /// Continuous: per (output, cell) count and sum; discrete: per (output, cell, value) count.
-    count: Vec<f64>,
-    sum: Vec<f64>,
-    /// Continuous: per (output, candidate) within-cell sum of squares and non-empty cells.
-    ss: Vec<f64>,
-    used: Vec<f64>,
-    /// Per output: count, sum and sum of squares of all sent values.
-    glob: Vec<(f64, f64, f64)>,
-    /// log2 mixture weights per (output, candidate).
-    log_w: Vec<f64>,
-    /// Per-candidate bits of the last coded row, reused by `learn`.
-    last: Option<(usize, Vec<f64>)>,
-}
-
-impl NgramTable {
-    pub fn new(w: &TokenData, z: &Targets, order: usize) -> Option<Self> {
-        let mut cands = vec![(0, 0)];
-        let mut cell_off = vec![0];
-        let mut n_cells = 1;
-        for n in 1..=order.min(w.n_words) {
-            let per = w.vocab.checked_pow(n as u32)?;
-            if per > MAX_NGRAM_CELLS {
-                break;
-            }
-            for p in 0..=w.n_words - n {
-                if n_cells + per > MAX_NGRAM_CELLS {
-                    break;
-                }
-                cands.push((p, n));
-                cell_off.push(n_cells);
-                n_cells += per;
-            }
-        }
-        let (n_out, lam, n_vals) = match z {
-            Targets::Continuous { dim, lam, .. } => (*dim, Some(*lam), 0),
-            Targets::Discrete { n_attr, n_vals, .. } => (*n_attr, None, *n_vals),
-        };
-        let c = cands.len();
-        let per_cell = if lam.is_some() { 1 } else { n_vals };
-        Some(NgramTable {
-            vocab: w.vocab,
-            cell_off,
-            n_cells,
-            n_out,
-            lam,
-            n_vals,
-            count: vec![0.0; n_out * n_cells * per_cell],
-            sum: if lam.is_some() {
-                vec![0.0; n_out * n_cells]
-            } else {
-                Vec::new()
-            },
-            ss: vec![0.0; n_out * c],
-            used: vec![0.0; n_out * c],
-            glob: vec![(0.0, 0.0, 0.0); n_out],
-            log_w: vec![-(c as f64).log2(); n_out * c],
-            cands,
-            last: None,
-        })
-    }
-
-    /// The cell of each candidate for row `row`.
-    fn cells(&self, w: &TokenData, row: usize) -> Vec<usize> {
-        let toks = w.row(row);
-        self.cands
-            .iter()
-            .zip(&self.cell_off)
-            .map(|(&(p, n), &off)| {
-                off + toks[p..p + n]
-                    .iter()
-                    .rev()
-                    .fold(0usize, |a, &t| a * self.vocab + t as usize)
-            })
-            .collect()
-    }
-
-    /// Bits of every (output, candidate) for `row`, output-major.
-    fn candidate_bits(&self, w: &TokenData, z: &Targets, row: usize) -> Vec<f64> {
-        let cells = self.cells(w, row);
-        let c = self.cands.len();
-        let mut out = Vec::with_capacity(self.n_out * c);
-        match z {
-            Targets::Continuous { dim, lam, grid } => {
-                for d in 0..*dim {
-                    let (gn, gs, gq) = self.glob[d];
-                    let (mu0, v0) = if gn >= 2.0 {
-                        let m = gs / gn;
-                        (m, ((gq / gn - m * m).max(0.0)).max(lam * lam))
-                    } else {
-                        (0.0, 1e6 * lam * lam)
-                    };
-                    for (ci, &cell) in cells.iter().enumerate() {
-                        let k = d * self.n_cells + cell;
-                        let (m, s) = (self.count[k], self.sum[k]);
-                        let dof = gn - self.used[d * c + ci];
-                        // One prior pseudo-row of one grid cell squared; inflated while few
-                        // rows back the estimate (a plug-in stand-in for the Student-t).
-                        // A vanishing pull towards the output's variance guards against
-                        // cells that agreed by chance while few rows back the estimate.
-                        let s2 = (self.ss[d * c + ci] + lam * lam) / (dof + 1.0)
-                            * (1.0 + 2.0 / (dof + 1.0))
-                            + v0 / ((dof + 1.0) * (dof + 1.0));
-                        let prec = 1.0 / v0 + m / s2;
-                        let mean = (mu0 / v0 + s / s2) / prec;
-                        let sd = (s2 + 1.0 / prec).sqrt();
-                        out.push(
-                            grid_gaussian_nll_nats(grid[row * dim + d], *lam, mean, sd)
-                                / std::f64::consts::LN_2,
-                        );
-                    }
-                }
-            }
-            Targets::Discrete {
-                n_attr,
-                n_vals,
-                values,
-            } => {
-                let alpha = 1.0 / *n_vals as f64;
-                for a in 0..*n_attr {
-                    let v = values[row * n_attr + a] as usize;
-                    for &cell in &cells {
-                        let base = (a * self.n_cells + cell) * n_vals;
-                        let cnt = &self.count[base..base + n_vals];
-                        let tot: f64 = cnt.iter().sum();
-                        out.push(((tot + 1.0) / (cnt[v] + alpha)).log2());
-                    }
-                }
-            }
-        }
-        out
-    }
-}
-
-impl OnlineLearner for NgramTable {
-    fn name(&self) -> String {
-        let order = self.cands.last().map_or(0, |c| c.1);
-        format!("ngram{order}")
-    }
-
-    fn block_rows(&self) -> Option<usize> {
-        Some(1)
-    }
-
-    fn code(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> Vec<f64> {
-        let c = self.cands.len();
-        let mut res = Vec::with_capacity(rows.len());
-        for &row in rows {
-            let cb = self.candidate_bits(w, z, row);
-            let bits: f64 = (0..self.n_out)
-                .map(|o| {
-                    let lw = &self.log_w[o * c..(o + 1) * c];
-                    -super::switching::log2_sum_exp2(
-                        lw.iter().zip(&cb[o * c..(o + 1) * c]).map(|(w, b)| w - b),
-                    )
-                })
-                .sum();
-            res.push(bits);
-            self.last = Some((row, cb));
-        }
-        res
-    }
-
-    fn learn(&mut self, w: &TokenData, z: &Targets, sent: &[usize], n_new: usize) {
-        let c = self.cands.len();
-        for &row in &sent[sent.len() - n_new..] {
-            // Only rows this learner coded move the weights (the first block was sent naively).
-            let coded = match self.last.take() {
-                Some((r, cb)) if r == row => Some(cb),
-                _ => None,
-            };
-            for o in (0..self.n_out).filter(|_| coded.is_some()) {
-                let cb = coded.as_deref().unwrap_or_default();
-                let lw = &mut self.log_w[o * c..(o + 1) * c];
-                lw.iter_mut()
-                    .zip(&cb[o * c..(o + 1) * c])
-                    .for_each(|(w, b)| *w -= b);
-                let tot = super::switching::log2_sum_exp2(lw.iter().copied());
-                if tot.is_finite() {
-                    lw.iter_mut().for_each(|w| *w -= tot);
-                }
-            }
-            let cells = self.cells(w, row);
-            match z {
-                Targets::Continuous { dim, grid, .. } => {
-                    let lam = self.lam.unwrap_or(1.0);
-                    for d in 0..*dim {
-                        let y = grid[row * dim + d] as f64 * lam;
-                        let g = &mut self.glob[d];
-                        *g = (g.0 + 1.0, g.1 + y, g.2 + y * y);
-                        for (ci, &cell) in cells.iter().enumerate() {
-                            let k = d * self.n_cells + cell;
-                            let m = self.count[k];
-                            if m > 0.0 {
-                                let mean = self.sum[k] / m;
-                                self.ss[d * c + ci] += (y - mean).powi(2) * m / (m + 1.0);
-                            } else {
-                                self.used[d * c + ci] += 1.0;
-                            }
-                            self.count[k] += 1.0;
-                            self.sum[k] += y;
-                        }
-                    }
-                }
-                Targets::Discrete { n_attr, values, .. } => {
-                    let nv = self.n_vals;
-                    for a in 0..*n_attr {
-                        let v = values[row * n_attr + a] as usize;
-                        self.glob[a].0 += 1.0;
-                        for &cell in &cells {
-                            self.count[(a * self.n_cells + cell) * nv + v] += 1.0;
-                        }
-                    }
-                }
-            }
-        }
-    }
 }

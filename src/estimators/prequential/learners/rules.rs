@@ -51,9 +51,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::super::switching::log2_sum_exp2;
+use super::OnlineLearner;
 use super::lexicon_sampler::LexiconSampler;
-use super::online::OnlineLearner;
-use super::switching::log2_sum_exp2;
 use crate::dataset::{Targets, TokenData};
 
 /// Dirichlet strengths of the cell estimators (near-deterministic cells, noisy cells, and

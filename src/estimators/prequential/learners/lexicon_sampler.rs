@@ -33,7 +33,7 @@ use std::collections::HashMap;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::switching::log2_sum_exp2;
+use super::super::switching::log2_sum_exp2;
 use crate::rng::shuffle;
 
 /// Metropolis chains per assignment.

@@ -1,0 +1,186 @@
+//! Bayesian linear regression of continuous Z on one-hot n-gram features of W.
+
+use super::OnlineLearner;
+use crate::dataset::{Targets, TokenData};
+use crate::neural::likelihood::grid_gaussian_nll_nats;
+
+/// Bayesian linear regression on one-hot n-gram features (continuous Z): posterior over the
+/// weights with ridge prior, shared across output dimensions, updated row by row
+/// (Sherman-Morrison); per-dimension noise variance from standardised prequential residuals.
+pub struct BayesLinear {
+    order: usize,
+    ridge: f64,
+    n_feat: usize,
+    vocab: usize,
+    n_words: usize,
+    dim: usize,
+    lam: f64,
+    /// Inverse of (ridge I + X^T X), F x F.
+    a_inv: Vec<f64>,
+    /// X^T Y, F x D.
+    xty: Vec<f64>,
+    /// Sum of squared standardised residuals per dimension and their count (prior included).
+    res2: Vec<f64>,
+    n_res: f64,
+}
+
+/// Forgetting factor of the noise-variance estimate: early residuals, taken when the prior
+/// was all the model knew, would inflate it for the rest of the stream (about 100 rows kept).
+const RES_FORGET: f64 = 0.99;
+
+/// Largest feature count of [`BayesLinear`] (its update costs F^2 per row).
+pub const MAX_LINEAR_FEATURES: usize = 2048;
+
+impl BayesLinear {
+    pub fn new(w: &TokenData, z: &Targets, order: usize, ridge: f64) -> Option<Self> {
+        let Targets::Continuous { dim, lam, .. } = z else {
+            return None;
+        };
+        let mut n_feat = 1; // bias
+        for n in 1..=order.min(w.n_words) {
+            let per = (w.vocab as f64).powi(n as i32);
+            n_feat += ((w.n_words - n + 1) as f64 * per) as usize;
+            if n_feat > MAX_LINEAR_FEATURES || per > 1e6 {
+                return None;
+            }
+        }
+        let mut a_inv = vec![0.0; n_feat * n_feat];
+        for i in 0..n_feat {
+            a_inv[i * n_feat + i] = 1.0 / ridge;
+        }
+        Some(BayesLinear {
+            order,
+            ridge,
+            n_feat,
+            vocab: w.vocab,
+            n_words: w.n_words,
+            dim: *dim,
+            lam: *lam,
+            a_inv,
+            xty: vec![0.0; n_feat * dim],
+            res2: vec![0.0; *dim],
+            n_res: 0.0,
+        })
+    }
+
+    fn features(&self, w: &TokenData, row: usize) -> Vec<usize> {
+        let toks = w.row(row);
+        let mut f = vec![0];
+        let mut off = 1;
+        for n in 1..=self.order.min(self.n_words) {
+            let per = self.vocab.pow(n as u32);
+            for p in 0..=self.n_words - n {
+                let idx = toks[p..p + n]
+                    .iter()
+                    .rev()
+                    .fold(0usize, |a, &t| a * self.vocab + t as usize);
+                f.push(off + p * per + idx);
+            }
+            off += (self.n_words - n + 1) * per;
+        }
+        f
+    }
+
+    /// (A^-1 x, x^T A^-1 x) for a one-hot feature set.
+    fn solve(&self, f: &[usize]) -> (Vec<f64>, f64) {
+        let nf = self.n_feat;
+        let mut u = vec![0.0; nf];
+        for &j in f {
+            // A^-1 is symmetric: column j is row j.
+            for (ui, &a) in u.iter_mut().zip(&self.a_inv[j * nf..(j + 1) * nf]) {
+                *ui += a;
+            }
+        }
+        let h = f.iter().map(|&j| u[j]).sum();
+        (u, h)
+    }
+
+    /// Predictive (mean, std) per dimension.
+    fn predict(&self, u: &[f64], h: f64) -> Vec<(f64, f64)> {
+        let d = self.dim;
+        let mut mu = vec![0.0; d];
+        for (i, &ui) in u.iter().enumerate() {
+            if ui != 0.0 {
+                for (m, &b) in mu.iter_mut().zip(&self.xty[i * d..(i + 1) * d]) {
+                    *m += ui * b;
+                }
+            }
+        }
+        mu.into_iter()
+            .zip(&self.res2)
+            .map(|(m, &r)| {
+                let s2 = if self.n_res > 0.0 {
+                    r / self.n_res
+                } else {
+                    1.0
+                };
+                // At least a quarter of a grid cell: below it every code is ~0 bits anyway.
+                (m, (s2 * (1.0 + h)).sqrt().max(0.25 * self.lam))
+            })
+            .collect()
+    }
+}
+
+impl OnlineLearner for BayesLinear {
+    fn name(&self) -> String {
+        format!("linear{}-ridge{}", self.order, self.ridge)
+    }
+
+    fn block_rows(&self) -> Option<usize> {
+        Some(1)
+    }
+
+    fn code(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> Vec<f64> {
+        let Targets::Continuous { grid, .. } = z else {
+            return vec![f64::INFINITY; rows.len()];
+        };
+        rows.iter()
+            .map(|&row| {
+                let (u, h) = self.solve(&self.features(w, row));
+                let nats: f64 = self
+                    .predict(&u, h)
+                    .iter()
+                    .enumerate()
+                    .map(|(d, &(m, s))| {
+                        grid_gaussian_nll_nats(grid[row * self.dim + d], self.lam, m, s)
+                    })
+                    .sum();
+                nats / std::f64::consts::LN_2
+            })
+            .collect()
+    }
+
+    fn learn(&mut self, w: &TokenData, z: &Targets, sent: &[usize], n_new: usize) {
+        let Targets::Continuous { grid, .. } = z else {
+            return;
+        };
+        let d = self.dim;
+        let nf = self.n_feat;
+        for &row in &sent[sent.len() - n_new..] {
+            let f = self.features(w, row);
+            let (u, h) = self.solve(&f);
+            // Standardised residual of the prediction made before this row was learned.
+            let pred = self.predict(&u, h);
+            for (k, &(m, _)) in pred.iter().enumerate() {
+                let y = grid[row * d + k] as f64 * self.lam;
+                self.res2[k] = RES_FORGET * self.res2[k] + (y - m).powi(2) / (1.0 + h);
+            }
+            self.n_res = RES_FORGET * self.n_res + 1.0;
+            let inv = 1.0 / (1.0 + h);
+            for i in 0..nf {
+                if u[i] != 0.0 {
+                    let ui = u[i] * inv;
+                    let rowi = &mut self.a_inv[i * nf..(i + 1) * nf];
+                    for (a, &uj) in rowi.iter_mut().zip(&u) {
+                        *a -= ui * uj;
+                    }
+                }
+            }
+            for &j in &f {
+                for k in 0..d {
+                    self.xty[j * d + k] += grid[row * d + k] as f64 * self.lam;
+                }
+            }
+        }
+    }
+}
