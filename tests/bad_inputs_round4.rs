@@ -1,4 +1,4 @@
-//! Issue 35, section 2: bad input on the commands added since the previous round. Each test
+//! The fourth round's bad input on the commands added since the previous round. Each test
 //! is one class: stdout write errors, sizes checked before allocating, marker and lock files
 //! read with the regular-file checks, saved results verified on merge (and `slurm status`'s
 //! submission.json), no link followed inside --out, a lock in every command that writes, no

@@ -244,7 +244,7 @@ fn compare_one_published_grid_record() {
     let bound = (learners.len() as f64).log2() + 15f64.log2();
     assert!(k <= 16.0 + best + bound, "{k} {best}");
     // Golden value (deterministic: fixed seeds, thread-count independent); 142.963 bits before
-    // the rule learner (issue 21), 85.285 before its per-cell strengths, bases and the hedged
+    // the rule learner, 85.285 before its per-cell strengths, bases and the hedged
     // mixture, 70.355 before the single-position mode (every cell reads one position: 2 bits
     // per cell to find it instead of 3), the rule learners' 3/4 of the learner prior and the
     // smaller memory concentration.

@@ -1,4 +1,4 @@
-//! Issue 35: kcomp judges program output as the reference evaluator does (Python's
+//! kcomp judges program output as the reference evaluator does (Python's
 //! `str.strip()`, not Rust's `trim()`: they differ on U+001C..U+001F), with both parsers; and
 //! `grid score` and `grid report` share one answer-size cap (16 MiB), checked on the open
 //! file before anything is read.

@@ -1,4 +1,4 @@
-//! Issue 20: the robust parser must not be fooled by a hidden table. Memorisers of the
+//! The robust parser must not be fooled by a hidden table. Memorisers of the
 //! published Horizontal data (record 0) in many hiding styles score C <= 10 or get
 //! `hidden_data`; honest compositional programs in unusual styles, on record 0 of every
 //! published setting, keep C >= 90. The programs are in tests/data/hidden (written by

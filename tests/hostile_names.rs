@@ -1,4 +1,4 @@
-//! Names and files of an answer tree are data (issue 19): `grid report` over a tree whose
+//! Names and files of an answer tree are data: `grid report` over a tree whose
 //! folder names carry Markdown rows, CSV formulas and terminal escape sequences, an answer
 //! that is a FIFO, an answer that is a symbolic link to a secret, and an output folder with
 //! planted links; and the lock on an output folder.

@@ -1,4 +1,4 @@
-//! The rule learner (issue 21): a valid sequential code (each row coded before it is learned,
+//! The rule learner: a valid sequential code (each row coded before it is learned,
 //! earlier codes blind to later rows), the closed form of a bijective lexicon (about log2 V!
 //! bits per attribute), results independent of the thread count, and the prequential K(Z|W)
 //! of language systems and protocols against their exact K(Z|W).
@@ -316,7 +316,7 @@ fn z_grouped_order_is_not_used_for_a_code_length() {
 }
 
 /// prequential / exact K(Z|W) and C on language systems of 3 attributes x 5 values: within
-/// the issue's bounds (3 below 100 exact bits, 2 above) and C strictly decreasing in h from
+/// the required bounds (3 below 100 exact bits, 2 above) and C strictly decreasing in h from
 /// 0 to 0.75. (From 0.75 to 1 it is not on every seed: with three quarters of the objects
 /// holistic the lexicon saves a few bits at most, about the learner's noise; here, with 10
 /// rows per object, seed 2 codes h = 1 in fewer bits. See experiments/prequential-accuracy.)

@@ -1,4 +1,4 @@
-//! Issue 35, section 1: channels between concurrent samples and shared kernel limits. File
+//! Channels between concurrent samples and shared kernel limits. File
 //! notifications, leases and locks on files of the shared read-only view, legacy AIO and
 //! io_uring, the host's page cache (mincore, cachestat, fadvise, readahead, madvise PAGEOUT/
 //! COLD/REMOVE, RWF_NOWAIT) are refused by seccomp; the limits the kernel counts per uid are

@@ -1,4 +1,4 @@
-//! Issue 19, "forge every score": a sample used to lower kcomp's own address-space limit
+//! "Forge every score": a sample used to lower kcomp's own address-space limit
 //! (prlimit64 on its parent) so that kcomp's 512 MiB measuring thread could not start, and
 //! the empty table that followed scored every later answer L(P+) = 0, C = 100. Samples can no
 //! longer name kcomp (tests/sandbox_reach.rs); this test lowers the limit from outside, as
@@ -64,7 +64,7 @@ fn a_measuring_thread_that_cannot_start_fails_closed() {
     assert_eq!(starved["l_p_plus"], 0, "{starved}");
 }
 
-/// Issue 35: a program that prints its (memorised) output, then writes the old bootstrap
+/// A program that prints its (memorised) output, then writes the old bootstrap
 /// marker with escape sequences on stderr and exits with the bootstrap's status, is an
 /// ordinary program: the robust parser still finds its hidden table (`hidden_data`, C = 0),
 /// the reference parser scores its output, and none of its bytes reach the terminal, the

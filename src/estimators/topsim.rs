@@ -800,7 +800,7 @@ mod tests {
                 .map(|r| r.iter().map(|x| x + offset).collect())
                 .collect();
             let t = topological_similarity(&w, &shifted, &cfg).unwrap();
-            // Before centring: 1.1e-5 at 1e3 and 2.7e-4 at 1e5 (issue 22).
+            // Before centring: 1.1e-5 at 1e3 and 2.7e-4 at 1e5.
             assert!((t - base).abs() < 1e-9, "{offset}: {t} vs {base}");
         }
         // Values equal but for the last bits tie.

@@ -1,5 +1,5 @@
 # Channels between concurrent samples through the shared read-only view and the kernel
-# (issue 35): file notifications, leases and locks on a stdlib file, legacy AIO and io_uring,
+# file notifications, leases and locks on a stdlib file, legacy AIO and io_uring,
 # the host's page cache, and the limits the kernel counts per uid. Each attempt prints
 # `denied <what>` or `ESCAPED <what>`; `ok <what>` lines are ordinary uses that must work.
 import ctypes, errno, fcntl, mmap, os, resource, signal, sys, threading
