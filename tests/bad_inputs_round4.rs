@@ -776,16 +776,15 @@ fn no_link_inside_out_is_followed_even_with_force() {
     let tmp = tempfile::tempdir().unwrap();
     let t = tmp.path();
     fixtures(t);
-    let victim = t.join("victim");
-    std::fs::create_dir(&victim).unwrap();
     let sweep = data("slurm/sweep-length.toml");
     let sweep2 = data("slurm/sweep-width.toml");
     let panel = data("slurm/panel.toml");
     let config = data("slurm/h-sweep.toml");
-    let plant = |out: &Path, rel: &str| {
+    // A victim folder per case: what one case writes through its link is not blamed on the next.
+    let plant = |out: &Path, rel: &str, victim: &Path| {
         let link = out.join(rel);
         std::fs::create_dir_all(link.parent().unwrap()).unwrap();
-        std::os::unix::fs::symlink(&victim, &link).unwrap();
+        std::os::unix::fs::symlink(victim, &link).unwrap();
     };
     let mut results = Vec::new();
     let cases: Vec<(&str, &str, Vec<String>)> = vec![
@@ -865,7 +864,9 @@ fn no_link_inside_out_is_followed_even_with_force() {
     for (i, (what, rel, args)) in cases.iter().enumerate() {
         let out = t.join(format!("o{i}"));
         std::fs::create_dir(&out).unwrap();
-        plant(&out, rel);
+        let victim = t.join(format!("victim{i}"));
+        std::fs::create_dir(&victim).unwrap();
+        plant(&out, rel, &victim);
         let mut a: Vec<&str> = args.iter().map(String::as_str).collect();
         a.extend(["--out", s(&out)]);
         // The slurm form takes --out after the sweep's own arguments (already last).
