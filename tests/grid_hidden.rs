@@ -110,6 +110,16 @@ fn honest_programs_in_unusual_styles_keep_c_at_least_90() {
         .map(|(n, _)| n.split("__").next().unwrap())
         .collect();
     assert_eq!(settings.len(), 6, "{settings:?}");
+    // Compact rule tables written as one string and parsed by a regex at run time cost their
+    // bits in L(P+), not a hidden-data verdict.
+    assert!(
+        progs
+            .iter()
+            .filter(|(n, _)| n.contains("__rule_string"))
+            .count()
+            >= 8,
+        "rule-string programs missing"
+    );
     let bad: Vec<String> = progs
         .par_iter()
         .filter_map(|(name, code)| {

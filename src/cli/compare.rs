@@ -198,11 +198,6 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
             args.force,
             args.quiet || args.json,
         )?;
-        let summary = out.join("summary.md");
-        // Just written by this run; read as any input (no FIFO planted in its place blocks).
-        if let Ok(text) = crate::io::limits::read_text(&summary) {
-            outln!("{text}");
-        }
         out!("{report}");
         for n in w_notes {
             outln!("note (W): {n}");
