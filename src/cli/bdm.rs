@@ -97,14 +97,16 @@ pub fn run(args: BdmArgs) -> anyhow::Result<()> {
         v["table"] = table.into();
         v["partition"] = partition.to_string().into();
         v["units"] = "bits".into();
-        println!("{v}");
+        outln!("{v}");
     } else {
-        println!(
+        outln!(
             "BDM {:.6} bits ({table}, {partition}, {} blocks, {} distinct)",
-            r.bits, r.blocks, r.distinct_blocks
+            r.bits,
+            r.blocks,
+            r.distinct_blocks
         );
         for w in &r.warnings {
-            println!("warning: {w}");
+            noteln!("warning: {w}");
         }
     }
     Ok(())
