@@ -191,8 +191,8 @@ impl CtmTable {
     }
 
     /// Reads the tables of a JSON file `{"tables": [{name, nsymbols, ndim, block, shapes:
-    /// [{shape, missing, values: {key: value}}]}]}` (the test fixtures' subsets of pybdm's
-    /// tables, tests/data/bdm/ctm_subset.json).
+    /// [{shape, missing, values: {key: value}}]}]}` (hand-made tables for tests; kcomp reads
+    /// pybdm's own tables with [`find_ctm_dir`]).
     pub fn tables_from_json(path: &Path) -> Result<Vec<Self>> {
         let text = crate::io::limits::read_text(path)?;
         let v: serde_json::Value =

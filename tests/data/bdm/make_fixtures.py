@@ -8,9 +8,7 @@ Writes, next to this script:
 - fixtures.json: pybdm's documented examples and 100 seeded random inputs (1-D strings over
   2, 4, 5, 6 and 9 symbols, 2-D binary matrices; ignore, correlated and recursive partitions),
   each with the BDM value pybdm computes;
-- ctm_subset.json: for each CTM table used, the values of the blocks that occur in these
-  inputs only, and each block shape's "missing string" value (the table maximum + 1).
-  These values come from the R package acss.data (GPL-2) through pybdm: see README.md.
+(inputs and pybdm's outputs only: the CTM tables, GPL-2 data, are never written here).
 
 Generated with pybdm 0.1.0 (numpy 2.4, Python 3.11).
 """
@@ -128,8 +126,4 @@ meta = {
 with open(os.path.join(HERE, "fixtures.json"), "w") as f:
     json.dump({"meta": meta, "cases": cases}, f, indent=1)
     f.write("\n")
-with open(os.path.join(HERE, "ctm_subset.json"), "w") as f:
-    json.dump({"meta": meta, "licence": "GPL-2 (acss.data via pybdm); see README.md", "tables": subset}, f, indent=1, sort_keys=True)
-    f.write("\n")
-n_values = sum(len(s["values"]) for t in subset for s in t["shapes"])
-print(f"{len(cases)} cases, {n_values} CTM values in the subset")
+print(f"{len(cases)} cases")
