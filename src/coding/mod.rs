@@ -4,7 +4,13 @@
 //! - [`skellam`]: the Skellam distribution (log-pmf accurate in the far tails, entropy, sampling);
 //! - [`discretised_gaussian`]: Elmoznino et al.'s "mean, std, precision" discretised Gaussian, values on
 //!   an integer grid.
+//! - [`grid_gaussian`]: the univariate Gaussian mass of a grid cell (the code of one continuous
+//!   value at a precision);
+//! - [`multivariate`]: multivariate Gaussian codes of grid vectors (dimension by dimension
+//!   through a Cholesky factor) and the shrunk covariances learned online behind them.
 
 pub mod bits;
 pub mod discretised_gaussian;
+pub mod grid_gaussian;
+pub mod multivariate;
 pub mod skellam;
