@@ -12,6 +12,7 @@ pub use crate::datasets::string_grid::dataset::record_dataset as grid_record_dat
 use crate::error::{KcompError, Result};
 use crate::estimators::interface::{EstimateRow, Progress, run_estimator};
 use crate::estimators::prequential::naive::naive_bits;
+use crate::estimators::prequential::online::without_w_code;
 use crate::io::user_data::load_user_data;
 use crate::sweeps::summary::progress_bar;
 
@@ -21,14 +22,49 @@ use crate::estimators::tre::TreConfig;
 use super::config::{PanelConfig, PanelPrequential};
 use super::registry;
 
-/// A user's W and Z as a dataset with the user-data K(Z) convention.
+/// A user's W and Z as a dataset with the user-data K(Z) convention: the prequential code of Z
+/// without W by the online scheme's default learners ([`without_w_code`]), the code that
+/// the prequential estimator's K(Z|W) mixes in, so that C compares like with like and an
+/// unrelated W gets C = 1. Refused (as before) when Z is constant.
 pub fn user_dataset(w: TokenData, z: Targets, files: Vec<String>) -> Result<Dataset> {
+    if let Targets::Discrete { values, .. } = &z {
+        let distinct = values
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        if distinct < 2 {
+            return Err(KcompError::param(
+                "z",
+                "every value of Z is the same: K(Z) = 0 bits, so C = K(Z)/K(Z|W) is undefined",
+            ));
+        }
+    }
+    let cfg = crate::estimators::prequential::code::online_default();
+    let k_z = if cfg.online.first_rows(&z) < z.n() {
+        KzReference {
+            bits: without_w_code(&z, &cfg, None)?.total,
+            method: KzMethod::Prequential,
+        }
+    } else {
+        naive_k_z(&z)?
+    };
+    let provenance = Provenance {
+        family: "user".into(),
+        files,
+        ..Provenance::default()
+    };
+    Dataset::new(w, z, provenance, k_z, None)
+}
+
+/// The K(Z) of files too small for the prequential code (no more rows than the naive first
+/// block): uniform over the observed values (discrete), the naive Gaussian code (continuous).
+fn naive_k_z(z: &Targets) -> Result<KzReference> {
     let all: Vec<usize> = (0..z.n()).collect();
     let method = match z {
         Targets::Discrete { .. } => KzMethod::Uniform,
         Targets::Continuous { .. } => KzMethod::NaiveGaussian,
     };
-    let bits = match &z {
+    let bits = match z {
         // Uniform over the values observed in the file (log2 of their number per cell), as
         // documented: not log2(max + 1), which one large value inflates (10^6 made C 10x) and
         // which charged a constant Z log2(2) per cell.
@@ -46,15 +82,9 @@ pub fn user_dataset(w: TokenData, z: Targets, files: Vec<String>) -> Result<Data
             }
             values.len() as f64 * (distinct as f64).log2()
         }
-        Targets::Continuous { .. } => naive_bits(&z, &all),
+        Targets::Continuous { .. } => naive_bits(z, &all),
     };
-    let k_z = KzReference { bits, method };
-    let provenance = Provenance {
-        family: "user".into(),
-        files,
-        ..Provenance::default()
-    };
-    Dataset::new(w, z, provenance, k_z, None)
+    Ok(KzReference { bits, method })
 }
 
 /// The dataset of `kcomp compare --grid FILE [--record I] [--setting S]` or
