@@ -279,24 +279,33 @@ impl fmt::Display for SingleComparison {
             };
             writeln!(f, "{}: {scheme}; --protocol to change", e.estimator)?;
         }
-        // Which learner the online prequential code rests on (names are kcomp's own).
+        // Which learner the code rests on (names are kcomp's own), and what ran, was skipped
+        // or dropped, and why.
         for e in &self.estimates {
-            let Some(serde_json::Value::Array(ls)) = e.native.get("learners") else {
+            let Some(ls) = e.native.get("learners") else {
                 continue;
             };
-            let parts: Vec<String> = ls
-                .iter()
-                .filter_map(|l| {
-                    let name = l.get("name")?.as_str()?;
-                    let share = l.get("share")?.as_f64()?;
-                    Some(format!("{name} {:.1} %", 100.0 * share))
-                })
-                .collect();
+            let Ok(ls) = serde_json::from_value::<
+                Vec<crate::estimators::prequential::online::LearnerTotal>,
+            >(ls.clone()) else {
+                continue;
+            };
+            if let Some(kz) = e.native.get("k_z_without_w_bits").and_then(|v| v.as_f64()) {
+                writeln!(
+                    f,
+                    "{}: its code of Z without W (a component of its K(Z|W)): {kz:.1} bits",
+                    e.estimator
+                )?;
+            }
             writeln!(
                 f,
-                "{}: share of the mixture's bits won by each learner: {}",
-                e.estimator,
-                parts.join(", ")
+                "{}: learners (share of the mixture's bits won by each):",
+                e.estimator
+            )?;
+            write!(
+                f,
+                "{}",
+                crate::estimators::prequential::online::learner_table(&ls)
             )?;
         }
         // Caveats under the table: what a reader must know before trusting a row.

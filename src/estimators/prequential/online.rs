@@ -812,6 +812,52 @@ pub struct LearnerTotal {
     pub without_w: bool,
 }
 
+/// The learners of an online run as a text table: name, own code, share of K(Z|W)'s bits,
+/// final weight and status, the code of Z without W's learners marked, then every skipped or
+/// dropped learner's reason and every note.
+pub fn learner_table(learners: &[LearnerTotal]) -> String {
+    let width = learners
+        .iter()
+        .map(|l| l.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(20);
+    let mut text = format!(
+        "{:<width$} {:>14} {:>9} {:>12}  status\n",
+        "learner", "own code bits", "share %", "final weight"
+    );
+    for l in learners {
+        let status = match l.status {
+            LearnerStatus::Ran => "ran",
+            LearnerStatus::Skipped => "skipped",
+            LearnerStatus::Dropped => "dropped",
+        };
+        let bits = if l.status == LearnerStatus::Skipped {
+            "-".to_string()
+        } else {
+            format!("{:.1}", l.bits)
+        };
+        text += &format!(
+            "{:<width$} {:>14} {:>9.1} {:>12.3}  {status}{}\n",
+            l.name,
+            bits,
+            100.0 * l.share,
+            l.final_weight,
+            if l.without_w {
+                " (code of Z without W)"
+            } else {
+                ""
+            },
+        );
+    }
+    for l in learners {
+        if let Some(n) = &l.note {
+            text += &format!("  {}: {}\n", l.name, n);
+        }
+    }
+    text
+}
+
 /// A learner's run: its per-row bits (+inf after a drop), its note, and the drop reason.
 struct LearnerRun {
     name: String,
@@ -932,7 +978,9 @@ fn mix_runs(
     without_w: bool,
 ) -> (super::switching::Mixed, Vec<LearnerTotal>) {
     let mut per: Vec<Vec<f64>> = runs.iter().map(|r| r.bits.clone()).collect();
-    let is_rules: Vec<bool> = runs.iter().map(|r| r.is_rules).collect();
+    // Without W the rule learner is a memory of objects and per-attribute counts, no more
+    // general than the others: a uniform prior there.
+    let is_rules: Vec<bool> = runs.iter().map(|r| r.is_rules && !without_w).collect();
     let mut prior = learner_prior(&is_rules);
     if let Some((bits, p)) = extra {
         if runs.is_empty() {

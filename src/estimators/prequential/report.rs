@@ -42,16 +42,7 @@ pub fn to_text(r: &PrequentialResult, title: &str) -> String {
         r.n_encoded, r.n_val, r.k_data, r.k_data_given_f, r.k_f, r.k_z, r.c_l, r.wall_seconds
     );
     if !r.learners.is_empty() {
-        text += "learner             own code   share of the mixture's bits   final weight\n";
-        for l in &r.learners {
-            text += &format!(
-                "{:<20}{:>8.1}   {:>26.1} %   {:>12.3}\n",
-                l.name,
-                l.bits,
-                100.0 * l.share,
-                l.final_weight
-            );
-        }
+        text += &super::online::learner_table(&r.learners);
     }
     if let Some(t) = r
         .learners

@@ -16,16 +16,34 @@ use super::OnlineLearner;
 use crate::dataset::{Targets, TokenData};
 
 /// Concentrations of the Dirichlet-process memories mixed (the last one never repeats an
-/// object); prior uniform.
+/// object).
 const CONCENTRATIONS: [f64; 4] = [1.0 / 16.0, 1.0, 16.0, f64::INFINITY];
+
+/// log2 prior weights of the (base, concentration) components, base-major.
+fn prior() -> Vec<f64> {
+    let finite = CONCENTRATIONS.iter().filter(|a| a.is_finite()).count() as f64;
+    (0..2)
+        .flat_map(|_| CONCENTRATIONS.iter())
+        .map(|a| {
+            if a.is_infinite() {
+                -2.0
+            } else {
+                -2.0 - finite.log2()
+            }
+        })
+        .collect()
+}
 
 /// Above this many distinct objects the base measure is no longer restricted to the objects
 /// not sent yet (its normaliser costs one pass over the objects per row).
 pub const MAX_EXCLUDED_OBJECTS: usize = 8192;
 
-/// A Bayesian mixture of Dirichlet-process memories over whole objects; the base measure is
-/// the product of the attributes' Krichevsky-Trofimov estimates restricted to the objects not
-/// sent yet (renormalised), so a new object never costs the mass of the old ones.
+/// A Bayesian mixture of Dirichlet-process memories over whole objects, for each of two base
+/// measures restricted to the objects not sent yet (renormalised), so a new object never costs
+/// the mass of the old ones: uniform over the possible objects (every object once costs
+/// log2 O! bits), or the product of the attributes' Krichevsky-Trofimov estimates (skewed
+/// attributes). Prior: 1/2 on "every row a new object" (the infinite concentration) split
+/// between the two bases, the rest uniform over the other components.
 pub struct Objects {
     n_attr: usize,
     n_vals: usize,
@@ -36,7 +54,7 @@ pub struct Objects {
     /// Count of each object sent, and the distinct objects in the order first sent.
     seen: HashMap<Vec<u32>, f64>,
     distinct: Vec<Vec<u32>>,
-    /// log2 weights of the concentrations.
+    /// log2 weights of the (base measure, concentration) components.
     log_w: Vec<f64>,
     /// Per-concentration log2 probabilities of the rows coded last, for `learn`.
     pending: HashMap<usize, Vec<f64>>,
@@ -57,7 +75,7 @@ impl Objects {
             n: 0.0,
             seen: HashMap::new(),
             distinct: Vec::new(),
-            log_w: vec![-(CONCENTRATIONS.len() as f64).log2(); CONCENTRATIONS.len()],
+            log_w: prior(),
             pending: HashMap::new(),
             objects: (*n_vals as f64).powi(*n_attr as i32),
         })
@@ -75,32 +93,34 @@ impl Objects {
             .sum()
     }
 
-    /// log2 P(obj) under each concentration.
+    /// log2 P(obj) under each (base measure, concentration), base-major.
     fn log2_probs(&self, obj: &[u32]) -> Vec<f64> {
         let count = self.seen.get(obj).copied().unwrap_or(0.0);
-        // A new object: the base restricted to the objects not sent yet.
-        let log2_new = if count > 0.0 {
-            f64::NEG_INFINITY
-        } else if self.distinct.len() as f64 >= self.objects {
-            f64::NEG_INFINITY
+        let k = self.distinct.len() as f64;
+        // A new object: each base restricted to the objects not sent yet.
+        let (log2_uniform, log2_kt) = if count > 0.0 || k >= self.objects {
+            (f64::NEG_INFINITY, f64::NEG_INFINITY)
         } else if self.distinct.len() <= MAX_EXCLUDED_OBJECTS {
             let used: f64 = self.distinct.iter().map(|o| self.log2_base(o).exp2()).sum();
-            self.log2_base(obj) - (1.0 - used).max(1e-300).log2()
+            (
+                -(self.objects - k).log2(),
+                self.log2_base(obj) - (1.0 - used).max(1e-300).log2(),
+            )
         } else {
-            self.log2_base(obj)
+            (-self.objects.log2(), self.log2_base(obj))
         };
-        CONCENTRATIONS
-            .iter()
-            .map(|&alpha| {
-                if alpha.is_infinite() {
-                    return log2_new;
-                }
-                let total = self.n + alpha;
-                let repeat = count / total;
-                let fresh = alpha / total * log2_new.exp2();
-                (repeat + fresh).log2()
-            })
-            .collect()
+        let mut out = Vec::with_capacity(2 * CONCENTRATIONS.len());
+        for log2_new in [log2_uniform, log2_kt] {
+            for &alpha in &CONCENTRATIONS {
+                out.push(if alpha.is_infinite() {
+                    log2_new
+                } else {
+                    let total = self.n + alpha;
+                    (count / total + alpha / total * log2_new.exp2()).log2()
+                });
+            }
+        }
+        out
     }
 
     fn object(&self, z: &Targets, row: usize) -> Vec<u32> {
