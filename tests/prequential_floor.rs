@@ -90,6 +90,11 @@ fn unrelated_w_gets_c_1_on_distinct_objects() {
                 "{a}x{v}: K(Z) {} vs log2 {o}! = {log2_fact:.1}",
                 control.k_z
             );
+            eprintln!(
+                "{a}x{v} holistic={holistic} seed {seed}: K(Z) {:.1}, shuffled K(Z|W) {:.1}, \
+                 C {:.4}; real C {:.4}",
+                control.k_z, control.k_data, control.c_l, real.c_l
+            );
             assert!(
                 (control.c_l - 1.0).abs() <= 0.01,
                 "{a}x{v} holistic={holistic} seed {seed}: shuffled C = {}",
@@ -137,6 +142,10 @@ fn unrelated_w_gets_c_1_on_small_continuous_data() {
         let cfg = config(seed);
         let real = language_compositionality(&w, &z, &cfg, None).unwrap();
         let control = language_compositionality(&shuffled(&w, 7 + seed), &z, &cfg, None).unwrap();
+        eprintln!(
+            "N = {n}: K(Z) {:.1}, shuffled K(Z|W) {:.1}, C {:.4}; real C {:.4}",
+            control.k_z, control.k_data, control.c_l, real.c_l
+        );
         assert!(
             (control.c_l - 1.0).abs() <= 0.01,
             "N = {n}: shuffled C = {} (K(Z) {:.1}, K(Z|W) {:.1})",

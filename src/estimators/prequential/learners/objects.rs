@@ -19,17 +19,21 @@ use crate::dataset::{Targets, TokenData};
 /// object).
 const CONCENTRATIONS: [f64; 4] = [1.0 / 16.0, 1.0, 16.0, f64::INFINITY];
 
-/// log2 prior weights of the (base, concentration) components, base-major.
+/// log2 prior weights of the (base, concentration) components, base-major: 1/2 on every row
+/// a new object drawn uniformly (each object once: what this learner is for), 1/4 on new
+/// objects from the attributes' estimates, 1/4 split over the memories that repeat objects.
 fn prior() -> Vec<f64> {
     let finite = CONCENTRATIONS.iter().filter(|a| a.is_finite()).count() as f64;
-    (0..2)
-        .flat_map(|_| CONCENTRATIONS.iter())
-        .map(|a| {
-            if a.is_infinite() {
-                -2.0
-            } else {
-                -2.0 - finite.log2()
-            }
+    [-1.0, -2.0]
+        .iter()
+        .flat_map(|&never_repeat| {
+            CONCENTRATIONS.iter().map(move |a| {
+                if a.is_infinite() {
+                    never_repeat
+                } else {
+                    -3.0 - finite.log2()
+                }
+            })
         })
         .collect()
 }
@@ -42,8 +46,7 @@ pub const MAX_EXCLUDED_OBJECTS: usize = 8192;
 /// measures restricted to the objects not sent yet (renormalised), so a new object never costs
 /// the mass of the old ones: uniform over the possible objects (every object once costs
 /// log2 O! bits), or the product of the attributes' Krichevsky-Trofimov estimates (skewed
-/// attributes). Prior: 1/2 on "every row a new object" (the infinite concentration) split
-/// between the two bases, the rest uniform over the other components.
+/// attributes). Prior: see [`prior`].
 pub struct Objects {
     n_attr: usize,
     n_vals: usize,
