@@ -9,7 +9,8 @@ chunk the better of that and the same code without W (mean and shrunk covariance
 rows), plus 1 bit. Values are on the grid of spacing `precision` and every chunk is a real code:
 dimensions in sequence, each a discretised Gaussian given the earlier ones (Cholesky factor).
 The first 64 rows are sent with a Gaussian per dimension of the chunk's own mean and std (the
-parameters as 32-bit floats). Usage: python baseline.py W.npy Z.npy [precision] [--shuffle]
+parameters as 32-bit floats). Usage: python baseline.py W.npy Z.npy [precision] [--pad P]
+[--shuffle] (P: the padding token, default 0; --shuffle permutes W's rows, seed 0).
 """
 import sys
 import numpy as np
@@ -53,6 +54,7 @@ def code(W, Z, lam, pad=0):
 if __name__ == "__main__":
     W = np.load(sys.argv[1]).astype(np.int64); Z = np.load(sys.argv[2]).astype(np.float64)
     lam = float(sys.argv[3]) if len(sys.argv) > 3 and not sys.argv[3].startswith("--") else 0.01
+    pad = int(sys.argv[sys.argv.index("--pad") + 1]) if "--pad" in sys.argv else 0
     if "--shuffle" in sys.argv: W = W[np.random.default_rng(0).permutation(len(W))]
-    kz, kzw = code(W, Z, lam)
+    kz, kzw = code(W, Z, lam, pad)
     print(f"K(Z) {kz:,.0f} bits  K(Z|W) {kzw:,.0f} bits  C {kz / kzw:.4f}")

@@ -111,6 +111,31 @@ impl GaussianFactor {
         nats / std::f64::consts::LN_2
     }
 
+    /// Bits of `k` under N(`mean`, S L L^T S) with S = diag(`scales`): the factor's rows scaled
+    /// per dimension (a model that predicts each dimension's standard deviation, the factor
+    /// holding the correlations of its standardised residuals).
+    pub fn bits_scaled(
+        &self,
+        k: &[i64],
+        lam: f64,
+        mean: &[f64],
+        scales: &[f64],
+        scratch: &mut Vec<f64>,
+    ) -> f64 {
+        debug_assert_eq!(scales.len(), self.dim);
+        scratch.clear();
+        scratch.resize(self.dim, 0.0);
+        let mut nats = 0.0;
+        for d in 0..self.dim {
+            let row = &self.packed[row_start(d)..row_start(d + 1)];
+            let m = mean[d] + scales[d] * dot(&row[..d], &scratch[..d]);
+            let sd = scales[d] * row[d];
+            nats += grid_gaussian_nll_nats(k[d], lam, m, sd);
+            scratch[d] = (k[d] as f64 * lam - m) / sd;
+        }
+        nats / std::f64::consts::LN_2
+    }
+
     /// The conditional (mean, standard deviation) of each dimension given the earlier ones at
     /// `k` (what [`Self::bits`] codes with).
     pub fn conditionals(&self, k: &[i64], lam: f64, mean: &[f64], scale: f64) -> Vec<(f64, f64)> {
@@ -179,6 +204,17 @@ impl OnlineCovariance {
         &self.mean
     }
 
+    /// Adds one vector, after multiplying the moments so far by `forget` (1 = keep them all;
+    /// below 1 an exponential window of about 1 / (1 - forget) rows, for residuals of a model
+    /// that improves). Centred moments ignore `forget`.
+    pub fn add_forgetting(&mut self, x: &[f64], forget: f64) {
+        if forget < 1.0 && !self.centred {
+            self.n *= forget;
+            self.m2.iter_mut().for_each(|v| *v *= forget);
+        }
+        self.add(x);
+    }
+
     /// Adds one vector.
     pub fn add(&mut self, x: &[f64]) {
         debug_assert_eq!(x.len(), self.dim);
@@ -242,6 +278,9 @@ pub struct CovarianceSettings {
     pub shrink: f64,
     /// Refactorise when the rows seen have grown by this fraction since the last factor.
     pub refresh_growth: f64,
+    /// Weight of the moments so far at each new row (1 = all rows count alike; see
+    /// [`OnlineCovariance::add_forgetting`]).
+    pub forget: f64,
 }
 
 impl Default for CovarianceSettings {
@@ -249,6 +288,7 @@ impl Default for CovarianceSettings {
         CovarianceSettings {
             shrink: 0.5,
             refresh_growth: 0.1,
+            forget: 1.0,
         }
     }
 }
@@ -263,6 +303,8 @@ pub struct CovarianceCode {
     lam: f64,
     factor: Option<GaussianFactor>,
     factored_at: f64,
+    /// Rows learned since the last factorisation.
+    rows_since: f64,
     scratch: Vec<f64>,
 }
 
@@ -276,6 +318,7 @@ impl CovarianceCode {
             lam,
             factor: None,
             factored_at: 0.0,
+            rows_since: 0.0,
             scratch: Vec::with_capacity(dim),
         }
     }
@@ -298,9 +341,16 @@ impl CovarianceCode {
 
     fn refresh(&mut self) {
         let n = self.moments.n();
-        if self.factor.is_some() && n < self.factored_at * (1.0 + self.settings.refresh_growth) {
+        let due = if self.settings.forget < 1.0 {
+            // A window: refactorise every tenth of its length.
+            self.rows_since >= (0.1 / (1.0 - self.settings.forget)).max(1.0)
+        } else {
+            n >= self.factored_at * (1.0 + self.settings.refresh_growth)
+        };
+        if self.factor.is_some() && !due {
             return;
         }
+        self.rows_since = 0.0;
         let d = self.moments.dim;
         let floor = self.floor();
         // With no more rows than the shrinkage needs the covariance is its diagonal: no
@@ -348,10 +398,30 @@ impl CovarianceCode {
         }
     }
 
+    /// Bits of the grid row `k` with mean `mean` and per-dimension scales `scales` (the
+    /// learned covariance is of residuals divided by them); before any row was learned the
+    /// dimensions are coded independently with standard deviations `scales`.
+    pub fn bits_scaled(&mut self, k: &[i64], mean: &[f64], scales: &[f64]) -> f64 {
+        self.refresh();
+        let n = self.moments.n();
+        match &self.factor {
+            Some(f) => {
+                let s = ((n + 1.0) / n).sqrt();
+                let scaled: Vec<f64> = scales.iter().map(|x| x * s).collect();
+                f.bits_scaled(k, self.lam, mean, &scaled, &mut self.scratch)
+            }
+            None => {
+                let f = GaussianFactor::diagonal(&vec![1.0; k.len()]);
+                f.bits_scaled(k, self.lam, mean, scales, &mut self.scratch)
+            }
+        }
+    }
+
     /// Learns a row: the residual (already divided by the row's scale) or, for a centred code,
     /// the row's values.
     pub fn learn(&mut self, x: &[f64]) {
-        self.moments.add(x);
+        self.moments.add_forgetting(x, self.settings.forget);
+        self.rows_since += 1.0;
     }
 }
 
@@ -458,6 +528,25 @@ mod tests {
         let s = c.shrunk(0.5, 0.0);
         assert!((s[1] - full[1] * (1.0 - 0.375)).abs() < 1e-12);
         assert_eq!(s[0], full[0]);
+    }
+
+    /// Per-dimension scales are the factor S L: the same as the covariance S L L^T S factored.
+    #[test]
+    fn scaled_rows_match_the_scaled_covariance() {
+        let cov = [1.0, 0.6, 0.6, 1.0];
+        let f = GaussianFactor::from_covariance(&cov, 2).unwrap();
+        let s = [0.3, 0.05];
+        let full = [
+            cov[0] * s[0] * s[0],
+            cov[1] * s[0] * s[1],
+            cov[2] * s[1] * s[0],
+            cov[3] * s[1] * s[1],
+        ];
+        let g = GaussianFactor::from_covariance(&full, 2).unwrap();
+        let (k, mean) = ([12i64, -3], [0.05, 0.0]);
+        let a = f.bits_scaled(&k, 0.01, &mean, &s, &mut Vec::new());
+        let b = g.bits(&k, 0.01, &mean, 1.0, &mut Vec::new());
+        assert!((a - b).abs() < 1e-10, "{a} vs {b}");
     }
 
     #[test]

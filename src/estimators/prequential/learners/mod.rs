@@ -72,6 +72,14 @@ pub fn make_online_learner(
     build_online_learner(spec, cfg, w, z, seed).ok()
 }
 
+/// The grid spacing of continuous Z (1 for discrete Z, where it is not read).
+fn lam_of(z: &Targets) -> f64 {
+    match z {
+        Targets::Continuous { lam, .. } => *lam,
+        Targets::Discrete { .. } => 1.0,
+    }
+}
+
 /// The padding token the learners use: the one given, or else the one W shows (a token that
 /// only ever ends a message as a trailing run).
 pub fn padding_token(cfg: &OnlineConfig, w: &TokenData) -> Option<u32> {
@@ -105,7 +113,10 @@ pub fn build_online_learner(
             let mspec = super::code::model_spec(w, z, &model);
             let training = OnlineTraining::new(cfg, *lr, *lr_decay_rows, *ema, *calibrate);
             let net = FastMlp::new(&mspec, *lr, seed);
-            Box::new(MlpOnline::new(net, spec.name(), training, seed))
+            Box::new(
+                MlpOnline::new(net, spec.name(), training, seed)
+                    .with_residual_covariance(lam_of(z)),
+            )
         }
         LearnerSpec::Gru {
             emb_dim,
@@ -124,7 +135,10 @@ pub fn build_online_learner(
             };
             let training = OnlineTraining::new(cfg, *lr, *lr_decay_rows, *ema, *calibrate);
             let net = FastGru::new(&gspec, *lr, seed);
-            Box::new(NetOnline::new(net, spec.name(), training, seed))
+            Box::new(
+                NetOnline::new(net, spec.name(), training, seed)
+                    .with_residual_covariance(lam_of(z)),
+            )
         }
         LearnerSpec::Linear { order, ridge } => {
             if !matches!(z, Targets::Continuous { .. }) {
