@@ -95,10 +95,12 @@ fn the_sequence_learner_wins_where_the_last_real_token_matters() {
     // The linear learners need continuous Z: the learners that read W are ngram3, rules, 2
     // MLPs and the GRU; Z without W is coded by marginal, objects, ngram3 and rules with W
     // withheld (one component of K(Z|W)'s mixture, prior 1/8).
+    // (A network more than 20 % + 1,000 bits behind the others after 100 rows leaves the
+    // mixture: here mlp-linear, 1,100 bits against 60.)
     let ran: Vec<_> = code
         .learners
         .iter()
-        .filter(|l| l.status == kcomp::estimators::prequential::online::LearnerStatus::Ran)
+        .filter(|l| l.status != kcomp::estimators::prequential::online::LearnerStatus::Skipped)
         .collect();
     assert_eq!(ran.iter().filter(|l| !l.without_w).count(), 5);
     let best = ran.iter().map(|l| l.bits).fold(f64::INFINITY, f64::min);
@@ -121,7 +123,7 @@ fn the_sequence_learner_wins_where_the_last_real_token_matters() {
             .learners
             .iter()
             .filter(|l| !l.without_w
-                && l.status == kcomp::estimators::prequential::online::LearnerStatus::Ran)
+                && l.status != kcomp::estimators::prequential::online::LearnerStatus::Skipped)
             .count(),
         4
     );

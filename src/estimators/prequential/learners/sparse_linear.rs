@@ -154,6 +154,55 @@ impl SparseLinear {
         Some(s)
     }
 
+    /// Bytes this learner will hold on `w` (its largest allocations: the rows' feature lists
+    /// and values, Z, the feature map, and for the features that enter the fit the weights and
+    /// the conjugate-gradient arrays), from the features W actually holds.
+    pub fn memory_bytes(
+        w: &TokenData,
+        dim: usize,
+        settings: SparseSettings,
+        pad: Option<u32>,
+    ) -> f64 {
+        let probe = SparseLinear {
+            name: String::new(),
+            settings,
+            pad,
+            dim,
+            lam: 1.0,
+            ids: HashMap::new(),
+            row_ptr: Vec::new(),
+            fids: Vec::new(),
+            vals: Vec::new(),
+            zrows: Vec::new(),
+            sq: Vec::new(),
+            rows_with: Vec::new(),
+            col: Vec::new(),
+            active: Vec::new(),
+            coef: Vec::new(),
+            fitted_rows: 0,
+            cov: CovarianceCode::new(1, 1.0, false, CovarianceSettings::default()),
+            pending: HashMap::new(),
+            scratch: Vec::new(),
+            note: None,
+        };
+        let mut rows_with: HashMap<Key, u32> = HashMap::new();
+        let mut nnz = 0usize;
+        for r in 0..w.n {
+            for (key, _) in probe.keys(w.row(r)) {
+                *rows_with.entry(key).or_insert(0) += 1;
+                nnz += 1;
+            }
+        }
+        let seen = rows_with.len() as f64;
+        let fitted = rows_with.values().filter(|&&c| c >= MIN_ROWS).count() as f64;
+        let (n, d) = (w.n as f64, dim as f64);
+        nnz as f64 * 16.0
+            + seen * 64.0
+            + n * d * 16.0
+            + fitted * d * 8.0 * 6.0
+            + (d * d * 8.0 * 3.0)
+    }
+
     /// The learner with a note for the report ([`OnlineLearner::note`]).
     pub fn with_note(mut self, note: String) -> Self {
         self.note = Some(note);
