@@ -27,6 +27,8 @@ class Estimate:
     seconds: float
     @property
     def ok(self) -> bool: ...
+    @property
+    def learners(self) -> List[Dict[str, Any]]: ...
 
 class Comparison:
     dataset: Dict[str, Any]
@@ -54,6 +56,8 @@ class PrequentialResult:
     @property
     def curve(self) -> Dict[str, np.ndarray]: ...
     def to_dict(self) -> Dict[str, Any]: ...
+    @property
+    def learners(self) -> List[Dict[str, Any]]: ...
 
 class PanelResult:
     text: str
