@@ -303,8 +303,8 @@ fn bench_real(c: &mut Criterion) {
     g.bench_function("refit_1000", |b| {
         b.iter_batched(
             || {
-                let mut l = make_online_learner(&LearnerSpec::default_sparse(), &cfg, &w, &z, 1)
-                    .unwrap();
+                let mut l =
+                    make_online_learner(&LearnerSpec::default_sparse(), &cfg, &w, &z, 1).unwrap();
                 l.learn(&w, &z, &sent[..900], 900);
                 l
             },

@@ -43,7 +43,15 @@ fn language(h: f64) -> Dataset {
 fn all_specs() -> Vec<LearnerSpec> {
     vec![
         LearnerSpec::Marginal,
-        LearnerSpec::Ngram { order: 2 },
+        LearnerSpec::Objects,
+        LearnerSpec::Ngram { order: 3 },
+        LearnerSpec::Sparse {
+            words: true,
+            positions: true,
+            bigrams: true,
+            position_bigrams: true,
+            ridge: 5.0,
+        },
         LearnerSpec::Rules(Default::default()),
         LearnerSpec::Linear {
             order: 1,
@@ -109,10 +117,14 @@ fn no_row_is_coded_by_a_learner_that_saw_it() {
         let bounds = cfg.boundaries(order.len());
         for spec in &cfg.learners {
             let Some(inner) = make_online_learner(spec, &cfg, &data.w, &data.z, 1) else {
-                // Linear learners need continuous Z, the rule learner discrete Z.
+                // Linear learners need continuous Z, the rule and object learners discrete Z.
                 assert!(
-                    (matches!(spec, LearnerSpec::Linear { .. }) && data.is_discrete())
-                        || (matches!(spec, LearnerSpec::Rules(_)) && !data.is_discrete())
+                    (matches!(
+                        spec,
+                        LearnerSpec::Linear { .. } | LearnerSpec::Sparse { .. }
+                    ) && data.is_discrete())
+                        || (matches!(spec, LearnerSpec::Rules(_) | LearnerSpec::Objects)
+                            && !data.is_discrete())
                 );
                 continue;
             };
@@ -146,8 +158,8 @@ fn perturbing_a_later_row_leaves_earlier_codes_unchanged() {
         }
     }
     for spec in &cfg.learners {
-        if matches!(spec, LearnerSpec::Rules(_)) {
-            continue; // discrete Z only: tests/prequential_rules.rs
+        if matches!(spec, LearnerSpec::Rules(_) | LearnerSpec::Objects) {
+            continue; // discrete Z only: tests/prequential_rules.rs, learners::objects
         }
         let run = |z: &Targets| {
             let mut l = make_online_learner(spec, &cfg, &data.w, z, 1).unwrap();
@@ -366,4 +378,62 @@ fn user_facing_configs_default_to_online_unless_reference_keys_are_set() {
         let c = resolve(Some(&p), &[], &[]).unwrap().config;
         assert_eq!(c.prequential.scheme, Scheme::Reference, "{f}");
     }
+}
+
+/// The sparse linear learner reads token ids as keys, never as dense indices: a vocabulary of
+/// ten million ids on 300 rows costs what 300 rows cost, and every feature that recurs enters
+/// the fit (no cap on the number of features).
+#[test]
+fn sparse_ids_and_a_large_vocabulary_need_no_cap() {
+    use kcomp::estimators::prequential::learners::{FeatureSet, SparseLinear, SparseSettings};
+    let n = 300;
+    let vocab = 10_000_000usize;
+    let base = lookup(n, 1);
+    // Each lookup token t becomes a far-apart id; two extra words per row, one in 50 rows
+    // sharing it, so that thousands of features recur.
+    let tokens: Vec<u32> = (0..n)
+        .flat_map(|r| {
+            let row: Vec<u32> = base.w.row(r).iter().map(|&t| 9_999_000 - 97 * t).collect();
+            row.into_iter()
+                .chain([(r as u32 % 50) * 199_999 + 7, (r as u32 * 7919) % 9_000_000])
+        })
+        .collect();
+    let w = TokenData::new(n, base.w.n_words + 2, vocab, tokens).unwrap();
+    let settings = SparseSettings {
+        features: FeatureSet {
+            words: true,
+            positions: true,
+            bigrams: true,
+            position_bigrams: false,
+        },
+        ridge: 5.0,
+        cg_iterations: 6,
+        refit_growth: 0.1,
+    };
+    let bytes = SparseLinear::memory_bytes(&w, 64, settings, None);
+    assert!(bytes < 64e6, "{bytes} bytes");
+    let spec = LearnerSpec::Sparse {
+        words: true,
+        positions: true,
+        bigrams: true,
+        position_bigrams: false,
+        ridge: 5.0,
+    };
+    let cfg = OnlineConfig::default();
+    let mut l = make_online_learner(&spec, &cfg, &w, &base.z, 1).unwrap();
+    let order: Vec<usize> = (0..n).collect();
+    let bounds = cfg.boundaries(n);
+    let bits = run_learner(l.as_mut(), &w, &base.z, &order, &bounds);
+    assert!(bits.iter().all(|b| b.is_finite()));
+    let note = l.note().unwrap();
+    // "N features, M in the fit" (1,829 and 416): every recurring one fitted.
+    let numbers: Vec<usize> = note
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|t| t.parse().ok())
+        .collect();
+    assert!(numbers[0] > 1500 && numbers[1] > 300, "{note}");
+    // It learns: the second half costs less per row than the first.
+    let half = bits.len() / 2;
+    let (a, b): (f64, f64) = (bits[..half].iter().sum(), bits[half..].iter().sum());
+    assert!(b < a, "{a} then {b}");
 }

@@ -115,6 +115,24 @@ impl NgramTable {
         };
         let c = cands.len();
         let per_cell = if lam.is_some() { 1 } else { n_vals };
+        // Prior over one output's candidates: 7/8 uniform over those of orders 0-2, 1/8 over
+        // the trigrams (when any), so that trigrams cost 0.19 bit per output where they do not
+        // help (uniform over all, 0.4-0.5 bit per output on lookup tables and string-to-grid
+        // maps) and log2(8 x their count) where they do (3-gram lookup tables).
+        let high = cands.iter().filter(|&&(_, n)| n >= 3).count();
+        let low = c - high;
+        let prior: Vec<f64> = cands
+            .iter()
+            .map(|&(_, n)| {
+                if high == 0 {
+                    -(c as f64).log2()
+                } else if n >= 3 {
+                    (0.125 / high as f64).log2()
+                } else {
+                    (0.875 / low as f64).log2()
+                }
+            })
+            .collect();
         Ok(NgramTable {
             order,
             note,
@@ -133,7 +151,7 @@ impl NgramTable {
             ss: vec![0.0; n_out * c],
             used: vec![0.0; n_out * c],
             glob: vec![(0.0, 0.0, 0.0); n_out],
-            log_w: vec![-(c as f64).log2(); n_out * c],
+            log_w: (0..n_out).flat_map(|_| prior.iter().copied()).collect(),
             cands,
             last: None,
         })
