@@ -258,7 +258,8 @@ fn bad_input_exits_2_with_a_clear_message() {
         &["prequential", "--w", "/nonexistent/w.npy", "--z", &z],
         "not found",
     );
-    let txt = write(d, "w.txt", "1\n");
+    // .txt is read as sentences; another extension is an unknown format.
+    let txt = write(d, "w.dat", "1\n");
     expect_error(&["prequential", "--w", &txt, "--z", &z], "unknown format");
     let cfg = write(d, "bad.toml", "[prequential]\nbogus = 1\n");
     expect_error(&["prequential", "--config", &cfg], "bad.toml");

@@ -138,6 +138,18 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
                 Fast(&["topsim", "ok"]),
             ),
             (
+                "kcomp compare --w captions.txt --z embeddings.npy --precision 0.01 --estimators prequential,topsim_normalised_edit",
+                Skip("a researcher's own files (tests/text_input.rs runs these forms)"),
+            ),
+            (
+                "kcomp compare --w messages.jsonl --z meanings.csv",
+                Skip("a researcher's own files (tests/text_input.rs runs these forms)"),
+            ),
+            (
+                "kcomp compare --w messages.csv --z meanings.csv --pad 0",
+                Skip("a researcher's own files (tests/text_input.rs runs these forms)"),
+            ),
+            (
                 "kcomp compare --w data/g300/W.npy --z data/g300/Z.npy --precision 0.01 --estimators compression,topsim --out results/g300",
                 Fast(&["W.npy + Z.npy", "wrote results/g300/summary.md"]),
             ),

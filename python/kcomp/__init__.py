@@ -42,6 +42,10 @@ __all__ = [
     "PrequentialResult",
     "compare",
     "prequential",
+    "tokenise",
+    "tokenize",
+    "Tokens",
+    "overlay",
     "panel",
     "synth",
     "grid",
@@ -68,6 +72,14 @@ ESTIMATORS: List[str] = list(_kcomp.ESTIMATORS)
 
 #: Estimators that give a score (not a code length); each is also a function of this module.
 SCORES: List[str] = ESTIMATORS[4:17]
+
+
+def _w(W: Any) -> Any:
+    """W as the native half takes it: a list or tuple as it is (sentences, or id lists of any
+    lengths), anything else as a numpy array."""
+    if isinstance(W, (list, tuple)):
+        return list(W)
+    return _array(W, "W")
 
 
 def _array(x: Any, name: str) -> np.ndarray:
@@ -203,11 +215,19 @@ def compare(
     llm_report: Optional[Union[str, os.PathLike]] = None,
     topsim: Optional[Mapping[str, Any]] = None,
     bosdis: Optional[Mapping[str, Any]] = None,
+    tokeniser: Optional[str] = None,
+    keep_case: bool = False,
+    pad: Optional[int] = None,
 ) -> Comparison:
     """Every estimator (or ``estimators``) of K(Z|W) and compositionality on one dataset, as
     ``kcomp compare --w W --z Z --json``.
 
-    W: integer tokens, shape (N,) or (N, M), any integer dtype (values in 0..2^31).
+    W: integer tokens, shape (N,) or (N, M), any integer dtype (non-negative; remapped to
+    dense ids in increasing order); or a list of N sentences (strings), cut by ``tokeniser``
+    (``"words"``, the default, ``"chars"`` or a ``tokenizer.json`` path; ``keep_case``), as a
+    ``.txt`` file; or a list of N id lists of any lengths. Rows of different lengths are padded
+    with kcomp's own token (``pad``: the padding token an integer W already holds).
+    ``result.dataset["provenance"]["params"]["w_input"]`` says how W was read.
     Z: integer attributes (N,) or (N, D) in 0..=1000000, or floats with ``precision`` (the
     grid spacing of continuous Z). Lengths in bits. Raises :class:`KcompError` on bad input.
     ``topsim``: the ``[topsim]`` settings of a panel config (``correlation`` pearson/spearman,
@@ -221,9 +241,49 @@ def compare(
     settings = None if topsim is None else json.dumps(dict(topsim))
     bosdis_settings = None if bosdis is None else json.dumps(dict(bosdis))
     text = _kcomp.compare(
-        _array(W, "W"), _array(Z, "Z"), precision, names, report, settings, bosdis_settings
+        _w(W),
+        _array(Z, "Z"),
+        precision,
+        names,
+        report,
+        settings,
+        bosdis_settings,
+        tokeniser,
+        keep_case,
+        pad,
     )
     return _comparison(text)
+
+
+@dataclass(frozen=True)
+class Tokens:
+    """W as kcomp reads it: ``ids`` (int64, N x L, padded at the end with ``pad``),
+    ``vocabulary`` (what each id stands for: the token string, or the original id of an
+    integer W; kcomp's padding id is one past it), ``pad`` (None when no row needed padding),
+    ``info`` (how W was read) and ``notes`` (the lines kcomp prints about it)."""
+
+    ids: np.ndarray
+    vocabulary: List[str]
+    pad: Optional[int]
+    info: Dict[str, Any]
+    notes: List[str]
+
+
+def tokenise(
+    W: Any, tokeniser: Optional[str] = None, keep_case: bool = False, pad: Optional[int] = None
+) -> Tokens:
+    """W through kcomp's reader, as :func:`compare` and :func:`prequential` see it: sentences
+    cut by ``tokeniser`` (``"words"``: Unicode lowercase, NFC, UAX #29 word boundaries, each
+    punctuation character a token; ``"chars"``: grapheme clusters; or a ``tokenizer.json``),
+    id lists of any lengths, or an integer array; ids made dense, rows padded."""
+    ids, vocabulary, pad_id, text = _kcomp.tokenise(_w(W), tokeniser, keep_case, pad)
+    info = json.loads(text)
+    return Tokens(
+        ids=ids, vocabulary=list(vocabulary), pad=pad_id, info=info["input"], notes=info["notes"]
+    )
+
+
+tokenize = tokenise
 
 
 def _score(
@@ -330,6 +390,9 @@ class PrequentialResult:
     chunks: List[Dict[str, Any]]
     warnings: List[str]
     raw: Dict[str, Any] = field(repr=False, compare=False)
+    #: How W was read (dense ids, tokeniser, padding) and the lines kcomp prints about it.
+    w_input: Optional[Dict[str, Any]] = None
+    w_notes: List[str] = field(default_factory=list)
 
     @property
     def curve(self) -> Dict[str, np.ndarray]:
@@ -376,6 +439,8 @@ def prequential(
     scheme: str = "online",
     precision: Optional[float] = None,
     set: Optional[Mapping[str, Any]] = None,
+    tokeniser: Optional[str] = None,
+    keep_case: bool = False,
     **options: Any,
 ) -> PrequentialResult:
     """Prequential code length of Z given W (bits) and C^L(Z), as ``kcomp prequential --json``.
@@ -385,7 +450,9 @@ def prequential(
     (``seed=1``, ``lr=0.003``, ``hidden=64``, ``max_epochs=50``, ``holistic_fraction=0.5``
     for a generated language, ``out="dir"``); ``set`` any configuration key
     (``{"prequential.train.lr": 0.003}``). Without W and Z the run codes the generated
-    language system the options describe.
+    language system the options describe. W may be sentences (a list of strings, cut by
+    ``tokeniser``) or id lists of any lengths, as in :func:`compare`; ``pad=ID`` names the
+    padding token of an integer W.
     """
     args = [f"--protocol={scheme}"] + _flag_args(options)
     for key, value in (set or {}).items():
@@ -396,11 +463,33 @@ def prequential(
         args.append(f"--set={key}={value}")
     if (W is None) != (Z is None):
         raise KcompError("give both W and Z, or neither (a generated language)")
-    w = None if W is None else _array(W, "W")
+    w = None if W is None else _w(W)
     z = None if Z is None else _array(Z, "Z")
-    raw = json.loads(_kcomp.prequential(w, z, precision, args))
-    fields = {k: raw.get(k) for k in PrequentialResult.__dataclass_fields__ if k != "raw"}
-    return PrequentialResult(**fields, raw=raw)
+    raw = json.loads(_kcomp.prequential(w, z, precision, args, tokeniser, keep_case))
+    fields = {
+        k: raw.get(k)
+        for k in PrequentialResult.__dataclass_fields__
+        if k not in ("raw", "w_input", "w_notes")
+    }
+    return PrequentialResult(
+        **fields, raw=raw, w_input=raw.get("w_input"), w_notes=raw.get("w_notes") or []
+    )
+
+
+def overlay(
+    runs: Union[Mapping[str, PrequentialResult], Sequence[Any]],
+    figure: Union[str, os.PathLike],
+    title: str = "Prequential code length per row, one line per W",
+) -> List[str]:
+    """Several prequential runs on one Z in one figure (``kcomp prequential --overlay``): the
+    bits per row of each chunk against the rows encoded, one line per run, log x, y zoomed to
+    the data, K(Z)/N dashed when the runs share K(Z). ``runs``: ``{label: result}`` or
+    ``[(label, result), ...]`` of :func:`prequential` results (or their ``to_dict()``). Writes ``figure`` (.png) and the
+    .svg beside it; returns both paths."""
+    items = runs.items() if isinstance(runs, Mapping) else runs
+    # A result, or its dict (to_dict(), a saved result.json).
+    pairs = [[str(label), r.raw if hasattr(r, "raw") else dict(r)] for label, r in items]
+    return list(_kcomp.overlay(json.dumps(pairs), os.fspath(figure), title))
 
 
 @dataclass(frozen=True)

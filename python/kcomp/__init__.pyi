@@ -53,6 +53,8 @@ class PrequentialResult:
     chunks: List[Dict[str, Any]]
     warnings: List[str]
     raw: Dict[str, Any]
+    w_input: Optional[Dict[str, Any]]
+    w_notes: List[str]
     @property
     def curve(self) -> Dict[str, np.ndarray]: ...
     def to_dict(self) -> Dict[str, Any]: ...
@@ -72,6 +74,10 @@ def compare(
     precision: Optional[float] = ...,
     llm_report: Optional[Union[str, os.PathLike]] = ...,
     topsim: Optional[Mapping[str, Any]] = ...,
+    bosdis: Optional[Mapping[str, Any]] = ...,
+    tokeniser: Optional[str] = ...,
+    keep_case: bool = ...,
+    pad: Optional[int] = ...,
 ) -> Comparison: ...
 def prequential(
     W: Any = ...,
@@ -79,8 +85,29 @@ def prequential(
     scheme: str = ...,
     precision: Optional[float] = ...,
     set: Optional[Mapping[str, Any]] = ...,
+    tokeniser: Optional[str] = ...,
+    keep_case: bool = ...,
     **options: Any,
 ) -> PrequentialResult: ...
+
+class Tokens:
+    ids: np.ndarray
+    vocabulary: List[str]
+    pad: Optional[int]
+    info: Dict[str, Any]
+    notes: List[str]
+
+def tokenise(
+    W: Any, tokeniser: Optional[str] = ..., keep_case: bool = ..., pad: Optional[int] = ...
+) -> Tokens: ...
+
+tokenize = tokenise
+
+def overlay(
+    runs: Union[Mapping[str, PrequentialResult], Sequence[Any]],
+    figure: Union[str, os.PathLike],
+    title: str = ...,
+) -> List[str]: ...
 def panel(
     config: Union[str, os.PathLike, Mapping[str, Any]],
     out: Union[str, os.PathLike],

@@ -84,7 +84,11 @@ def test_prequential_matches_the_cli_with_its_curve(tmp_path):
     ours = kcomp.prequential(W, Z, seed=0)
     theirs = cli("prequential", "--w", tmp_path / "W.npy", "--z", tmp_path / "Z.npy",
                  "--seed", 0, "--json", "--quiet")
-    assert without(ours.to_dict(), "wall_seconds") == without(theirs, "wall_seconds")
+    # w_input and w_notes: how W was read, which the command line prints as `note (W)` lines.
+    assert without(ours.to_dict(), "wall_seconds", "w_input", "w_notes") == without(
+        theirs, "wall_seconds"
+    )
+    assert ours.w_input["format"] == "npy" and ours.w_input["remapped"] is False
     curve = ours.curve
     assert len(curve["bits"]) == len(ours.chunks) > 1
     # The curve's bits per chunk sum to K(Data) = K(Z|W) (bits).
@@ -163,7 +167,7 @@ def test_non_contiguous_and_fortran_arrays_read_in_logical_order(protocol):
     [
         (lambda W, Z: (W[None], Z), "W: expected a 1-D or 2-D array, found 3 dimensions [1, 25, 2]"),
         (lambda W, Z: (W, Z[:3]), "Z: 3 rows, but W has 25 rows"),
-        (lambda W, Z: (-W, Z), "W: row 1, column 1: token -4 is not a non-negative integer below 2^31"),
+        (lambda W, Z: (-W, Z), "W: row 1, column 1: token -4 is negative (token ids are non-negative integers)"),
         (lambda W, Z: (W + 0.5, Z), "W: W must hold integer tokens, found floating-point values"),
         (lambda W, Z: (W, Z.astype(float)), "Z: Z holds floating-point values: give --precision"),
         (lambda W, Z: (W[:0], Z[:0]), "W: empty array: no data rows"),
@@ -303,3 +307,83 @@ def test_bosdis_eos_matches_the_cli(tmp_path):
     assert kcomp.bosdis(W, Z) == every
     assert kcomp.bosdis(W, Z, eos=0) == egg
     assert (W == 0).any()
+
+
+CAPTIONS = [
+    "Le café rouge.",
+    "Le CAFE\u0301 bleu !",
+    "一只 猫 rouge",
+    "一只 猫 bleu 👍🏽",
+    "Straße rouge",
+    "STRASSE bleu",
+] * 4
+CAPTION_Z = np.array([[(i % 6) // 2, i % 2] for i in range(24)])
+
+
+def test_sentences_equal_the_cli_on_a_text_file(tmp_path):
+    (tmp_path / "W.txt").write_text("\n".join(CAPTIONS) + "\n", encoding="utf-8")
+    np.save(tmp_path / "Z.npy", CAPTION_Z)
+    names = ["prequential", "topsim_normalised_edit", "topsim_jaccard", "entropy"]
+    ours = kcomp.compare(CAPTIONS, CAPTION_Z, estimators=names).to_dict()
+    theirs = cli("compare", "--w", tmp_path / "W.txt", "--z", tmp_path / "Z.npy",
+                 "--estimators", ",".join(names), "--json")
+    for a, b in zip(ours["estimates"], theirs["estimates"]):
+        assert without(a, "seconds") == without(b, "seconds")
+    w_in = ours["dataset"]["provenance"]["params"]["w_input"]
+    assert w_in == theirs["dataset"]["provenance"]["params"]["w_input"]
+    assert (w_in["distinct"], w_in["pad"], w_in["max_length"]) == (12, 12, 5)
+    # prequential from Python reads the same W and says how.
+    r = kcomp.prequential(CAPTIONS, CAPTION_Z, learners="marginal,ngram1")
+    assert r.w_input["pad"] == 12 and r.w_notes[0].startswith("W read as sentences")
+
+
+def test_tokenise_on_unicode_text():
+    t = kcomp.tokenise(CAPTIONS[:6])
+    assert t.vocabulary == ["!", ".", "bleu", "café", "le", "rouge", "strasse", "straße",
+                            "一", "只", "猫", "👍🏽"]
+    assert t.pad == 12 and t.ids.shape == (6, 5) and t.ids.dtype == np.int64
+    # "Le CAFE + combining acute bleu !": café is one word (NFC), punctuation its own token.
+    assert [t.vocabulary[i] for i in t.ids[1] if i != t.pad] == ["le", "café", "bleu", "!"]
+    c = kcomp.tokenise(["Ab  c", "q\u0323 👍🏽"], tokeniser="chars")
+    assert c.vocabulary == [" ", "a", "b", "c", "q\u0323", "👍🏽"]
+    assert kcomp.tokenise(["Big Cat"], keep_case=True).vocabulary == ["Big", "Cat"]
+    with pytest.raises(kcomp.KcompError, match="sentence 2 has no tokens"):
+        kcomp.tokenise(["a", "  "])
+    with pytest.raises(kcomp.KcompError, match="not words, chars or a tokenizer.json"):
+        kcomp.tokenise(["a"], tokeniser="bytes")
+
+
+def test_ragged_lists_and_sparse_ids_with_padding():
+    msgs = [[(i * 7 + k * 3) % 5 for k in range(1 + i % 4)] for i in range(30)]
+    Z = np.array([[i % 3, (i // 3) % 4] for i in range(30)])
+    names = ["topsim", "topsim_normalised_edit", "topsim_jaccard"]
+    topsim = {"w_distance": "hamming"}
+    ragged = kcomp.compare(msgs, Z, estimators=names, topsim=None)
+    padded = [m + [99] * (9 - len(m)) for m in msgs]
+    by_hand = kcomp.compare(np.array(padded), Z, estimators=names, pad=99)
+    for e in names:
+        assert ragged[e].score == by_hand[e].score
+    assert ragged.dataset["w"]["pad"] == 5 and by_hand.dataset["w"]["pad"] == 5
+    # Ids near 10^7, remapped in increasing order: the numbers of the dense ids.
+    sparse = [[9_999_000 + 97 * t for t in m] for m in msgs]
+    s = kcomp.compare(sparse, Z, estimators=names + ["prequential"])
+    d = kcomp.compare(msgs, Z, estimators=names + ["prequential"])
+    for e in names + ["prequential"]:
+        assert (s[e].score, s[e].k_z_given_w_bits) == (d[e].score, d[e].k_z_given_w_bits)
+    t = kcomp.tokenise(sparse)
+    assert t.vocabulary[:2] == ["9999000", "9999097"] and t.pad == 5
+    with pytest.raises(kcomp.KcompError, match="holds sentences"):
+        kcomp.compare(CAPTIONS, CAPTION_Z, pad=0)
+    with pytest.raises(kcomp.KcompError, match="row 2: not a list of integer token ids"):
+        kcomp.compare([[1], ["x"], [2]], np.zeros((3, 1), dtype=int))
+    _ = topsim
+
+
+def test_overlay_draws_several_runs(tmp_path):
+    Z = CAPTION_Z + 0.25
+    a = kcomp.prequential(CAPTIONS, Z, precision=0.25, learners="marginal,ngram1")
+    b = kcomp.prequential(CAPTIONS[::-1], Z, precision=0.25, learners="marginal,ngram1")
+    paths = kcomp.overlay({"in order": a, "reversed": b}, tmp_path / "o.png")
+    assert paths == [str(tmp_path / "o.png"), str(tmp_path / "o.svg")]
+    assert (tmp_path / "o.png").read_bytes().startswith(b"\x89PNG")
+    assert "reversed" in (tmp_path / "o.svg").read_text()

@@ -25,24 +25,8 @@ pub struct SweepArgs {
     /// Output directory.
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Worker threads (default: all cores). Results are identical for any value.
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Hide the progress bar.
-    #[arg(long)]
-    pub quiet: bool,
-    /// Read back the runs saved under OUT/.../runs/ whose settings match instead of
-    /// recomputing them (an interrupted sweep continues where it stopped).
-    #[arg(long)]
-    pub resume: bool,
-    /// Write into an output folder that holds another run's files.
-    #[arg(long)]
-    pub force: bool,
-    /// Memory limit, e.g. 4G (default: half the physical memory).
-    #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
-    pub max_memory: Option<u64>,
     #[command(flatten)]
-    pub shard: ShardArgs,
+    pub run: RunArgs,
 }
 
 /// Reproduce Elmoznino et al.'s synthetic sweeps (Figure 2: lookup tables and grammars).
@@ -60,7 +44,14 @@ pub struct ReproduceArgs {
     /// Random stream for every run.
     #[arg(long, value_enum, default_value_t = RngKind::Numpy)]
     pub rng: RngKind,
-    /// Worker threads (default: all cores).
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// How a sweep runs (the options `sweep` and `reproduce` share).
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Worker threads (default: all cores). Results are identical for any value.
     #[arg(long)]
     pub threads: Option<usize>,
     /// Hide the progress bar.
@@ -82,36 +73,34 @@ pub struct ReproduceArgs {
 
 /// Runs `kcomp sweep`.
 pub fn run_sweep_command(args: SweepArgs) -> anyhow::Result<()> {
-    configure(args.threads, args.max_memory)?;
-    let sharding = args.shard.sharding()?;
-    print!(
-        "{}",
-        sweep_files(
-            &args.configs,
-            &args.out,
-            args.resume,
-            args.force,
-            args.quiet,
-            sharding.as_ref()
-        )?
-    );
+    let run = &args.run;
+    configure(run.threads, run.max_memory)?;
+    let sharding = run.shard.sharding()?;
+    let report = sweep_files(
+        &args.configs,
+        &args.out,
+        run.resume,
+        run.force,
+        run.quiet,
+        sharding.as_ref(),
+    )?;
+    print!("{report}");
     Ok(())
 }
 
 /// Runs `kcomp reproduce`.
 pub fn run_reproduce(args: ReproduceArgs) -> anyhow::Result<()> {
-    configure(args.threads, args.max_memory)?;
-    let sharding = args.shard.sharding()?;
-    print!(
-        "{}",
-        reproduce(
-            args.rng,
-            &args.out,
-            args.resume,
-            args.force,
-            args.quiet,
-            sharding.as_ref()
-        )?
-    );
+    let run = &args.run;
+    configure(run.threads, run.max_memory)?;
+    let sharding = run.shard.sharding()?;
+    let report = reproduce(
+        args.rng,
+        &args.out,
+        run.resume,
+        run.force,
+        run.quiet,
+        sharding.as_ref(),
+    )?;
+    print!("{report}");
     Ok(())
 }

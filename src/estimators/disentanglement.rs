@@ -306,7 +306,13 @@ impl Estimator for BosdisEstimator {
 
     fn estimate(&self, data: &Dataset, _progress: &Progress) -> Result<Estimate> {
         crate::io::limits::check_memory("bosdis", "bosdis", bosdis_bytes(data))?;
-        let (a, m) = discrete_rows(data)?;
+        let (a, mut m) = discrete_rows(data)?;
+        // Padding is not a symbol: a bag of symbols counts the message's own.
+        if let Some(p) = data.w.pad {
+            for row in &mut m {
+                row.retain(|&t| t != u64::from(p));
+            }
+        }
         let score = bosdis(&a, &m, data.w.vocab, self.eos).ok_or_else(|| {
             KcompError::param(
                 "w",

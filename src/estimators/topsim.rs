@@ -178,9 +178,15 @@ impl TopsimOptions {
     }
 }
 
+/// Distance between two messages. Messages of different lengths (a padded W is read without
+/// its padding) differ at every position only one of them has: Hamming counts those positions,
+/// as it would count a word against padding, and one-hot cityblock counts them once (one word
+/// against nothing), so neither treats padding as a letter.
 fn w_distance(kind: WDistance, a: &[i64], b: &[i64]) -> f64 {
     match kind {
-        WDistance::Hamming => a.iter().zip(b).filter(|(x, y)| x != y).count() as f64,
+        WDistance::Hamming => {
+            (a.iter().zip(b).filter(|(x, y)| x != y).count() + a.len().abs_diff(b.len())) as f64
+        }
         WDistance::OneHotCityblock => {
             // One-hot per position: a differing position contributes 2; extra positions 1.
             let differ: usize = a.iter().zip(b).map(|(x, y)| usize::from(x != y)).sum();

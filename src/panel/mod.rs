@@ -143,13 +143,14 @@ impl fmt::Display for PanelOutcome {
 pub fn run_files_to_folder(
     w: &Path,
     z: &Path,
+    w_options: &crate::io::w_input::WOptions,
     precision: Option<f64>,
     mut config: PanelConfig,
     out: &Path,
     threads: usize,
     force: bool,
     quiet: bool,
-) -> Result<PanelReport> {
+) -> Result<(PanelReport, Vec<String>)> {
     let name = |p: &Path| {
         p.file_name().map_or_else(
             || p.display().to_string(),
@@ -163,6 +164,32 @@ pub fn run_files_to_folder(
     let mut params = toml::Table::new();
     if let Some(p) = precision {
         params.insert("precision".into(), p.into());
+    }
+    let wo = w_options;
+    if wo.format != crate::io::w_input::WFormat::Auto {
+        let f = toml::Value::try_from(wo.format)
+            .map_err(|e| crate::error::KcompError::Other(e.to_string()))?;
+        params.insert("w_format".into(), f);
+    }
+    match &wo.tokeniser {
+        Some(crate::io::text::Tokeniser::Words { keep_case })
+        | Some(crate::io::text::Tokeniser::Chars { keep_case }) => {
+            let name = wo.tokeniser.as_ref().map(|t| t.name()).unwrap_or_default();
+            params.insert(
+                "tokeniser".into(),
+                name.trim_end_matches("+case").to_string().into(),
+            );
+            if *keep_case {
+                params.insert("keep_case".into(), true.into());
+            }
+        }
+        Some(crate::io::text::Tokeniser::HuggingFace(p)) => {
+            params.insert("tokeniser".into(), p.display().to_string().into());
+        }
+        None => {}
+    }
+    if let Some(p) = wo.pad {
+        params.insert("pad".into(), p.into());
     }
     config.name = "files".into();
     config.families = vec![config::FamilySpec {
@@ -179,14 +206,24 @@ pub fn run_files_to_folder(
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let (result, written) = run_and_report(&config, out, threads, false, &bar)?;
+    let (result, mut written) = run_and_report(&config, out, threads, false, &bar)?;
     bar.finish_and_clear();
-    Ok(PanelReport {
-        datasets: result.plan.len(),
-        estimators: config.estimators.len(),
-        resumed: 0,
-        written,
-    })
+    // What W's dense ids stand for, when they are not the file's own ids.
+    let (wd, info) = crate::io::w_input::read_w(w, w_options)?;
+    if info.remapped || info.pad_source.is_some() {
+        let path = out.join("w_vocabulary.csv");
+        crate::io::files::atomic_write(&path, &info.vocabulary_csv(&wd)?)?;
+        written.push(path);
+    }
+    Ok((
+        PanelReport {
+            datasets: result.plan.len(),
+            estimators: config.estimators.len(),
+            resumed: 0,
+            written,
+        },
+        info.notes(),
+    ))
 }
 
 impl fmt::Display for PanelReport {

@@ -13,7 +13,8 @@ use crate::error::{KcompError, Result};
 use crate::estimators::interface::{EstimateRow, Progress, run_estimator};
 use crate::estimators::prequential::naive::naive_bits;
 use crate::estimators::prequential::online::without_w_code;
-use crate::io::user_data::load_user_data;
+use crate::io::user_data::load_w_and_z;
+use crate::io::w_input::{WInfo, WOptions};
 use crate::sweeps::summary::progress_bar;
 
 use crate::estimators::topsim::TopsimConfig;
@@ -27,6 +28,17 @@ use super::registry;
 /// the prequential estimator's K(Z|W) mixes in, so that C compares like with like and an
 /// unrelated W gets C = 1. Refused (as before) when Z is constant.
 pub fn user_dataset(w: TokenData, z: Targets, files: Vec<String>) -> Result<Dataset> {
+    user_dataset_read(w, z, files, None)
+}
+
+/// [`user_dataset`] with how W was read (`info`), kept in the provenance (`w_input`) and said
+/// under every result.
+pub fn user_dataset_read(
+    w: TokenData,
+    z: Targets,
+    files: Vec<String>,
+    info: Option<&WInfo>,
+) -> Result<Dataset> {
     if let Targets::Discrete { values, .. } = &z {
         let distinct = values
             .iter()
@@ -48,11 +60,17 @@ pub fn user_dataset(w: TokenData, z: Targets, files: Vec<String>) -> Result<Data
     } else {
         naive_k_z(&z)?
     };
-    let provenance = Provenance {
+    let mut provenance = Provenance {
         family: "user".into(),
         files,
         ..Provenance::default()
     };
+    if let Some(info) = info {
+        provenance.params.insert("w_input".into(), info.summary());
+        provenance
+            .params
+            .insert("w_notes".into(), info.notes().into());
+    }
     Dataset::new(w, z, provenance, k_z, None)
 }
 
@@ -92,6 +110,7 @@ fn naive_k_z(z: &Targets) -> Result<KzReference> {
 pub fn single_dataset(
     grid: Option<(&Path, usize, Option<&str>)>,
     w_z: Option<(&Path, &Path)>,
+    w_options: &WOptions,
     precision: Option<f64>,
 ) -> Result<Dataset> {
     if let Some((path, record, setting)) = grid {
@@ -103,9 +122,9 @@ pub fn single_dataset(
                 .into(),
         ));
     };
-    let (w, z) = load_user_data(w_path, z_path, precision)?;
+    let (w, z, info) = load_w_and_z(w_path, w_options, z_path, precision)?;
     let files = vec![w_path.display().to_string(), z_path.display().to_string()];
-    user_dataset(w, z, files)
+    user_dataset_read(w, z, files, Some(&info))
 }
 
 /// The prequential settings `kcomp compare --w --z` takes from flags.
@@ -308,6 +327,14 @@ impl fmt::Display for SingleComparison {
                 crate::estimators::prequential::online::learner_table(&ls)
             )?;
         }
+        // How W was read (dense ids, tokeniser, padding).
+        if let Some(serde_json::Value::Array(notes)) =
+            self.dataset.pointer("/provenance/params/w_notes")
+        {
+            for n in notes.iter().filter_map(|n| n.as_str()) {
+                writeln!(f, "note (W): {n}")?;
+            }
+        }
         // Caveats under the table: what a reader must know before trusting a row.
         if let Some(caveat) = self.k_z.method.caveat() {
             writeln!(f, "note (K(Z)): {caveat}")?;
@@ -353,7 +380,7 @@ pub fn compare_one(
         n: data.n(),
         dataset: serde_json::json!({
             "n": data.n(),
-            "w": {"length": data.w.n_words, "vocab": data.w.vocab},
+            "w": {"length": data.w.n_words, "vocab": data.w.vocab, "pad": data.w.pad},
             "z": z,
             "provenance": data.provenance,
         }),

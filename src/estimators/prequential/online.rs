@@ -528,7 +528,8 @@ impl OnlineConfig {
         let batch = rows.min(512.0);
         let (vocab, words) = (w.vocab as f64, w.n_words as f64);
         let (mut nets, mut tables) = (0.0, 0.0);
-        let specs = self.learner_set();
+        let this = self.for_data(w);
+        let specs = this.learner_set();
         for spec in &specs {
             match spec {
                 LearnerSpec::Mlp {
@@ -595,7 +596,7 @@ impl OnlineConfig {
                         cg_iterations: 0,
                         refit_growth: 0.0,
                     };
-                    let pad = super::learners::padding_token(self, w);
+                    let pad = super::learners::padding_token(&this, w);
                     tables += super::learners::SparseLinear::memory_bytes(
                         w,
                         n_out as usize,
@@ -614,7 +615,7 @@ impl OnlineConfig {
                         // Worst case as `RuleLearner::new`: every row opens a cell per
                         // context and basis (values, plus a total and an assignment each).
                         let padded =
-                            self.pad.is_some() || super::padding::detect_padding(w).is_some();
+                            this.pad.is_some() || super::padding::detect_padding(w).is_some();
                         let counts = super::learners::rules::RuleLearner::worst_counts(
                             w.n, w.n_words, *n_attr, *n_vals, s, padded,
                         );
@@ -640,6 +641,15 @@ impl OnlineConfig {
                 rows * (words * 4.0 + z.width() as f64 * 8.0 + 8.0 * (specs.len() + 1) as f64),
             ),
         ]
+    }
+
+    /// These settings for W: the padding token W carries (kcomp's own padding of a ragged or
+    /// text W, or a user's `--pad` translated to W's dense ids) replaces `pad`.
+    pub fn for_data(&self, w: &TokenData) -> OnlineConfig {
+        OnlineConfig {
+            pad: w.pad.or(self.pad),
+            ..self.clone()
+        }
     }
 
     /// The learners run on the data: `learners`, plus the default sequence learner when W is
@@ -1256,7 +1266,9 @@ pub fn online_code_with_k_z(
     cfg: &PrequentialConfig,
     progress: Option<&indicatif::ProgressBar>,
 ) -> Result<(PrequentialCode, WithoutWCode)> {
-    let oc = &cfg.online;
+    // The padding token W carries (kcomp's own, or `--pad`) joins the settings.
+    let for_w = cfg.online.for_data(w);
+    let oc = &for_w;
     oc.validate()?;
     let order = order_rows(z, cfg.ordering.for_code_length(), cfg.seed);
     let n = order.len();

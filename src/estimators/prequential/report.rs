@@ -299,6 +299,57 @@ pub fn write_h_sweep_figure(
     plot::line_figure(stem, &figure)
 }
 
+/// The curve of one run for an overlay: bits per row of each chunk against the rows encoded by
+/// its end.
+pub fn overlay_curve(label: &str, r: &PrequentialResult) -> plot::overlay::Curve {
+    plot::overlay::Curve {
+        label: label.to_string(),
+        points: r
+            .chunks
+            .iter()
+            .filter(|c| c.end > c.start)
+            .map(|c| (c.end as f64, c.bits_per_sample))
+            .collect(),
+    }
+}
+
+/// `overlay.{png,svg}` of several runs on one Z (`kcomp prequential --overlay`,
+/// `kcomp.overlay`): one line per W, log x, y zoomed to the learned chunks (the first chunk,
+/// sent with the naive code, is drawn but not zoomed to). When every run has the same K(Z),
+/// K(Z)/N is drawn as a dashed line (the W-free code per row): a curve under it is what W saves.
+pub fn write_overlay(
+    runs: &[(String, PrequentialResult)],
+    stem: &Path,
+    title: &str,
+) -> Result<Vec<PathBuf>> {
+    let curves: Vec<plot::overlay::Curve> = runs.iter().map(|(l, r)| overlay_curve(l, r)).collect();
+    let same_k_z = runs.windows(2).all(|p| {
+        (p[0].1.k_z - p[1].1.k_z).abs() <= 1e-9 * p[0].1.k_z.abs()
+            && p[0].1.n_encoded + p[0].1.n_val == p[1].1.n_encoded + p[1].1.n_val
+    });
+    let reference = match (same_k_z, runs.first()) {
+        (true, Some((_, r))) if r.n_encoded + r.n_val > 0 => Some(plot::RefLine {
+            y: r.k_z / (r.n_encoded + r.n_val) as f64,
+            label: format!(
+                "K(Z)/N = {:.1} bits per row: the code of Z without W",
+                r.k_z / (r.n_encoded + r.n_val) as f64
+            ),
+        }),
+        _ => None,
+    };
+    let totals: Vec<String> = runs
+        .iter()
+        .map(|(l, r)| format!("{l}: K(Z|W) = {:.0} bits, C^L = {:.4}", r.k_data, r.c_l))
+        .collect();
+    let caption = format!(
+        "One run per line, no error bars; each point: the bits per row of one chunk, coded by \
+         what was learned from the rows before it. The y axis is zoomed to the chunks after \
+         the first (sent with the naive code). {}.",
+        totals.join("; ")
+    );
+    plot::overlay::code_length_overlay(stem, title, &curves, 1, reference, &caption)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,8 @@ use crate::config::{self, Shape, Shortcut, ShortcutTable};
 use crate::dataset::{Targets, TokenData};
 use crate::datasets::language_system::LanguageSystemConfig;
 use crate::error::{KcompError, Result};
-use crate::io::user_data::load_user_data;
+use crate::io::user_data::load_w_and_z;
+use crate::io::w_input::{WFormat, WInfo, WOptions};
 
 use super::code::{progress_bar, validate};
 use super::report::{to_text, write_csv, write_json, write_png};
@@ -21,12 +22,22 @@ use super::{PrequentialConfig, PrequentialResult, Scheme, language_compositional
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FilesConfig {
-    /// W: integer tokens (.npy, .csv or .jsonl), one row per sample.
+    /// W: integer tokens (.npy, .csv or .jsonl; rows of different lengths are padded), one
+    /// row per sample, or sentences (.txt), one per line.
     pub w: PathBuf,
     /// Z: integer attributes, or float vectors with `precision`.
     pub z: PathBuf,
     /// Grid spacing for continuous Z.
     pub precision: Option<f64>,
+    /// How W is read (default: by its extension).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_format: Option<WFormat>,
+    /// Tokeniser of sentence W: words (default), chars or a tokenizer.json.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokeniser: Option<String>,
+    /// Keep the case of sentences.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_case: bool,
 }
 
 /// Output settings.
@@ -85,8 +96,28 @@ pub const SHORTCUTS: &[Shortcut] = &[
     shaped(
         "w",
         "files.w",
-        "W file (.npy, .csv, .jsonl) of integer tokens; needs --z",
+        "W file: integer tokens (.npy, .csv, .jsonl; ragged rows are padded) or sentences \
+         (.txt, one per line); needs --z",
         Shape::Text,
+    ),
+    shaped(
+        "w-format",
+        "files.w_format",
+        "How --w is read: auto (by extension), npy, csv, jsonl or text (sentences)",
+        Shape::Text,
+    ),
+    shaped(
+        "tokeniser",
+        "files.tokeniser",
+        "Tokeniser of sentence W: words (default: Unicode lowercase, UAX #29 word boundaries, \
+         each punctuation character a token), chars (grapheme clusters) or a tokenizer.json",
+        Shape::Text,
+    ),
+    shaped(
+        "keep-case",
+        "files.keep_case",
+        "Keep the case of sentence W (words and chars lowercase by default)",
+        Shape::Switch,
     ),
     shaped(
         "z",
@@ -139,8 +170,9 @@ pub const SHORTCUTS: &[Shortcut] = &[
     flag(
         "pad",
         "prequential.online.pad",
-        "Padding token of variable-length messages (W padded at the end): the online scheme \
-         adds a GRU over the message with this padding mask",
+        "Padding token of variable-length messages (W padded at the end; for --w, an id of \
+         the file): the online scheme adds a GRU over the message with this padding mask. \
+         Ragged or sentence W is padded by kcomp with its own token without this flag",
     ),
     flag(
         "seed",
@@ -438,6 +470,8 @@ pub struct SingleRun {
     z: Targets,
     /// The validation-set size chosen by default, to tell before training.
     pub note: Option<String>,
+    /// How a user's W was read (dense ids, tokeniser, padding).
+    pub w_info: Option<WInfo>,
 }
 
 impl Resolved {
@@ -454,7 +488,7 @@ impl Resolved {
                 return Err(KcompError::param(name, "only applies to a --sweep-h sweep"));
             }
         }
-        let (w, z) = self.config.load_data()?;
+        let (w, z, w_info) = self.config.load_data_read()?;
         let note = self.settle_val_size(w.n);
         validate(&w, &z, &self.config.prequential)?;
         if let Some(dir) = &self.config.output.dir {
@@ -465,6 +499,7 @@ impl Resolved {
             w,
             z,
             note,
+            w_info,
         })
     }
 }
@@ -482,6 +517,14 @@ impl SingleRun {
         pb.finish_and_clear();
         if let Some(dir) = &self.config.output.dir {
             write_outputs(&r, &self.config, dir)?;
+            if let Some(info) = &self.w_info
+                && (info.remapped || info.pad_source.is_some())
+            {
+                crate::io::files::atomic_write(
+                    &dir.join("w_vocabulary.csv"),
+                    &info.vocabulary_csv(&self.w)?,
+                )?;
+            }
         }
         Ok(r)
     }
@@ -489,6 +532,9 @@ impl SingleRun {
     /// The text `kcomp prequential` prints for the run's result.
     pub fn render(&self, r: &PrequentialResult) -> String {
         let mut text = to_text(r, &self.config.title());
+        for n in self.w_info.iter().flat_map(|i| i.notes()) {
+            text += &format!("note (W): {n}\n");
+        }
         if let Some(dir) = &self.config.output.dir {
             text += &format!("outputs in          {}\n", dir.display());
         }
@@ -499,11 +545,27 @@ impl SingleRun {
 impl ConfigFile {
     /// Builds the data the config describes.
     pub fn load_data(&self) -> Result<(TokenData, Targets)> {
+        self.load_data_read().map(|(w, z, _)| (w, z))
+    }
+
+    /// [`ConfigFile::load_data`] with how a user's W was read. The padding token of the
+    /// online scheme (`pad`) names an id of the user's file: it is applied while W is read
+    /// (the learners then take W's dense id).
+    pub fn load_data_read(&self) -> Result<(TokenData, Targets, Option<WInfo>)> {
         match (&self.files, &self.language) {
-            (Some(f), _) => load_user_data(&f.w, &f.z, f.precision),
+            (Some(f), _) => {
+                let options = WOptions::from_flags(
+                    f.w_format,
+                    f.tokeniser.as_deref(),
+                    f.keep_case,
+                    self.prequential.online.pad.map(i64::from),
+                )?;
+                let (w, z, info) = load_w_and_z(&f.w, &options, &f.z, f.precision)?;
+                Ok((w, z, Some(info)))
+            }
             (None, language) => {
                 let ls = language.clone().unwrap_or_default().generate()?;
-                Ok((ls.w, ls.z))
+                Ok((ls.w, ls.z, None))
             }
         }
     }
