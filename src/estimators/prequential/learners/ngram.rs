@@ -8,6 +8,9 @@ use crate::neural::likelihood::grid_gaussian_nll_nats;
 /// Largest number of table cells per output of [`NgramTable`].
 pub const MAX_NGRAM_CELLS: usize = 1 << 18;
 
+/// Prior mass of the trigram candidates of each output (see [`NgramTable::new`]).
+pub const TRIGRAM_PRIOR: f64 = 1.0 / 32.0;
+
 /// Largest memory of an [`NgramTable`]'s cells, bytes: candidates of the highest orders are
 /// left out until the tables fit, and a learner whose unigram tables alone do not fit does
 /// not run (e.g. 384-dimensional sentence embeddings over a vocabulary of 5,000 words at 38
@@ -115,10 +118,11 @@ impl NgramTable {
         };
         let c = cands.len();
         let per_cell = if lam.is_some() { 1 } else { n_vals };
-        // Prior over one output's candidates: 7/8 uniform over those of orders 0-2, 1/8 over
-        // the trigrams (when any), so that trigrams cost 0.19 bit per output where they do not
-        // help (uniform over all, 0.4-0.5 bit per output on lookup tables and string-to-grid
-        // maps) and log2(8 x their count) where they do (3-gram lookup tables).
+        // Prior over one output's candidates: 31/32 uniform over those of orders 0-2, 1/32
+        // over the trigrams (when any), so that trigrams cost 0.05 bit per output where they
+        // do not help (uniform over all, 0.4-0.5 bit per output on lookup tables and
+        // string-to-grid maps, 4-10 bits per code) and log2(32 x their count) where they do
+        // (3-gram lookup tables, whose code is thousands of bits).
         let high = cands.iter().filter(|&&(_, n)| n >= 3).count();
         let low = c - high;
         let prior: Vec<f64> = cands
@@ -127,9 +131,9 @@ impl NgramTable {
                 if high == 0 {
                     -(c as f64).log2()
                 } else if n >= 3 {
-                    (0.125 / high as f64).log2()
+                    (TRIGRAM_PRIOR / high as f64).log2()
                 } else {
-                    (0.875 / low as f64).log2()
+                    ((1.0 - TRIGRAM_PRIOR) / low as f64).log2()
                 }
             })
             .collect();
