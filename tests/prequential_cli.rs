@@ -439,9 +439,8 @@ fn overrides_defaults_and_output_folders() {
     assert!(saved.contains("lr = 0.003"), "{saved}");
     // The title comes from the run's settings.
     assert!(
-        stdout.starts_with(
-            "user data w.csv / z.csv; model seed 0, reference protocol, 7 validation rows"
-        ),
+        stdout
+            .starts_with("z.csv given w.csv; model seed 0, reference protocol, 7 validation rows"),
         "{stdout}"
     );
     // --set errors name the key path; unknown keys are refused.

@@ -1,6 +1,6 @@
 """The simplest strong baseline for K(Z|W) of sentence embeddings: a few lines of NumPy.
 
-A block-wise prequential code (issue 33's description): 12 chunk boundaries spaced
+A block-wise prequential code: 12 chunk boundaries spaced
 geometrically from 64 rows to N; the first 64 rows go with an i.i.d. Gaussian of variance 1/D
 per dimension (Z is L2-normalised: its mean square per dimension is 1/D); every later chunk is
 coded by a model fitted on all earlier rows: ridge regression (penalty 3, intercept not

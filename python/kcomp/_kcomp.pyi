@@ -6,6 +6,9 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 __version__: str
+ESTIMATORS: List[str]
+ESTIMATOR_INFO: List[Tuple[str, str, str, str]]
+PREQUENTIAL_FLAGS: List[Tuple[str, str]]
 
 class KcompError(ValueError):
     """Bad input or a failed run, with the command line's one-line message."""
@@ -22,6 +25,7 @@ def compare(
     keep_case: bool = ...,
     pad: Optional[int] = ...,
 ) -> str: ...
+def topsim_matrix(w: np.ndarray, d: np.ndarray, topsim_json: Optional[str] = ...) -> str: ...
 def prequential(
     w: Optional[Any],
     z: Optional[np.ndarray],

@@ -289,9 +289,7 @@ fn compare(
     }
     py.detach(|| {
         let data = user_dataset_read(w, z, vec!["W".into(), "Z".into()], Some(&info))?;
-        let bar =
-            kcomp::sweeps::summary::progress_bar(config.estimators.len() as u64, "estimators");
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        let bar = kcomp::progress::WorkBar::hidden();
         compare_one(&data, &config.estimators, &config, &bar)
     })
     .map_err(to_py)
@@ -604,22 +602,63 @@ fn panel(
         let config = PanelConfig::from_toml(origin, &toml_text)?;
         let bar = indicatif_hidden(kcomp::panel::run::plan(&config)?.len() as u64);
         let (result, written) = kcomp::panel::run_and_report(&config, &out, threads, resume, &bar)?;
-        let report = kcomp::panel::PanelReport {
-            datasets: result.plan.len(),
-            estimators: config.estimators.len(),
-            resumed: result.resumed,
-            written,
-        };
+        let report = kcomp::panel::PanelReport::new(&config, &result, written);
         Ok(report.to_string())
     })
     .map_err(to_py)
 }
 
 /// A progress bar that draws nothing (Python callers read the result, not a terminal bar).
-fn indicatif_hidden(len: u64) -> kcomp::estimators::interface::Progress {
-    let bar = kcomp::sweeps::summary::progress_bar(len, "datasets");
-    bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+fn indicatif_hidden(len: u64) -> kcomp::progress::WorkBar {
+    let bar = kcomp::progress::WorkBar::hidden();
+    bar.set_length(len);
     bar
+}
+
+/// Topological similarity of W against meaning distances given as an N x N matrix (floats),
+/// with the `[topsim]` settings `topsim_json`; returns `{"score", "convention", ...}` as JSON.
+#[pyfunction]
+#[pyo3(signature = (w, d, topsim_json=None))]
+fn topsim_matrix(
+    py: Python<'_>,
+    w: &Bound<'_, PyAny>,
+    d: &Bound<'_, PyAny>,
+    topsim_json: Option<String>,
+) -> PyResult<String> {
+    use kcomp::estimators::topsim::TopsimConfig;
+    use kcomp::estimators::topsim_convention::{DistanceMatrix, topological_similarity_matrix};
+    let wt = read_array(w, "W")?;
+    let (tokens, _) = tokens_from_table(&wt, Path::new("W"), None).map_err(to_py)?;
+    let dt = read_array(d, "z_distances")?;
+    if dt.rows != dt.cols {
+        return Err(to_py(format!(
+            "z_distances: a distance matrix must be N x N, found {} x {}",
+            dt.rows, dt.cols
+        )));
+    }
+    let values: Vec<f64> = match dt.values {
+        Values::Int(v) => v.into_iter().map(|x| x as f64).collect(),
+        Values::Float(v) => v,
+    };
+    let matrix = DistanceMatrix::new(dt.rows, values, "z_distances").map_err(to_py)?;
+    let config: TopsimConfig = match topsim_json {
+        Some(text) => serde_json::from_str(&text)
+            .map_err(|e| to_py(format!("invalid parameter `topsim`: {e}")))?,
+        None => TopsimConfig::default(),
+    };
+    let rows: Vec<Vec<i64>> = (0..tokens.n)
+        .map(|i| tokens.message(i).iter().map(|&t| i64::from(t)).collect())
+        .collect();
+    let score = py
+        .detach(|| topological_similarity_matrix(&rows, &matrix, &config))
+        .map_err(to_py)?;
+    json(&serde_json::json!({
+        "score": score,
+        "convention": "custom",
+        "correlation": config.correlation,
+        "w_distance": config.w_distance,
+        "z_distance": "matrix",
+    }))
 }
 
 /// `kcomp prequential --overlay ... --figure FIGURE`: `runs_json` is a list of
@@ -654,5 +693,19 @@ fn _kcomp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(panel, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ESTIMATORS", kcomp::panel::registry::ESTIMATORS.to_vec())?;
+    m.add_function(wrap_pyfunction!(topsim_matrix, m)?)?;
+    // (name, unit, direction, data it applies to) of every estimator: the units of tidy tables.
+    let info: Vec<(&str, &str, &str, &str)> = kcomp::panel::registry::ESTIMATOR_INFO
+        .iter()
+        .map(|i| (i.name, i.unit, i.direction, i.applies_to))
+        .collect();
+    m.add("ESTIMATOR_INFO", info)?;
+    // (flag, configuration key) of every `kcomp prequential` flag, so errors can name the
+    // Python keyword instead of the flag or the key.
+    let flags: Vec<(&str, &str)> = kcomp::estimators::prequential::run_config::SHORTCUTS
+        .iter()
+        .map(|s| (s.flag, s.key))
+        .collect();
+    m.add("PREQUENTIAL_FLAGS", flags)?;
     Ok(())
 }

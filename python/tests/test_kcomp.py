@@ -169,7 +169,7 @@ def test_non_contiguous_and_fortran_arrays_read_in_logical_order(protocol):
         (lambda W, Z: (W, Z[:3]), "Z: 3 rows, but W has 25 rows"),
         (lambda W, Z: (-W, Z), "W: row 1, column 1: token -4 is negative (token ids are non-negative integers)"),
         (lambda W, Z: (W + 0.5, Z), "W: W must hold integer tokens, found floating-point values"),
-        (lambda W, Z: (W, Z.astype(float)), "Z: Z holds floating-point values: give --precision"),
+        (lambda W, Z: (W, Z.astype(float)), "Z: Z holds floating-point values: give precision="),
         (lambda W, Z: (W[:0], Z[:0]), "W: empty array: no data rows"),
         (lambda W, Z: (W, np.where(Z == 0, np.nan, Z)), "Z: row 2, column 2 is not finite (missing or infinite values cannot be coded)"),
         (lambda W, Z: (W.astype(str), Z), "W: expected a numpy array of integers or floats, found dtype <U"),
@@ -184,13 +184,40 @@ def test_bad_input_is_a_value_error_with_the_cli_message(protocol, make, message
     assert isinstance(e.value, kcomp.KcompError)
 
 
-def test_bad_options_are_value_errors():
-    with pytest.raises(ValueError, match="unexpected argument '--bogus'"):
+def test_bad_options_are_value_errors_that_name_the_python_keyword():
+    with pytest.raises(ValueError, match="unexpected keyword argument bogus="):
         kcomp.synth.lookup(bogus=1)
-    with pytest.raises(ValueError, match="invalid value 'nope' for '--kind"):
+    with pytest.raises(ValueError, match="invalid value 'nope' for kind="):
         kcomp.synth.protocol("nope")
-    with pytest.raises(ValueError, match="unknown estimator|estimator"):
+    with pytest.raises(ValueError, match="estimators: unknown 'no_such_estimator'"):
         kcomp.compare([[0]] * 4, [[0]] * 4, estimators=["no_such_estimator"])
+
+
+def test_errors_speak_python_not_the_command_line(protocol):
+    W, Z, _ = protocol
+    # A typo is Python's own TypeError: the keywords are the signature's.
+    with pytest.raises(TypeError, match="seeed"):
+        kcomp.prequential(W, Z, seeed=1)
+    # A reference-protocol setting with the online scheme names scheme="reference" and lr=.
+    with pytest.raises(ValueError) as e:
+        kcomp.prequential(W, Z, lr=0.01)
+    text = str(e.value)
+    assert 'scheme="reference"' in text and "lr=" in text, text
+    assert "--" not in text and "prequential.train" not in text, text
+    # Settings with a fixed set of values are checked with their keyword and choices.
+    with pytest.raises(ValueError, match="topsim: correlation='kendall' is not one of 'pearson', 'spearman'"):
+        kcomp.compare(W, Z, topsim={"correlation": "kendall"})
+    with pytest.raises(ValueError, match="topsim: correlation='kendall'"):
+        kcomp.topsim(W, Z, correlation="kendall")
+    with pytest.raises(ValueError, match="unknown setting corelation="):
+        kcomp.compare(W, Z, topsim={"corelation": "spearman"})
+    with pytest.raises(ValueError, match="scheme='offline'"):
+        kcomp.prequential(W, Z, scheme="offline")
+    # No message carries a command-line flag or a parser position.
+    for bad in (lambda: kcomp.compare(W, Z.astype(float)),):
+        with pytest.raises(ValueError) as e:
+            bad()
+        assert "--" not in str(e.value) and "line 1 column" not in str(e.value)
 
 
 def test_a_score_that_does_not_apply_raises_instead_of_a_default():
@@ -307,6 +334,141 @@ def test_bosdis_eos_matches_the_cli(tmp_path):
     assert kcomp.bosdis(W, Z) == every
     assert kcomp.bosdis(W, Z, eos=0) == egg
     assert (W == 0).any()
+
+
+# ---- numbers a reader can interpret, tidy tables, EGG's conventions and logs ----
+
+DATA = ROOT / "tests" / "data"
+
+
+def test_bits_saved_per_row_beside_c_as_the_cli(protocol, tmp_path):
+    W, Z, _ = protocol
+    np.save(tmp_path / "W.npy", W)
+    np.save(tmp_path / "Z.npy", Z)
+    ref = cli("compare", "--w", tmp_path / "W.npy", "--z", tmp_path / "Z.npy", "--estimators",
+              "mapping_mdl,posdis", "--json")
+    got = kcomp.compare(W, Z, estimators=["mapping_mdl", "posdis"])
+    mdl = got["mapping_mdl"]
+    assert mdl.bits_saved_per_row == ref["estimates"][0]["bits_saved_per_row"]
+    assert mdl.bits_saved_per_row == pytest.approx((mdl.k_z_bits - mdl.k_z_given_w_bits) / len(W))
+    assert got["posdis"].bits_saved_per_row is None
+    assert any("C grows with N" in n for n in got.raw["notes"])
+    p = kcomp.prequential(W, Z, seed=0)
+    assert p.bits_saved_per_row == pytest.approx((p.k_z - p.k_data) / p.n_encoded)
+
+
+def test_tidy_table_one_row_per_estimator_and_quantity_with_units(protocol):
+    W, Z, _ = protocol
+    cmp = kcomp.compare(W, Z, estimators=["exact", "mapping_mdl", "topsim", "entropy"])
+    rows = cmp.tidy()
+    keys = {(r["estimator"], r["quantity"]) for r in rows}
+    for q in ("k_z_given_w", "c", "bits_saved_per_row", "seconds"):
+        assert ("mapping_mdl", q) in keys
+    assert ("topsim", "score") in keys and ("topsim", "c") not in keys
+    assert ("K(Z)", "k_z") in keys
+    units = {(r["estimator"], r["quantity"]): r["unit"] for r in rows}
+    assert units[("mapping_mdl", "k_z_given_w")] == "bits"
+    assert units[("mapping_mdl", "bits_saved_per_row")] == "bits per row"
+    assert units[("entropy", "score")] == kcomp.ESTIMATOR_INFO["entropy"][0]
+    assert all(r["n"] == len(W) and math.isfinite(r["value"]) for r in rows)
+    # exact does not apply to arrays without a generator: no rows, no NaN.
+    assert not any(r["estimator"] == "exact" for r in rows)
+    pd = pytest.importorskip("pandas")
+    df = cmp.to_pandas()
+    assert list(df.columns) == ["estimator", "quantity", "value", "unit", "direction", "n"]
+    assert not df["value"].isna().any()
+    wide = cmp.to_pandas(wide=True)
+    assert len(wide.columns) == 7 and len(wide) == 4
+    assert isinstance(df, pd.DataFrame)
+
+
+def test_the_printed_table_keeps_its_columns(protocol):
+    W, Z, _ = protocol
+    lines = str(kcomp.compare(W, Z)).splitlines()
+    header = lines[1]
+    at = header.index("status")
+    for line in lines[2:]:
+        if line.endswith(" ok"):
+            assert line.index(" ok") + 1 == at, (header, line)
+    assert any(line.startswith("topsim_normalised_edit ") for line in lines)
+
+
+def test_compare_many_warns_when_datasets_differ_in_n(protocol):
+    W, Z, _ = protocol
+    with pytest.warns(kcomp.KcompWarning, match="differ in N"):
+        many = kcomp.compare_many({"x1": (W, Z), "x4": (np.tile(W, (4, 1)), np.tile(Z, (4, 1)))},
+                                  estimators=["mapping_mdl"])
+    c1, c4 = many["x1"]["mapping_mdl"].c, many["x4"]["mapping_mdl"].c
+    assert c4 > 2 * c1  # C grows with N
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kcomp.compare_many({"a": (W, Z), "b": (W, Z)}, estimators=["posdis"])
+
+
+def _egg_language(name):
+    folder = DATA / "topsim_egg" / name
+    W = np.loadtxt(folder / "W.csv", delimiter=",", dtype=np.int64)
+    Z = np.loadtxt(folder / "Z.csv", delimiter=",", dtype=np.int64)
+    return W, Z
+
+
+def test_topsim_conventions_against_eggs_formulas():
+    golden = json.loads((DATA / "topsim_egg" / "golden.json").read_text())
+    for name, g in golden.items():
+        W, Z = _egg_language(name)
+        assert kcomp.topsim(W, Z, convention="egg") == pytest.approx(g["egg_hamming_edit"], abs=1e-12)
+        assert kcomp.topsim(W, Z, convention="egg", z_distance="cosine") == pytest.approx(
+            g["egg_onehot_cosine_edit"], abs=1e-12)
+        # Meanings as a distance matrix (e.g. similarity ratings): Z's Hamming distances.
+        d = (Z[:, None, :] != Z[None, :, :]).sum(-1).astype(float)
+        assert kcomp.topsim(W, z_distances=d, convention="egg") == pytest.approx(
+            g["egg_hamming_edit"], abs=1e-12)
+    W, Z = _egg_language("variable_length")
+    e = kcomp.compare(W, Z, estimators=["topsim"])["topsim"]
+    assert e.native["convention"] == "kcomp"
+    e = kcomp.compare(W, Z, estimators=["topsim"], topsim={"convention": "egg"})["topsim"]
+    assert e.native["convention"] == "egg"
+    with pytest.raises(ValueError, match="distance"):
+        kcomp.topsim(W, z_distances=np.ones((3, 3)))
+
+
+class _Interaction:
+    """The shape of EGG's egg.core.Interaction (fields only; EGG is not needed)."""
+
+    def __init__(self, **fields):
+        for k in ("sender_input", "receiver_input", "labels", "aux_input", "message",
+                  "receiver_output", "message_length", "aux"):
+            setattr(self, k, fields.get(k))
+
+
+def test_egg_interaction_loader():
+    rng = np.random.default_rng(0)
+    attrs = np.array([[a, b] for a in range(4) for b in range(3)] * 3)
+    one_hot = np.concatenate([np.eye(4)[attrs[:, 0]], np.eye(3)[attrs[:, 1]]], axis=1)
+    msgs = np.stack([attrs[:, 0] + 1, attrs[:, 1] + 5, np.zeros(len(attrs), int)], 1)
+    # Gumbel-softmax messages: one distribution per position over 8 symbols.
+    gumbel = np.eye(8)[msgs] + 0.01 * rng.random((len(msgs), 3, 8))
+    inter = _Interaction(sender_input=one_hot.astype(np.float32), message=gumbel)
+    # Blocks of 4 and 3 values: named; blocks of one width are found alone (below).
+    W, Z = kcomp.egg.load(inter, n_values=(4, 3))
+    assert (W == msgs).all() and (Z == attrs).all()
+    square = np.concatenate([np.eye(4)[attrs[:, 0]], np.eye(4)[attrs[:, 1]]], axis=1)
+    W, Z = kcomp.egg.load(_Interaction(sender_input=square, message=msgs))
+    assert (Z == attrs).all()
+    # Labels (attribute rows) win over sender_input; message_length zeroes what follows.
+    lengths = np.full(len(msgs), 3)
+    lengths[0] = 1
+    inter = _Interaction(sender_input=one_hot, labels=attrs, message=msgs + 1,
+                         message_length=lengths)
+    W, Z = kcomp.egg.load(inter)
+    assert (Z == attrs).all() and list(W[0]) == [msgs[0, 0] + 1, 0, 0]
+    # A dict works too, and the result goes straight into compare.
+    W, Z = kcomp.egg.load({"message": msgs, "sender_input": square}, meanings="sender_input")
+    assert kcomp.posdis(W, Z) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="interaction.message"):
+        kcomp.egg.load(_Interaction(sender_input=one_hot))
 
 
 CAPTIONS = [

@@ -199,10 +199,6 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
             args.force,
             args.quiet || args.json,
         )?;
-        let summary = out.join("summary.md");
-        if let Ok(text) = std::fs::read_to_string(&summary) {
-            println!("{text}");
-        }
         print!("{report}");
         for n in w_notes {
             println!("note (W): {n}");

@@ -6,7 +6,7 @@ use clap::Args;
 
 use crate::io::limits::{configure, parse_max_memory};
 use crate::rng::stream::RngKind;
-use crate::sweeps::engine::ShardArgs;
+use crate::sweeps::engine::{ShardArgs, Sharding};
 use crate::sweeps::paper::{reproduce, sweep_files};
 
 /// Run a grid of parameter values x seeds from a TOML file.
@@ -71,36 +71,29 @@ pub struct RunArgs {
     pub shard: ShardArgs,
 }
 
-/// Runs `kcomp sweep`.
-pub fn run_sweep_command(args: SweepArgs) -> anyhow::Result<()> {
-    let run = &args.run;
+/// Configures threads and memory, then runs `sweep` with the run's resume, force, quiet and
+/// sharding options and prints what it reports.
+fn run_with<T: std::fmt::Display>(
+    run: &RunArgs,
+    sweep: impl FnOnce(bool, bool, bool, Option<&Sharding>) -> crate::error::Result<T>,
+) -> anyhow::Result<()> {
     configure(run.threads, run.max_memory)?;
     let sharding = run.shard.sharding()?;
-    let report = sweep_files(
-        &args.configs,
-        &args.out,
-        run.resume,
-        run.force,
-        run.quiet,
-        sharding.as_ref(),
-    )?;
+    let report = sweep(run.resume, run.force, run.quiet, sharding.as_ref())?;
     print!("{report}");
     Ok(())
 }
 
+/// Runs `kcomp sweep`.
+pub fn run_sweep_command(args: SweepArgs) -> anyhow::Result<()> {
+    run_with(&args.run, |resume, force, quiet, sharding| {
+        sweep_files(&args.configs, &args.out, resume, force, quiet, sharding)
+    })
+}
+
 /// Runs `kcomp reproduce`.
 pub fn run_reproduce(args: ReproduceArgs) -> anyhow::Result<()> {
-    let run = &args.run;
-    configure(run.threads, run.max_memory)?;
-    let sharding = run.shard.sharding()?;
-    let report = reproduce(
-        args.rng,
-        &args.out,
-        run.resume,
-        run.force,
-        run.quiet,
-        sharding.as_ref(),
-    )?;
-    print!("{report}");
-    Ok(())
+    run_with(&args.run, |resume, force, quiet, sharding| {
+        reproduce(args.rng, &args.out, resume, force, quiet, sharding)
+    })
 }

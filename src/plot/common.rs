@@ -23,7 +23,8 @@ pub(super) const PALETTE: [RGBColor; 16] = [
     RGBColor(230, 159, 0),
     RGBColor(86, 180, 233),
     RGBColor(0, 0, 0),
-    RGBColor(240, 228, 66),
+    // Okabe-Ito's yellow (240, 228, 66) darkened: the original is barely visible on white.
+    RGBColor(181, 158, 0),
     RGBColor(51, 34, 136),
     RGBColor(136, 34, 85),
     RGBColor(68, 170, 153),

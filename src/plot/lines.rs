@@ -167,18 +167,19 @@ pub(super) fn panel_width(panel: &Panel) -> u32 {
 /// Legend entries of a figure, every label once in order of appearance:
 /// (label, colour index, look).
 pub(super) fn legend_entries(figure: &Figure) -> Vec<(&str, usize, Look)> {
+    panel_legend_entries(&figure.panels)
+}
+
+/// Legend entries of `panels` (see [`legend_entries`]).
+fn panel_legend_entries(panels: &[Panel]) -> Vec<(&str, usize, Look)> {
     let mut entries: Vec<(&str, usize, Look)> = Vec::new();
-    for s in figure.panels.iter().flat_map(|p| &p.series) {
+    for s in panels.iter().flat_map(|p| &p.series) {
         if !entries.iter().any(|e| e.0 == s.label) {
             entries.push((&s.label, s.color, look_of(s)));
         }
     }
     // Reference lines are explained in the legend, not over the data.
-    for r in figure
-        .panels
-        .iter()
-        .filter_map(|p| p.reference_line.as_ref())
-    {
+    for r in panels.iter().filter_map(|p| p.reference_line.as_ref()) {
         if !entries.iter().any(|e| e.0 == r.label) {
             entries.push((&r.label, 0, Look::Rule));
         }
@@ -248,12 +249,28 @@ pub fn line_figure(stem: &Path, figure: &Figure) -> Result<Vec<PathBuf>> {
         .max()
         .unwrap_or(0)
         .max(PANEL_W);
-    let labels: Vec<&str> = legend_entries(figure).iter().map(|e| e.0).collect();
-    let (_, legend_rows) = legend_layout(&labels, width);
+    let per_panel = own_legends(figure, &rows);
+    let legend_rows = if per_panel {
+        // Each panel's legend under it, as many rows as the longest needs.
+        figure
+            .panels
+            .iter()
+            .map(|p| {
+                let entries = panel_legend_entries(std::slice::from_ref(p));
+                let labels: Vec<&str> = entries.iter().map(|e| e.0).collect();
+                legend_layout(&labels, panel_width(p)).1
+            })
+            .max()
+            .unwrap_or(0)
+    } else {
+        let labels: Vec<&str> = legend_entries(figure).iter().map(|e| e.0).collect();
+        legend_layout(&labels, width).1
+    };
     let caption_h = caption_lines(&figure.caption, width).len() as u32 * CAPTION_LINE + 12;
     let layout = Layout {
         rows,
         legend_h: legend_rows * LEGEND_H,
+        per_panel,
     };
     let panels_h = layout.rows.len().max(1) as u32 * PANEL_H;
     let size = (width, panels_h + layout.legend_h + caption_h);
@@ -276,6 +293,32 @@ pub(super) fn grid_rows(panels: &[Panel]) -> Vec<Vec<usize>> {
 pub(super) struct Layout {
     rows: Vec<Vec<usize>>,
     legend_h: u32,
+    /// Each panel's legend under it (see [`own_legends`]).
+    per_panel: bool,
+}
+
+/// Whether each panel gets its own legend under it: one row of several panels that share no
+/// legend entry (a training curve beside a grid of code lengths), where one legend under all
+/// of them would put one panel's key under the other.
+fn own_legends(figure: &Figure, rows: &[Vec<usize>]) -> bool {
+    if rows.len() != 1 || figure.panels.len() < 2 {
+        return false;
+    }
+    let labels: Vec<Vec<&str>> = figure
+        .panels
+        .iter()
+        .map(|p| {
+            panel_legend_entries(std::slice::from_ref(p))
+                .iter()
+                .map(|e| e.0)
+                .collect()
+        })
+        .collect();
+    labels.iter().enumerate().all(|(i, a)| {
+        labels[i + 1..]
+            .iter()
+            .all(|b| a.iter().all(|l| !b.contains(l)))
+    })
 }
 
 pub(super) fn range_of(values: impl Iterator<Item = f64>, log: bool) -> (f64, f64) {
@@ -379,7 +422,22 @@ pub(super) fn draw_lines<DB: DrawingBackend>(
             draw_panel(area, &figure.panels[i], path)?;
         }
     }
-    draw_legend(&legend_area, &legend_entries(figure), path)?;
+    if layout.per_panel {
+        let breaks: Vec<i32> = layout.rows[0]
+            .iter()
+            .scan(0, |x, &i| {
+                *x += panel_width(&figure.panels[i]) as i32;
+                Some(*x)
+            })
+            .collect();
+        let areas = legend_area.split_by_breakpoints(&breaks, [] as [i32; 0]);
+        for (area, &i) in areas.iter().zip(&layout.rows[0]) {
+            let entries = panel_legend_entries(std::slice::from_ref(&figure.panels[i]));
+            draw_legend(area, &entries, path)?;
+        }
+    } else {
+        draw_legend(&legend_area, &legend_entries(figure), path)?;
+    }
     draw_caption(&caption_area, &figure.caption, path)?;
     root.present().map_err(e)?;
     Ok(())

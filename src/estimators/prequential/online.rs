@@ -841,9 +841,11 @@ pub fn learner_table(learners: &[LearnerTotal]) -> String {
         } else {
             format!("{:.1}", l.bits)
         };
+        // A padding token the rule learner read is said in a note under the table.
+        let name = l.name.split_once("+pad=").map_or(l.name.as_str(), |(n, _)| n);
         text += &format!(
             "{:<width$} {:>14} {:>9.1} {:>12.3}  {status}{}\n",
-            l.name,
+            name,
             bits,
             100.0 * l.share,
             l.final_weight,

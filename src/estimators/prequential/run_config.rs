@@ -587,7 +587,7 @@ impl ConfigFile {
     pub fn title(&self) -> String {
         let p = &self.prequential;
         let what = match (&self.files, &self.language) {
-            (Some(f), _) => format!("user data {} / {}", file_name(&f.w), file_name(&f.z)),
+            (Some(f), _) => files_title(&f.w, &f.z),
             (None, l) => {
                 let l = l.clone().unwrap_or_default();
                 format!(
@@ -608,6 +608,20 @@ impl ConfigFile {
             None => run,
         }
     }
+}
+
+/// "Z given W in FOLDER" for files named W.* and Z.* side by side, else "Z-FILE given W-FILE".
+fn files_title(w: &Path, z: &Path) -> String {
+    let stem = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let folder = |p: &Path| p.parent().map(|d| d.to_path_buf());
+    if stem(w).as_deref() == Some("W") && stem(z).as_deref() == Some("Z") && folder(w) == folder(z)
+    {
+        return match w.parent().and_then(|d| d.file_name()) {
+            Some(d) => format!("Z given W in {}", d.to_string_lossy()),
+            None => "Z given W".to_string(),
+        };
+    }
+    format!("{} given {}", file_name(z), file_name(w))
 }
 
 fn file_name(p: &Path) -> String {
