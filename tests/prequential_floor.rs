@@ -178,3 +178,127 @@ fn the_full_default_set_keeps_the_floor() {
         control.c_l
     );
 }
+
+/// kcomp's own generators with each object once (N = 100-625), W's rows permuted: C within
+/// 1 +- 0.01 for every kind; the languages themselves above their controls where W says
+/// something about the object beyond which objects exist (compositional kinds), and not below
+/// them where it does not (holistic and random messages: a bijection of distinct objects).
+#[test]
+fn unrelated_w_gets_c_1_on_generated_languages_each_object_once() {
+    use kcomp::datasets::language_system::LanguageSystemConfig;
+    use kcomp::datasets::protocols::{ProtocolKind, ProtocolParams};
+    let mut cases: Vec<(String, TokenData, Targets, bool)> = Vec::new();
+    for (kind, size, seed) in ProtocolKind::ALL
+        .into_iter()
+        .map(|k| (k, 10usize, 1u64))
+        .chain([(ProtocolKind::TriviallyCompositional, 25, 2)])
+    {
+        let p = ProtocolParams {
+            kind,
+            colours: size,
+            shapes: size,
+            repeats: 1,
+            seed,
+        }
+        .generate()
+        .unwrap();
+        let informative = !matches!(kind, ProtocolKind::Holistic | ProtocolKind::Random);
+        cases.push((format!("{kind:?} {size}x{size}"), p.w, p.z, informative));
+    }
+    for (a, v, holistic_fraction, seed) in [(2, 10, 0.0, 3), (4, 5, 0.0, 4), (2, 10, 1.0, 5)] {
+        let l = LanguageSystemConfig {
+            n_attr: a,
+            n_vals: v,
+            msg_len: a,
+            vocab: v,
+            repeats: 1,
+            holistic_fraction,
+            seed,
+            ..Default::default()
+        }
+        .generate()
+        .unwrap();
+        let name = format!("language {a}x{v} holistic {holistic_fraction}");
+        cases.push((name, l.w, l.z, holistic_fraction < 1.0));
+    }
+    for (i, (name, w, z, informative)) in cases.iter().enumerate() {
+        assert!((100..=625).contains(&w.n), "{name}: N = {}", w.n);
+        let cfg = config(i as u64);
+        let real = language_compositionality(w, z, &cfg, None).unwrap();
+        let control =
+            language_compositionality(&shuffled(w, 31 + i as u64), z, &cfg, None).unwrap();
+        eprintln!(
+            "{name} (N = {}): K(Z) {:.1}, shuffled K(Z|W) {:.1}, C {:.4}; real C {:.4}",
+            w.n, control.k_z, control.k_data, control.c_l, real.c_l
+        );
+        assert!(
+            (control.c_l - 1.0).abs() <= 0.01,
+            "{name}: shuffled C = {}",
+            control.c_l
+        );
+        if *informative {
+            assert!(
+                real.c_l > control.c_l + 0.01,
+                "{name}: C {} vs shuffled {}",
+                real.c_l,
+                control.c_l
+            );
+        } else {
+            assert!(
+                real.c_l >= control.c_l - 0.01,
+                "{name}: C {} vs shuffled {}",
+                real.c_l,
+                control.c_l
+            );
+        }
+    }
+}
+
+/// A small open-ended continuous world like the human iterated-learning experiments' 48
+/// triangles: meanings are 3 continuous features (size, elongation, rotation), and a language
+/// names a coarse bin of each (3 x 4 x 4 categories, one word each, 10 % of the words replaced
+/// by a random one). Shuffled: C within 1 +- 0.01; the language: above its control.
+#[test]
+fn unrelated_w_gets_c_1_on_48_continuous_meanings() {
+    for seed in [0u64, 1, 2] {
+        let mut rng = ChaCha8Rng::seed_from_u64(100 + seed);
+        let n = 48usize;
+        let bins = [3usize, 4, 4];
+        let vocab: usize = bins.iter().sum();
+        let (mut tokens, mut values) = (Vec::new(), Vec::new());
+        for _ in 0..n {
+            let mut offset = 0u32;
+            for &b in &bins {
+                let x: f64 = rng.random();
+                values.push(x);
+                let word = if rng.random::<f64>() < 0.1 {
+                    rng.random_range(0..vocab as u32)
+                } else {
+                    offset + ((x * b as f64) as u32).min(b as u32 - 1)
+                };
+                tokens.push(word);
+                offset += b as u32;
+            }
+        }
+        let w = TokenData::new(n, bins.len(), vocab, tokens).unwrap();
+        let z = Targets::from_floats(bins.len(), 0.01, &values).unwrap();
+        let cfg = config(seed);
+        let real = language_compositionality(&w, &z, &cfg, None).unwrap();
+        let control = language_compositionality(&shuffled(&w, 5 + seed), &z, &cfg, None).unwrap();
+        eprintln!(
+            "48 triangles seed {seed}: K(Z) {:.1}, shuffled K(Z|W) {:.1}, C {:.4}; real C {:.4}",
+            control.k_z, control.k_data, control.c_l, real.c_l
+        );
+        assert!(
+            (control.c_l - 1.0).abs() <= 0.01,
+            "seed {seed}: shuffled C = {}",
+            control.c_l
+        );
+        assert!(
+            real.c_l > control.c_l + 0.01,
+            "seed {seed}: C {} vs shuffled {}",
+            real.c_l,
+            control.c_l
+        );
+    }
+}

@@ -437,3 +437,31 @@ fn sparse_ids_and_a_large_vocabulary_need_no_cap() {
     let (a, b): (f64, f64) = (bits[..half].iter().sum(), bits[half..].iter().sum());
     assert!(b < a, "{a} then {b}");
 }
+
+/// The default online scheme on continuous Z (multivariate marginal, sparse and Bayesian
+/// linear learners, the networks, K(Z) from the code without W) gives the same bits, learner
+/// by learner, on 1 thread and on 2.
+#[test]
+fn continuous_default_set_is_identical_on_1_and_2_threads() {
+    use kcomp::estimators::prequential::code::{language_compositionality, online_default};
+    let data = lookup(400, 1);
+    assert!(!data.is_discrete());
+    let run = |threads| {
+        let cfg = PrequentialConfig {
+            threads,
+            seed: 4,
+            ..online_default()
+        };
+        language_compositionality(&data.w, &data.z, &cfg, None).unwrap()
+    };
+    let (a, b) = (run(1), run(2));
+    assert!(a.learners.iter().any(|l| l.name.starts_with("sparse")));
+    assert!(
+        a.learners
+            .iter()
+            .any(|l| l.name.starts_with("mlp") && l.status != LearnerStatus::Skipped)
+    );
+    assert_eq!(a.k_data.to_bits(), b.k_data.to_bits());
+    assert_eq!(a.k_z.to_bits(), b.k_z.to_bits());
+    assert_eq!(a.learners, b.learners);
+}

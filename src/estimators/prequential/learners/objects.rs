@@ -100,8 +100,15 @@ impl Objects {
     fn log2_probs(&self, obj: &[u32]) -> Vec<f64> {
         let count = self.seen.get(obj).copied().unwrap_or(0.0);
         let k = self.distinct.len() as f64;
+        // Once every object was sent, a memory has no new object to put mass on and the
+        // components that never repeat none to draw: they start a new round over all objects
+        // and the memories code by their counts alone, so every component stays a complete
+        // code (its probabilities sum to 1; tests/prequential_kraft.rs).
+        let exhausted = k >= self.objects;
         // A new object: each base restricted to the objects not sent yet.
-        let (log2_uniform, log2_kt) = if count > 0.0 || k >= self.objects {
+        let (log2_uniform, log2_kt) = if exhausted {
+            (-self.objects.log2(), self.log2_base(obj))
+        } else if count > 0.0 {
             (f64::NEG_INFINITY, f64::NEG_INFINITY)
         } else if self.distinct.len() <= MAX_EXCLUDED_OBJECTS {
             let used: f64 = self.distinct.iter().map(|o| self.log2_base(o).exp2()).sum();
@@ -117,6 +124,8 @@ impl Objects {
             for &alpha in &CONCENTRATIONS {
                 out.push(if alpha.is_infinite() {
                     log2_new
+                } else if exhausted {
+                    (count / self.n).log2()
                 } else {
                     let total = self.n + alpha;
                     (count / total + alpha / total * log2_new.exp2()).log2()
