@@ -271,6 +271,15 @@ impl OnlineCovariance {
     }
 }
 
+/// log2(2^a + 2^b), without overflow.
+fn log2_add(a: f64, b: f64) -> f64 {
+    let m = a.max(b);
+    if m == f64::NEG_INFINITY {
+        return m;
+    }
+    m + ((a - m).exp2() + (b - m).exp2()).log2()
+}
+
 /// Settings of a [`CovarianceCode`].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct CovarianceSettings {
@@ -281,6 +290,11 @@ pub struct CovarianceSettings {
     /// Weight of the moments so far at each new row (1 = all rows count alike; see
     /// [`OnlineCovariance::add_forgetting`]).
     pub forget: f64,
+    /// Code every row ([`CovarianceCode::bits`]) by a Bayesian mixture, prior 1/2 each, of the
+    /// shrunk covariance and its diagonal alone: at most 1 bit above the better of the two
+    /// over the stream, for learners whose covariance comes from few rows (a window) where the
+    /// dimensions may well be independent.
+    pub mix_diagonal: bool,
 }
 
 impl Default for CovarianceSettings {
@@ -289,6 +303,7 @@ impl Default for CovarianceSettings {
             shrink: 0.5,
             refresh_growth: 0.1,
             forget: 1.0,
+            mix_diagonal: false,
         }
     }
 }
@@ -302,6 +317,12 @@ pub struct CovarianceCode {
     settings: CovarianceSettings,
     lam: f64,
     factor: Option<GaussianFactor>,
+    /// The diagonal of `factor`'s covariance (`mix_diagonal`).
+    diagonal: Option<GaussianFactor>,
+    /// log2 weights of (diagonal, full) in the mixture, and the bits each gave the rows coded
+    /// and not yet learned, oldest first (`mix_diagonal`).
+    log_w: [f64; 2],
+    pending: std::collections::VecDeque<[f64; 2]>,
     factored_at: f64,
     /// Rows learned since the last factorisation.
     rows_since: f64,
@@ -317,6 +338,9 @@ impl CovarianceCode {
             settings,
             lam,
             factor: None,
+            diagonal: None,
+            log_w: [-1.0, -1.0],
+            pending: std::collections::VecDeque::new(),
             factored_at: 0.0,
             rows_since: 0.0,
             scratch: Vec::with_capacity(dim),
@@ -368,6 +392,10 @@ impl CovarianceCode {
                 Some(GaussianFactor::diagonal(&v))
             })
         };
+        if self.settings.mix_diagonal && n >= 1.0 {
+            let v: Vec<f64> = self.moments.variances().iter().map(|v| v + floor).collect();
+            self.diagonal = Some(GaussianFactor::diagonal(&v));
+        }
         self.factored_at = n;
     }
 
@@ -389,7 +417,16 @@ impl CovarianceCode {
             Some(f) => {
                 // A plug-in variance from n rows understates the predictive one: (n + 1) / n.
                 let s = scale * ((n + 1.0) / n).sqrt();
-                f.bits(k, self.lam, mean, s, &mut self.scratch)
+                let full = f.bits(k, self.lam, mean, s, &mut self.scratch);
+                match (&self.diagonal, self.settings.mix_diagonal) {
+                    (Some(diag), true) => {
+                        let b = [diag.bits(k, self.lam, mean, s, &mut self.scratch), full];
+                        self.pending.push_back(b);
+                        let [wd, wf] = self.log_w;
+                        -log2_add(wd - b[0], wf - b[1])
+                    }
+                    _ => full,
+                }
             }
             None => {
                 let f = GaussianFactor::diagonal(&vec![fallback_sd * fallback_sd; k.len()]);
@@ -420,6 +457,15 @@ impl CovarianceCode {
     /// Learns a row: the residual (already divided by the row's scale) or, for a centred code,
     /// the row's values.
     pub fn learn(&mut self, x: &[f64]) {
+        // The mixture's weights move by the bits the row got when it was coded (rows learned
+        // without being coded, the first block, leave them).
+        if let Some(b) = self.pending.pop_front() {
+            let w = [self.log_w[0] - b[0], self.log_w[1] - b[1]];
+            let tot = log2_add(w[0], w[1]);
+            if tot.is_finite() {
+                self.log_w = [w[0] - tot, w[1] - tot];
+            }
+        }
         self.moments.add_forgetting(x, self.settings.forget);
         self.rows_since += 1.0;
     }
@@ -490,6 +536,50 @@ mod tests {
             }
         }
         assert!((total - 1.0).abs() < 1e-9, "{total}");
+    }
+
+    /// `mix_diagonal`: the stream costs at most 1 bit more than the better of the full and the
+    /// diagonal code alone (Bayesian mixture, prior 1/2), on independent and on correlated
+    /// dimensions, every row coded before it is learned.
+    #[test]
+    fn diagonal_mixture_is_within_one_bit_of_the_better_code() {
+        let lam = 0.01;
+        for rho in [0.0, 0.9] {
+            let settings = |mix_diagonal, shrink| CovarianceSettings {
+                shrink,
+                forget: 0.99,
+                mix_diagonal,
+                ..Default::default()
+            };
+            // Diagonal alone: shrinkage weight 1 at every n.
+            let mut codes = [
+                CovarianceCode::new(4, lam, false, settings(true, 0.5)),
+                CovarianceCode::new(4, lam, false, settings(false, 0.5)),
+                CovarianceCode::new(4, lam, false, settings(false, 1e9)),
+            ];
+            let mut totals = [0.0; 3];
+            let mut state = 12345u64;
+            let mut uniform = || {
+                state = state
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+            };
+            for _ in 0..400 {
+                let common = uniform() - 0.5;
+                let x: Vec<f64> = (0..4)
+                    .map(|_| 0.2 * (rho * common + (1.0 - rho) * (uniform() - 0.5)))
+                    .collect();
+                let k: Vec<i64> = x.iter().map(|v| (v / lam).round() as i64).collect();
+                let xq: Vec<f64> = k.iter().map(|&v| v as f64 * lam).collect();
+                for (c, t) in codes.iter_mut().zip(&mut totals) {
+                    *t += c.bits(&k, Some(&[0.0; 4]), 1.0, 0.1);
+                    c.learn(&xq);
+                }
+            }
+            let best = totals[1].min(totals[2]);
+            assert!(totals[0] <= best + 1.0 + 1e-9, "rho {rho}: {totals:?}");
+        }
     }
 
     #[test]

@@ -842,7 +842,10 @@ pub fn learner_table(learners: &[LearnerTotal]) -> String {
             format!("{:.1}", l.bits)
         };
         // A padding token the rule learner read is said in a note under the table.
-        let name = l.name.split_once("+pad=").map_or(l.name.as_str(), |(n, _)| n);
+        let name = l
+            .name
+            .split_once("+pad=")
+            .map_or(l.name.as_str(), |(n, _)| n);
         text += &format!(
             "{:<width$} {:>14} {:>9.1} {:>12.3}  {status}{}\n",
             name,
