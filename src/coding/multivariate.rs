@@ -222,23 +222,22 @@ impl OnlineCovariance {
         let d = self.dim;
         if self.centred {
             // Welford: m2 += (x - mean_old) (x - mean_new)^T, symmetric in exact arithmetic.
-            for i in 0..d {
-                self.delta[i] = x[i] - self.mean[i];
-                self.mean[i] += self.delta[i] / self.n;
+            for ((dl, m), &xi) in self.delta.iter_mut().zip(&mut self.mean).zip(x) {
+                *dl = xi - *m;
+                *m += *dl / self.n;
             }
-            for i in 0..d {
-                let a = x[i] - self.mean[i];
+            for (i, (&xi, &m)) in x.iter().zip(&self.mean).enumerate() {
+                let a = xi - m;
                 let row = &mut self.m2[i * d..(i + 1) * d];
-                for j in i..d {
-                    row[j] += a * self.delta[j];
+                for (r, &dl) in row[i..].iter_mut().zip(&self.delta[i..]) {
+                    *r += a * dl;
                 }
             }
         } else {
-            for i in 0..d {
-                let a = x[i];
+            for (i, &a) in x.iter().enumerate() {
                 let row = &mut self.m2[i * d..(i + 1) * d];
-                for j in i..d {
-                    row[j] += a * x[j];
+                for (r, &xj) in row[i..].iter_mut().zip(&x[i..]) {
+                    *r += a * xj;
                 }
             }
         }
@@ -502,10 +501,10 @@ mod tests {
         let d = 3;
         let cov = [1.0, 0.5, 0.2, 0.5, 2.0, -0.3, 0.2, -0.3, 0.8];
         let f = GaussianFactor::from_covariance(&cov, d).unwrap();
-        let lam = 1e-4;
+        let lam: f64 = 1e-4;
         let mean = [0.2, -0.1, 0.3];
         let x = [0.7, 0.4, -0.5];
-        let k: Vec<i64> = x.iter().map(|v| (v / lam as f64).round() as i64).collect();
+        let k: Vec<i64> = x.iter().map(|v| (v / lam).round() as i64).collect();
         let xg: Vec<f64> = k.iter().map(|&v| v as f64 * lam).collect();
         // Closed form: 0.5 (x - m)^T S^-1 (x - m) + 0.5 ln det(2 pi S) - D ln lam, in bits.
         let s = DMatrix::from_row_slice(d, d, &cov);
@@ -543,7 +542,7 @@ mod tests {
     /// dimensions, every row coded before it is learned.
     #[test]
     fn diagonal_mixture_is_within_one_bit_of_the_better_code() {
-        let lam = 0.01;
+        let lam: f64 = 0.01;
         for rho in [0.0, 0.9] {
             let settings = |mix_diagonal, shrink| CovarianceSettings {
                 shrink,

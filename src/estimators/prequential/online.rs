@@ -995,13 +995,14 @@ fn mix_runs(
     // the memory's, takes half of the prior there.
     let is_rules: Vec<bool> = runs.iter().map(|r| r.is_rules && !without_w).collect();
     let mut prior = learner_prior(&is_rules);
-    if without_w && runs.len() > 1 {
-        if let Some(k) = runs.iter().position(|r| r.name == "objects") {
-            let rest = (0.5 / (runs.len() - 1) as f64).log2();
-            prior = (0..runs.len())
-                .map(|i| if i == k { -1.0 } else { rest })
-                .collect();
-        }
+    if without_w
+        && runs.len() > 1
+        && let Some(k) = runs.iter().position(|r| r.name == "objects")
+    {
+        let rest = (0.5 / (runs.len() - 1) as f64).log2();
+        prior = (0..runs.len())
+            .map(|i| if i == k { -1.0 } else { rest })
+            .collect();
     }
     if let Some((bits, p)) = extra {
         if runs.is_empty() {
