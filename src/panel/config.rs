@@ -312,6 +312,29 @@ impl PanelConfig {
                 ));
             }
             no_duplicates(&format!("family {label}: values"), &family.values)?;
+            // A value names its saved result and its rows in the tables: two values with one
+            // name (a `files` family's two datasets named alike, or names equal once made file
+            // names) would share one file and one label.
+            let mut seen: Vec<(String, &toml::Value)> = Vec::new();
+            for value in &family.values {
+                let text = super::run::value_text(value);
+                let file = crate::sweeps::engine::safe_file_name(&text);
+                if let Some((_, other)) = seen.iter().find(|(f, _)| *f == file) {
+                    let name = |v: &toml::Value| {
+                        crate::io::names::terminal(&super::run::value_text(v)).into_owned()
+                    };
+                    return Err(KcompError::param(
+                        format!("family {label}: values"),
+                        format!(
+                            "`{}` and `{}` would be saved under one name (`{file}`); give each \
+                             dataset its own `name`",
+                            name(other),
+                            name(value)
+                        ),
+                    ));
+                }
+                seen.push((file, value));
+            }
             for value in &family.values {
                 super::family::check(family, value)
                     .map_err(|e| KcompError::param(format!("family {label}"), e.to_string()))?;

@@ -138,11 +138,38 @@ pub struct PrequentialOverrides {
 }
 
 impl PrequentialOverrides {
-    /// Applies the flags; an unknown learner name is an error naming it.
-    pub fn apply(&self, cfg: &mut crate::estimators::prequential::PrequentialConfig) -> Result<()> {
+    /// Applies the flags; an unknown learner name is an error naming it, and so is a flag
+    /// the run would ignore: either flag when `estimators` lacks `prequential`, `--learners`
+    /// under the reference protocol (one network per chunk, no learners).
+    pub fn apply(
+        &self,
+        cfg: &mut crate::estimators::prequential::PrequentialConfig,
+        estimators: &[String],
+    ) -> Result<()> {
+        use crate::estimators::prequential::code::Scheme;
         use crate::estimators::prequential::online::LearnerSpec;
+        if !estimators.iter().any(|e| e == "prequential") {
+            let given = [
+                (self.scheme.is_some(), "protocol"),
+                (self.learners.is_some(), "learners"),
+            ];
+            if let Some((_, name)) = given.iter().find(|(set, _)| *set) {
+                return Err(crate::error::KcompError::param(
+                    *name,
+                    "configures the prequential estimator, which is not among --estimators; \
+                     it would be ignored",
+                ));
+            }
+        }
         if let Some(s) = self.scheme {
             cfg.scheme = s;
+        }
+        if self.learners.is_some() && cfg.scheme == Scheme::Reference {
+            return Err(crate::error::KcompError::param(
+                "learners",
+                "the reference protocol trains one network per chunk and has no learners; \
+                 --learners is for the online scheme (it would be ignored)",
+            ));
         }
         if let Some(names) = &self.learners {
             cfg.online.learners = names
@@ -244,7 +271,7 @@ pub fn compare_single(
     quiet: bool,
 ) -> Result<SingleComparison> {
     let mut config = single_config(estimators, llm_report, settings)?;
-    prequential.apply(&mut config.prequential.config)?;
+    prequential.apply(&mut config.prequential.config, &config.estimators)?;
     let bar = progress_bar(config.estimators.len() as u64, "estimators", "compare");
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
