@@ -12,6 +12,15 @@
 //!   learning every row of a language system (2 x 8, h = 0.75, 640 rows) with the n-gram table
 //!   and with the rule learner; `rule_learner/lexicon_sampler`: the rule learner's lexicon
 //!   sampler alone on the 64 first occurrences (its share of the rule learner's time).
+//! - `multivariate_code/diagonal_row` (baseline) and `multivariate_code/cholesky_row`: the code
+//!   of one 384-dimensional grid row, one univariate discretised Gaussian per dimension vs
+//!   dimension by dimension through a Cholesky factor; `multivariate_code/factorise_384`: the
+//!   Cholesky factorisation of a shrunk 384 x 384 covariance (done every 10 % more rows);
+//! - `sparse_linear/marginal_row` (baseline) and `sparse_linear/sparse_row`: coding and
+//!   learning one row (384-dimensional Z, 15-word sentences over 2,000 words) with the marginal
+//!   learner and with the sparse linear learner after 1,000 rows (its refits every 10 % more
+//!   rows amortised in); `sparse_linear/refit_1000`:
+//!   one refit of the sparse learner's weights (6 conjugate-gradient iterations) on 1,000 rows.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kcomp::dataset::Targets;
@@ -197,5 +206,114 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+/// Sentence-like data: 15-word rows over a Zipf-ish vocabulary of 2,000 words, Z of 384
+/// correlated dimensions that depend on the words (values ~0.05, grid 0.01).
+fn sentences(n: usize) -> (kcomp::dataset::TokenData, Targets) {
+    use rand::{RngExt, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let (len, vocab, dim) = (15usize, 2000usize, 384usize);
+    let tokens: Vec<u32> = (0..n * len)
+        .map(|_| {
+            let u: f64 = rng.random::<f64>();
+            ((vocab as f64).powf(u) as u32).min(vocab as u32 - 1)
+        })
+        .collect();
+    let w = kcomp::dataset::TokenData::new(n, len, vocab, tokens).unwrap();
+    let emb: Vec<f64> = (0..vocab * 8).map(|_| rng.random::<f64>() - 0.5).collect();
+    let mix: Vec<f64> = (0..8 * dim).map(|_| rng.random::<f64>() - 0.5).collect();
+    let mut values = Vec::with_capacity(n * dim);
+    for r in 0..n {
+        let mut h = [0.0f64; 8];
+        for &t in w.row(r) {
+            for (k, hk) in h.iter_mut().enumerate() {
+                *hk += emb[t as usize * 8 + k];
+            }
+        }
+        for d in 0..dim {
+            let v: f64 = (0..8).map(|k| h[k] * mix[k * dim + d]).sum::<f64>() * 0.01
+                + 0.02 * (rng.random::<f64>() - 0.5);
+            values.push(v);
+        }
+    }
+    let z = Targets::from_floats(dim, 0.01, &values).unwrap();
+    (w, z)
+}
+
+fn bench_real(c: &mut Criterion) {
+    use kcomp::coding::multivariate::{GaussianFactor, OnlineCovariance};
+    use kcomp::estimators::prequential::learners::OnlineLearner;
+    let (w, z) = sentences(1200);
+    let Targets::Continuous { dim, grid, lam } = &z else {
+        unreachable!()
+    };
+    let mut cov = OnlineCovariance::new(*dim, true);
+    for r in 0..1000 {
+        let x: Vec<f64> = grid[r * dim..(r + 1) * dim]
+            .iter()
+            .map(|&k| k as f64 * lam)
+            .collect();
+        cov.add(&x);
+    }
+    let shrunk = cov.shrunk(0.5, lam * lam / 12.0);
+    let factor = GaussianFactor::from_covariance(&shrunk, *dim).unwrap();
+    let diag = GaussianFactor::diagonal(&cov.variances());
+    let mean = cov.mean().to_vec();
+    let row = &grid[1000 * dim..1001 * dim];
+    let mut scratch = Vec::new();
+    let mut g = c.benchmark_group("multivariate_code");
+    g.sample_size(20);
+    g.warm_up_time(std::time::Duration::from_millis(500));
+    g.measurement_time(std::time::Duration::from_secs(3));
+    g.bench_function("diagonal_row", |b| {
+        b.iter(|| diag.bits(row, *lam, &mean, 1.0, &mut scratch))
+    });
+    g.bench_function("cholesky_row", |b| {
+        b.iter(|| factor.bits(row, *lam, &mean, 1.0, &mut scratch))
+    });
+    g.bench_function("factorise_384", |b| {
+        b.iter(|| GaussianFactor::from_covariance(&shrunk, *dim).unwrap())
+    });
+    g.finish();
+
+    let cfg = OnlineConfig::default();
+    let sent: Vec<usize> = (0..1000).collect();
+    let warmed = |spec: &LearnerSpec| {
+        let mut l = make_online_learner(spec, &cfg, &w, &z, 1).unwrap();
+        l.learn(&w, &z, &sent, 1000);
+        l
+    };
+    let mut marginal = warmed(&LearnerSpec::Marginal);
+    let mut sparse = warmed(&LearnerSpec::default_sparse());
+    let mut g = c.benchmark_group("sparse_linear");
+    g.sample_size(10);
+    g.warm_up_time(std::time::Duration::from_millis(500));
+    g.measurement_time(std::time::Duration::from_secs(3));
+    let mut next = 1000;
+    let mut one = |l: &mut Box<dyn OnlineLearner>, next: &mut usize| {
+        let r = 1000 + (*next % 200);
+        *next += 1;
+        let bits = l.code(&w, &z, &[r]);
+        // Learning a row it coded, not one past its refit point: the refit is benched apart.
+        let sent: Vec<usize> = (0..1000).chain([r]).collect();
+        l.learn(&w, &z, &sent, 1);
+        bits
+    };
+    g.bench_function("marginal_row", |b| b.iter(|| one(&mut marginal, &mut next)));
+    g.bench_function("sparse_row", |b| b.iter(|| one(&mut sparse, &mut next)));
+    g.bench_function("refit_1000", |b| {
+        b.iter_batched(
+            || {
+                let mut l =
+                    make_online_learner(&LearnerSpec::default_sparse(), &cfg, &w, &z, 1).unwrap();
+                l.learn(&w, &z, &sent[..900], 900);
+                l
+            },
+            |mut l| l.learn(&w, &z, &sent, 100),
+            criterion::BatchSize::LargeInput,
+        )
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, bench_real);
 criterion_main!(benches);

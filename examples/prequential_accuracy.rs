@@ -32,7 +32,7 @@ struct Args {
     /// ignored; C^L with the protocol's K(Z)).
     #[arg(long, default_value = "lookup")]
     family: String,
-    /// Lookup n-gram size (q = 1: K = 10; q = 2: K = 2).
+    /// Lookup n-gram size (q = 1: K = 10; q = 2: K = 2; q = 3: K = 2, 12 positions).
     #[arg(long, default_value_t = 1)]
     q: usize,
     /// Holistic fraction of a language system or a string-to-grid map.
@@ -139,10 +139,13 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
     let (setting, d) = match a.family.as_str() {
         "lookup" => {
             let vocab = if a.q == 1 { 10 } else { 2 };
+            // q = 3 needs a length it divides (and D q / M whole): 12 positions.
+            let length = if a.q == 3 { 12 } else { 16 };
             let p = LookupParams {
                 samples: n,
                 ngram: a.q,
                 vocab,
+                length,
                 seed,
                 ..Default::default()
             };

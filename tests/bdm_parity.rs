@@ -70,9 +70,10 @@ fn closed_forms_on_a_made_up_table() {
     assert!((r.bits - (30.0 + 3f64.log2())).abs() < 1e-12, "{}", r.bits);
     assert_eq!((r.blocks, r.distinct_blocks, r.missing_blocks), (3, 1, 0));
     // Two distinct blocks, one absent from the table: it costs the shape's "missing" value
-    // (pybdm's table maximum + 1); multiplicities 1 each add nothing.
+    // (pybdm's table maximum + 1); multiplicities 1 each add nothing. (Ones would read as
+    // zeros: the tables key blocks up to a relabelling of symbols, first symbol 0.)
     let mut s2: Vec<u8> = vec![0; 12];
-    s2.extend(std::iter::repeat_n(1u8, 12));
+    s2.extend([0u8, 0, 1, 1].repeat(3));
     let r = bdm(t, &s2, &[24], None, Partition::Ignore).unwrap();
     assert!((r.bits - (20.0 + 41.0)).abs() < 1e-12, "{}", r.bits);
     assert_eq!(r.missing_blocks, 1);

@@ -148,9 +148,13 @@ fn compare_json_on_user_files() {
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    // K(Z): uniform over the observed 4 values of 2 attributes, 200 rows.
-    assert!((v["k_z"]["bits"].as_f64().unwrap() - 200.0 * 2.0 * 2.0).abs() < 1e-9);
-    assert_eq!(v["k_z"]["method"], "uniform");
+    // K(Z): the prequential learners' own code of Z without W (a real code, the class of
+    // K(Z|W)'s code): above the 800 bits of a uniform code over the observed 4 values of 2
+    // attributes (which a receiver could not decode without being told the values), and
+    // within the cost of learning two binary marginals, about log2(200) bits each.
+    let k_z = v["k_z"]["bits"].as_f64().unwrap();
+    assert!((800.0..=830.0).contains(&k_z), "{k_z}");
+    assert_eq!(v["k_z"]["method"], "prequential");
     let est = v["estimates"].as_array().unwrap();
     assert_eq!(est[0]["estimator"], "mapping_mdl");
     assert_eq!(est[0]["native"]["errors"], 0);
@@ -239,6 +243,7 @@ fn compare_one_published_grid_record() {
     let learners = p["native"]["learners"].as_array().unwrap();
     let best = learners
         .iter()
+        .filter(|l| l["status"] == "ran")
         .map(|l| l["bits"].as_f64().unwrap())
         .fold(f64::INFINITY, f64::min);
     let bound = (learners.len() as f64).log2() + 15f64.log2();
@@ -247,8 +252,9 @@ fn compare_one_published_grid_record() {
     // the rule learner, 85.285 before its per-cell strengths, bases and the hedged
     // mixture, 70.355 before the single-position mode (every cell reads one position: 2 bits
     // per cell to find it instead of 3), the rule learners' 3/4 of the learner prior and the
-    // smaller memory concentration.
-    assert!((k - 60.152).abs() < 1e-3, "{k}");
+    // smaller memory concentration, 60.152 before the mixture held the code of Z without W
+    // (1/32 of the prior: at most log2(32/31) = 0.046 bits more when W is informative).
+    assert!((k - 60.186).abs() < 1e-3, "{k}");
     // A record past the end names the file.
     let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
         .args(["compare", "--grid", &file, "--record", "30"])

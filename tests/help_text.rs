@@ -113,7 +113,7 @@ fn prequential_flags_show_their_defaults() {
         ("seed", "default 0"),
         ("k-z", "default analytic"),
         ("holistic-fraction", "default 0.0"),
-        ("learners", "default: marginal, ngram2, rules"),
+        ("learners", "default: marginal, objects, ngram3, rules"),
         ("protocol", "Default online"),
     ] {
         let l = line(flag);

@@ -112,11 +112,21 @@ fn json_says_which_learner_the_code_rests_on() {
     assert_eq!(code, 0, "{stderr}");
     let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
     let learners = v["learners"].as_array().unwrap();
-    let names: Vec<&str> = learners
-        .iter()
-        .map(|l| l["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["marginal", "ngram2", "rules"]);
+    let names = |without_w: bool| -> Vec<&str> {
+        learners
+            .iter()
+            .filter(|l| l["without_w"].as_bool().unwrap() == without_w)
+            .map(|l| l["name"].as_str().unwrap())
+            .collect()
+    };
+    // The learners that read W, then the code of Z without W (K(Z), a component of K(Z|W)'s
+    // mixture): the marginal learner and the others with W withheld.
+    assert_eq!(names(false), ["ngram2", "rules"]);
+    assert_eq!(
+        names(true),
+        ["marginal", "ngram2 (without W)", "rules (without W)"]
+    );
+    assert!(learners.iter().all(|l| l["status"] == "ran"));
     let share: f64 = learners.iter().map(|l| l["share"].as_f64().unwrap()).sum();
     assert!((share - 1.0).abs() < 1e-6, "{share}");
     assert!(learners.iter().all(|l| l["bits"].as_f64().unwrap() > 0.0));

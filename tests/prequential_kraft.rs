@@ -55,11 +55,22 @@ fn discrete_learners_are_complete_codes() {
         ("marginal", vec![LearnerSpec::Marginal]),
         ("ngram", vec![LearnerSpec::Ngram { order: 2 }]),
         ("rules", vec![LearnerSpec::Rules(Default::default())]),
+        ("ngram3", vec![LearnerSpec::Ngram { order: 3 }]),
+        ("objects", vec![LearnerSpec::Objects]),
         (
             "marginal+ngram+rules",
             vec![
                 LearnerSpec::Marginal,
                 LearnerSpec::Ngram { order: 2 },
+                LearnerSpec::Rules(Default::default()),
+            ],
+        ),
+        (
+            "marginal+objects+ngram3+rules",
+            vec![
+                LearnerSpec::Marginal,
+                LearnerSpec::Objects,
+                LearnerSpec::Ngram { order: 3 },
                 LearnerSpec::Rules(Default::default()),
             ],
         ),

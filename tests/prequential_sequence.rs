@@ -92,16 +92,21 @@ fn the_sequence_learner_wins_where_the_last_real_token_matters() {
             total(other)
         );
     }
-    // The linear learners need continuous Z: the set is marginal, ngram2, rules, 2 MLPs, GRU.
-    assert_eq!(code.learners.len(), 6);
-    let best = code
+    // The linear learners need continuous Z: the learners that read W are ngram3, rules, 2
+    // MLPs and the GRU; Z without W is coded by marginal, objects, ngram3 and rules with W
+    // withheld (one component of K(Z|W)'s mixture, prior 1/8).
+    // (A network more than 20 % + 1,000 bits behind the others after 100 rows leaves the
+    // mixture: here mlp-linear, 1,100 bits against 60.)
+    let ran: Vec<_> = code
         .learners
         .iter()
-        .map(|l| l.bits)
-        .fold(f64::INFINITY, f64::min);
+        .filter(|l| l.status != kcomp::estimators::prequential::online::LearnerStatus::Skipped)
+        .collect();
+    assert_eq!(ran.iter().filter(|l| !l.without_w).count(), 5);
+    let best = ran.iter().map(|l| l.bits).fold(f64::INFINITY, f64::min);
     let first: f64 = code.chunks[0].bits;
     let n = d.n() as f64;
-    let slack = (code.learners.len() as f64).log2() + n.log2();
+    let slack = 3.0 + (ran.len() as f64).log2() + n.log2();
     assert!(
         code.k_data - first <= best + slack,
         "{} vs {best}",
@@ -113,7 +118,15 @@ fn the_sequence_learner_wins_where_the_last_real_token_matters() {
     // Without the padding token given, no GRU runs; the rule learner detects the padding
     // from W alone, and both codes are within 3x the exact K(Z|W) (32 bits).
     let plain = online_code(&d.w, &d.z, &cfg(None), None).unwrap();
-    assert_eq!(plain.learners.len(), 5);
+    assert_eq!(
+        plain
+            .learners
+            .iter()
+            .filter(|l| !l.without_w
+                && l.status != kcomp::estimators::prequential::online::LearnerStatus::Skipped)
+            .count(),
+        4
+    );
     assert!(plain.learners.iter().all(|l| !l.name.starts_with("gru")));
     assert!(
         plain

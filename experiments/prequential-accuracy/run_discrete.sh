@@ -2,7 +2,7 @@
 # The online scheme's prequential K(Z|W) over the exact K(Z|W) on the discrete
 # families (language systems over h in two shapes, the seven protocols at 5x5 and 8x8,
 # string-to-grid over h, Xu et al.'s 4 x 4 layouts, variable-length messages), N = 500, 1000,
-# 2000, 5000, seeds 0, 1, 2; with BLOCKS="lookup1 lookup2 grammar" the continuous families on
+# 2000, 5000, seeds 0, 1, 2; with BLOCKS="lookup1 lookup2 lookup3 grammar" the continuous families on
 # the same grid.
 # Usage (repository root): bash experiments/prequential-accuracy/run_discrete.sh
 #   SCHEMES=online NS=500,1000 bash ...   # the full learner set (MLPs too) on a subset
@@ -38,7 +38,7 @@ for B in $BLOCKS; do
         --seeds "$SEEDS" --schemes "$SCHEMES" >> "$f" 2>> "${f%.csv}.log"
       hdr=
     done ;;
-  lookup1|lookup2)
+  lookup1|lookup2|lookup3)
     $BIN $hdr --family lookup --q "${B#lookup}" --ns "$NS" --seeds "$SEEDS" \
       --schemes "$SCHEMES" >> "$f" 2>> "${f%.csv}.log" ;;
   grid4)

@@ -1,6 +1,6 @@
 """Tables of results/discrete_*.csv: per family and setting, prequential / exact K(Z|W) at each
 N (mean over seeds, worst seed in brackets), mean wall seconds per run, and the worst ratio
-against the issue's bound (2.0 where exact >= 100 bits, 3.0 below). Markdown on stdout."""
+against the accuracy bound (2.0 where exact >= 100 bits, 3.0 below). Markdown on stdout."""
 import csv, glob, sys
 from collections import defaultdict
 

@@ -190,6 +190,14 @@ class Estimate:
     def ok(self) -> bool:
         return _status_text(self.status) == "ok"
 
+    @property
+    def learners(self) -> List[Dict[str, Any]]:
+        """The online prequential scheme's learners (empty for other estimators): ``name``,
+        ``bits``, ``share``, ``final_weight``, ``status`` (``ran``, ``skipped``, ``dropped``),
+        ``note`` (why skipped or dropped; absent when nothing), ``without_w`` (a learner of the
+        code of Z without W, K(Z))."""
+        return list(self.native.get("learners", []))
+
 
 def _status_text(status: Any) -> str:
     """``"ok"``, or the status and its reason on one line."""
@@ -203,8 +211,9 @@ def _status_text(status: Any) -> str:
 @dataclass(frozen=True)
 class Comparison:
     """The result of :func:`compare`: the dataset, its K(Z) (bits, the convention of user
-    files: uniform over the observed values, or the naive Gaussian code for continuous Z) and
-    one :class:`Estimate` per estimator."""
+    files: the prequential code of Z without W by the online scheme's learners, the code the
+    prequential estimator's K(Z|W) mixes in; docs/concepts.md) and one :class:`Estimate` per
+    estimator."""
 
     dataset: Dict[str, Any]
     k_z: Dict[str, Any]
@@ -768,6 +777,14 @@ class PrequentialResult:
     def to_dict(self) -> Dict[str, Any]:
         """The object ``kcomp prequential --json`` prints."""
         return json.loads(json.dumps(self.raw))
+
+    @property
+    def learners(self) -> List[Dict[str, Any]]:
+        """The online scheme's learners (empty for the reference protocol): ``name``,
+        ``bits``, ``share``, ``final_weight``, ``status`` (``ran``, ``skipped``, ``dropped``),
+        ``note`` (why skipped or dropped; absent when nothing), ``without_w`` (a learner of the
+        code of Z without W, K(Z))."""
+        return list(self.raw.get("learners", []))
 
 
 def _flag_args(options: Mapping[str, Any]) -> List[str]:

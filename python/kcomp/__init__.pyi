@@ -39,6 +39,8 @@ class Estimate:
     bits_saved_per_row: Optional[float]
     @property
     def ok(self) -> bool: ...
+    @property
+    def learners(self) -> List[Dict[str, Any]]: ...
 
 class Comparison:
     dataset: Dict[str, Any]
@@ -77,6 +79,8 @@ class PrequentialResult:
     @property
     def curve(self) -> Dict[str, np.ndarray]: ...
     def to_dict(self) -> Dict[str, Any]: ...
+    @property
+    def learners(self) -> List[Dict[str, Any]]: ...
 
 class PanelResult:
     text: str

@@ -95,6 +95,13 @@ def test_prequential_matches_the_cli_with_its_curve(tmp_path):
     # The curve's bits per chunk sum to K(Data) = K(Z|W) (bits).
     assert math.isclose(float(curve["bits"].sum()), ours.k_data, rel_tol=1e-12)
     assert ours.c_l == ours.k_z / ours.k_data
+    # Every learner with its status; K(Z) is the learners' code of Z without W.
+    statuses = {l["name"]: l["status"] for l in ours.learners}
+    assert statuses["rules"] == "ran"
+    assert statuses["linear1-ridge0.01"] == "skipped"
+    assert all("note" in l for l in ours.learners if l["status"] != "ran")
+    assert any(l["without_w"] and l["status"] == "ran" for l in ours.learners)
+    assert ours.k_z_method == "prequential"
 
 
 def test_closed_forms_on_a_trivially_compositional_protocol(protocol):

@@ -85,9 +85,10 @@ pub struct CompareArgs {
     /// Prequential coding scheme on --w/--z or --grid: online (default) or reference.
     #[arg(long, value_enum, conflicts_with = "config")]
     pub protocol: Option<crate::estimators::prequential::Scheme>,
-    /// Learners of the online prequential scheme, comma-separated: marginal, ngram0..ngram3,
-    /// rules, linear1, linear2, mlp-linear, mlp256, gru (default: marginal, ngram2, rules,
-    /// linear1, linear2, mlp-linear, mlp256).
+    /// Learners of the online prequential scheme, comma-separated: marginal, objects,
+    /// ngram0..ngram3, rules, linear1, linear2, sparse (or sparse:words:bigrams:positions:
+    /// position-bigrams:ridge=R), mlp-linear, mlp256, gru (default: marginal, objects, ngram3,
+    /// rules, linear1, linear2, sparse, mlp-linear, mlp256; those that apply to the data run).
     #[arg(long, value_delimiter = ',', conflicts_with = "config")]
     pub learners: Option<Vec<String>>,
     /// Estimator settings for --w/--z or --grid: a TOML file with the estimator sections of a

@@ -67,7 +67,9 @@ impl KzMethod {
             KzMethod::Exact => "exact: the generator's own program",
             KzMethod::Uniform => "uniform code over the observed values of each attribute",
             KzMethod::NaiveGaussian => "naive discretised-Gaussian code of Z at --precision",
-            KzMethod::Prequential => "prequential code of Z without W",
+            KzMethod::Prequential => {
+                "prequential code of Z without W (the online learners with W withheld)"
+            }
         }
     }
 

@@ -12,6 +12,7 @@ pub use crate::datasets::string_grid::dataset::record_dataset as grid_record_dat
 use crate::error::{KcompError, Result};
 use crate::estimators::interface::{EstimateRow, EstimateStatus, run_estimator};
 use crate::estimators::prequential::naive::naive_bits;
+use crate::estimators::prequential::online::without_w_code;
 use crate::io::user_data::load_w_and_z;
 use crate::io::w_input::{WInfo, WOptions};
 use crate::progress::WorkBar;
@@ -23,7 +24,10 @@ use crate::estimators::tre::TreConfig;
 use super::config::{PanelConfig, PanelPrequential};
 use super::registry;
 
-/// A user's W and Z as a dataset with the user-data K(Z) convention.
+/// A user's W and Z as a dataset with the user-data K(Z) convention: the prequential code of Z
+/// without W by the online scheme's default learners ([`without_w_code`]), the code that
+/// the prequential estimator's K(Z|W) mixes in, so that C compares like with like and an
+/// unrelated W gets C = 1. Refused (as before) when Z is constant.
 pub fn user_dataset(w: TokenData, z: Targets, files: Vec<String>) -> Result<Dataset> {
     user_dataset_read(w, z, files, None)
 }
@@ -36,12 +40,50 @@ pub fn user_dataset_read(
     files: Vec<String>,
     info: Option<&WInfo>,
 ) -> Result<Dataset> {
+    if let Targets::Discrete { values, .. } = &z {
+        let distinct = values
+            .iter()
+            .collect::<std::collections::BTreeSet<_>>()
+            .len();
+        if distinct < 2 {
+            return Err(KcompError::param(
+                "z",
+                "every value of Z is the same: K(Z) = 0 bits, so C = K(Z)/K(Z|W) is undefined",
+            ));
+        }
+    }
+    let cfg = crate::estimators::prequential::code::online_default();
+    let k_z = if cfg.online.first_rows(&z) < z.n() {
+        KzReference {
+            bits: without_w_code(&z, &cfg, None)?.total,
+            method: KzMethod::Prequential,
+        }
+    } else {
+        naive_k_z(&z)?
+    };
+    let mut provenance = Provenance {
+        family: "user".into(),
+        files,
+        ..Provenance::default()
+    };
+    if let Some(info) = info {
+        provenance.params.insert("w_input".into(), info.summary());
+        provenance
+            .params
+            .insert("w_notes".into(), info.notes().into());
+    }
+    Dataset::new(w, z, provenance, k_z, None)
+}
+
+/// The K(Z) of files too small for the prequential code (no more rows than the naive first
+/// block): uniform over the observed values (discrete), the naive Gaussian code (continuous).
+fn naive_k_z(z: &Targets) -> Result<KzReference> {
     let all: Vec<usize> = (0..z.n()).collect();
     let method = match z {
         Targets::Discrete { .. } => KzMethod::Uniform,
         Targets::Continuous { .. } => KzMethod::NaiveGaussian,
     };
-    let bits = match &z {
+    let bits = match z {
         // Uniform over the values observed in the file (log2 of their number per cell), as
         // documented: not log2(max + 1), which one large value inflates (10^6 made C 10x) and
         // which charged a constant Z log2(2) per cell.
@@ -59,21 +101,9 @@ pub fn user_dataset_read(
             }
             values.len() as f64 * (distinct as f64).log2()
         }
-        Targets::Continuous { .. } => naive_bits(&z, &all),
+        Targets::Continuous { .. } => naive_bits(z, &all),
     };
-    let k_z = KzReference { bits, method };
-    let mut provenance = Provenance {
-        family: "user".into(),
-        files,
-        ..Provenance::default()
-    };
-    if let Some(info) = info {
-        provenance.params.insert("w_input".into(), info.summary());
-        provenance
-            .params
-            .insert("w_notes".into(), info.notes().into());
-    }
-    Dataset::new(w, z, provenance, k_z, None)
+    Ok(KzReference { bits, method })
 }
 
 /// The dataset of `kcomp compare --grid FILE [--record I] [--setting S]` or
@@ -324,26 +354,34 @@ impl fmt::Display for SingleComparison {
             };
             writeln!(f, "{}: {scheme}; --protocol to change", e.estimator)?;
         }
-        // Which learner the online prequential code rests on (names are kcomp's own; a
-        // padding token the rule learner read is said in a note, not in the name).
+        // Which learner the code rests on (names are kcomp's own; a padding token the rule
+        // learner read is said in a note, not in the name), what ran, was skipped or dropped,
+        // and why.
         for e in &self.estimates {
-            let Some(serde_json::Value::Array(ls)) = e.native.get("learners") else {
+            let Some(ls) = e.native.get("learners") else {
                 continue;
             };
-            let parts: Vec<String> = ls
-                .iter()
-                .filter_map(|l| {
-                    let name = l.get("name")?.as_str()?;
-                    let name = name.split_once("+pad=").map_or(name, |(n, _)| n);
-                    let share = l.get("share")?.as_f64()?;
-                    Some(format!("{name} {:.1} %", 100.0 * share))
-                })
-                .collect();
+            let Ok(ls) = serde_json::from_value::<
+                Vec<crate::estimators::prequential::online::LearnerTotal>,
+            >(ls.clone()) else {
+                continue;
+            };
+            if let Some(kz) = e.native.get("k_z_without_w_bits").and_then(|v| v.as_f64()) {
+                writeln!(
+                    f,
+                    "{}: its code of Z without W (a component of its K(Z|W)): {kz:.1} bits",
+                    e.estimator
+                )?;
+            }
             writeln!(
                 f,
-                "{}: share of the mixture's bits won by each learner: {}",
-                e.estimator,
-                parts.join(", ")
+                "{}: learners (share of the mixture's bits won by each):",
+                e.estimator
+            )?;
+            write!(
+                f,
+                "{}",
+                crate::estimators::prequential::online::learner_table(&ls)
             )?;
         }
         // How W was read (dense ids, tokeniser, padding).

@@ -636,6 +636,13 @@ pub fn language_compositionality(
     progress: Option<&ProgressBar>,
 ) -> Result<PrequentialResult> {
     let t0 = Instant::now();
+    if cfg.scheme == Scheme::Online {
+        // The online scheme's K(Z) is its own code of Z without W, the one its K(Z|W) mixes in:
+        // C compares like with like, and an unrelated W gets C = 1.
+        validate(w, z, cfg)?;
+        let (code, kz) = super::online::online_code_with_k_z(w, z, cfg, progress)?;
+        return Ok(finish(code, kz.total, KzMethod::Prequential, cfg, t0));
+    }
     let code = prequential_code(w, z, cfg, progress)?;
     let k_z = match cfg.k_z {
         KzMethod::Analytic => match z {
@@ -658,6 +665,17 @@ pub fn language_compositionality(
             prequential_code(&blind, z, cfg, progress)?.k_data
         }
     };
+    Ok(finish(code, k_z, cfg.k_z, cfg, t0))
+}
+
+/// The result of a run from its code and K(Z).
+fn finish(
+    code: PrequentialCode,
+    k_z: f64,
+    k_z_method: KzMethod,
+    cfg: &PrequentialConfig,
+    t0: Instant,
+) -> PrequentialResult {
     let c_l = k_z / code.k_data;
     let k_f = code.k_data - code.k_data_given_f;
     let mut warnings = Vec::new();
@@ -678,14 +696,14 @@ pub fn language_compositionality(
                 .into(),
         );
     }
-    Ok(PrequentialResult {
+    PrequentialResult {
         warnings,
         k_data: code.k_data,
         k_data_given_f: code.k_data_given_f,
         k_f,
         k_z,
         c_l,
-        k_z_method: cfg.k_z,
+        k_z_method,
         n_encoded: code.n_encoded,
         n_val: code.n_val,
         chunks: code.chunks,
@@ -693,5 +711,5 @@ pub fn language_compositionality(
         final_epochs: code.final_epochs,
         wall_seconds: t0.elapsed().as_secs_f64(),
         scheme: cfg.scheme,
-    })
+    }
 }

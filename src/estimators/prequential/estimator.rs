@@ -79,7 +79,17 @@ impl Estimator for PrequentialEstimator {
 
     fn estimate(&self, data: &Dataset, progress: &Progress) -> Result<Estimate> {
         let cfg = self.config_for(data.n());
-        let code = prequential_code(&data.w, &data.z, &cfg, Some(progress))?;
+        let (code, k_z) = if cfg.scheme == Scheme::Online {
+            super::code::validate(&data.w, &data.z, &cfg)?;
+            let (code, kz) =
+                super::online::online_code_with_k_z(&data.w, &data.z, &cfg, Some(progress))?;
+            (code, Some(kz.total))
+        } else {
+            (
+                prequential_code(&data.w, &data.z, &cfg, Some(progress))?,
+                None,
+            )
+        };
         let order = order_rows(&data.z, cfg.ordering, cfg.seed);
         let val_bits = naive_bits(&data.z, &order[data.n() - cfg.val_size..]);
         let k_f = code.k_data - code.k_data_given_f;
@@ -103,6 +113,7 @@ impl Estimator for PrequentialEstimator {
         est = match cfg.scheme {
             Scheme::Online => est
                 .with("scheme", "online")
+                .with("k_z_without_w_bits", k_z)
                 .with("learners", &code.learners),
             Scheme::Reference => est.with("scheme", "reference"),
         };

@@ -18,9 +18,10 @@
 use serde::{Deserialize, Serialize};
 
 use super::code::{Chunk, PrequentialCode, PrequentialConfig, derive_seed, in_pool};
+
 pub use super::learners::{
     BayesLinear, MAX_LINEAR_FEATURES, MAX_NGRAM_CELLS, Marginal, MlpOnline, NetOnline, NgramTable,
-    OnlineLearner, OnlineNet, OnlineTraining, make_online_learner,
+    OnlineLearner, OnlineNet, OnlineTraining, build_online_learner, make_online_learner,
 };
 use super::naive::naive_bits;
 use super::schedule::order_rows;
@@ -50,11 +51,30 @@ pub enum LearnerSpec {
         calibrate: bool,
     },
     /// Bayesian linear regression on one-hot n-gram features of W (n = 1..=`order`, every
-    /// position) with ridge `ridge`; continuous Z only, updated after every row.
+    /// position) with ridge `ridge`; continuous Z only, updated after every row (exact inverse
+    /// up to [`MAX_LINEAR_FEATURES`] features, sparse sufficient statistics above).
     Linear { order: usize, ridge: f64 },
-    /// Z without W: running Gaussian per dimension (continuous) or Krichevsky-Trofimov counts
-    /// per attribute (discrete). The safe fallback the mixture can switch to.
+    /// Bayesian linear regression on sparse features of W, every feature ever seen: bag of
+    /// words, word at position, bag of bigrams, bigram at position (continuous Z; see
+    /// [`super::learners::sparse_linear`]).
+    Sparse {
+        #[serde(default)]
+        words: bool,
+        #[serde(default)]
+        positions: bool,
+        #[serde(default)]
+        bigrams: bool,
+        #[serde(default)]
+        position_bigrams: bool,
+        ridge: f64,
+    },
+    /// Z without W: a multivariate Gaussian with a shrunk covariance (continuous) or
+    /// Krichevsky-Trofimov counts per attribute (discrete). The safe fallback, and part of the
+    /// code of K(Z).
     Marginal,
+    /// Z without W as whole objects (discrete Z): a memory of the objects sent, new ones drawn
+    /// among those not sent yet ([`super::learners::objects`]).
+    Objects,
     /// Each output (dimension or attribute) is a table over one n-gram of W (n = 0..=`order`)
     /// at an unknown position: conjugate cell estimates, Bayesian model averaging over the
     /// positions per output, updated after every row. See [`NgramTable`].
@@ -105,7 +125,27 @@ impl LearnerSpec {
                 s
             }
             LearnerSpec::Linear { order, ridge } => format!("linear{order}-ridge{ridge}"),
+            LearnerSpec::Sparse {
+                words,
+                positions,
+                bigrams,
+                position_bigrams,
+                ridge,
+            } => {
+                let parts: Vec<&str> = [
+                    (*words, "words"),
+                    (*positions, "positions"),
+                    (*bigrams, "bigrams"),
+                    (*position_bigrams, "position-bigrams"),
+                ]
+                .iter()
+                .filter(|(on, _)| *on)
+                .map(|(_, n)| *n)
+                .collect();
+                format!("sparse-{}-ridge{ridge}", parts.join("+"))
+            }
             LearnerSpec::Marginal => "marginal".into(),
+            LearnerSpec::Objects => "objects".into(),
             LearnerSpec::Ngram { order } => format!("ngram{order}"),
             LearnerSpec::Rules(s) => format!("rules{}", s.suffix()),
             LearnerSpec::Gru {
@@ -139,10 +179,15 @@ impl LearnerSpec {
         if let Some(rest) = name.strip_prefix("rules:") {
             return super::learners::rules::RuleSettings::parse(rest).map(LearnerSpec::Rules);
         }
+        if let Some(rest) = name.strip_prefix("sparse:") {
+            return Self::parse_sparse(rest);
+        }
         let defaults = OnlineConfig::default().learners;
         let find = |p: fn(&LearnerSpec) -> bool| defaults.iter().find(|s| p(s)).cloned();
         let spec = match name {
             "marginal" => Some(LearnerSpec::Marginal),
+            "objects" => Some(LearnerSpec::Objects),
+            "sparse" => Some(LearnerSpec::default_sparse()),
             "rules" => Some(LearnerSpec::Rules(Default::default())),
             "gru" => Some(LearnerSpec::default_sequence()),
             "mlp-linear" => {
@@ -159,10 +204,93 @@ impl LearnerSpec {
         };
         spec.ok_or_else(|| {
             format!(
-                "unknown learner `{}` (marginal, ngram0..ngram3, rules, rules:key=value:..., \
-                 linear1, linear2, mlp-linear, mlp256, gru)",
+                "unknown learner `{}` (marginal, objects, ngram0..ngram3, rules, \
+                 rules:key=value:..., linear1, linear2, sparse, sparse:words:bigrams:..., \
+                 mlp-linear, mlp256, gru)",
                 name.escape_debug()
             )
+        })
+    }
+
+    /// The sparse linear learner of the default set: bag of words and bag of bigrams, ridge 5
+    /// (on MiniLM embeddings of 5,000 English captions ridge 1, 2, 3, 5, 8, 12 give 6.66, 6.55,
+    /// 6.51, 6.49, 6.50, 6.52 million bits; words at positions code worse than Z without W).
+    pub fn default_sparse() -> Self {
+        LearnerSpec::Sparse {
+            words: true,
+            positions: false,
+            bigrams: true,
+            position_bigrams: false,
+            ridge: 5.0,
+        }
+    }
+
+    /// Whether the learner reads W: those that do not (`marginal`, `objects`) run once, in the
+    /// code of Z without W, which K(Z|W)'s mixture holds.
+    pub fn reads_w(&self) -> bool {
+        !matches!(self, LearnerSpec::Marginal | LearnerSpec::Objects)
+    }
+
+    /// Networks: trained by gradient steps, the slow learners. The online scheme runs them
+    /// after the others and drops one that falls far behind ([`DROP_RATIO`]).
+    pub fn is_network(&self) -> bool {
+        matches!(self, LearnerSpec::Mlp { .. } | LearnerSpec::Gru { .. })
+    }
+
+    /// Whether the learner also runs with W withheld, in the code of K(Z): learners that
+    /// never read W run there only; tables and rules run on a W of one constant token; a
+    /// regression or a network on no input is a constant predictor, the marginal learner's
+    /// class, and is left out (the reason is returned).
+    pub fn without_w(&self) -> std::result::Result<(), &'static str> {
+        match self {
+            LearnerSpec::Marginal
+            | LearnerSpec::Objects
+            | LearnerSpec::Ngram { .. }
+            | LearnerSpec::Rules(_) => Ok(()),
+            LearnerSpec::Linear { .. } | LearnerSpec::Sparse { .. } => Err(
+                "without W an intercept and the residual covariance: the marginal learner's class",
+            ),
+            LearnerSpec::Mlp { .. } | LearnerSpec::Gru { .. } => {
+                Err("a network over no input predicts a constant: the marginal learner's class")
+            }
+        }
+    }
+
+    /// `sparse:` settings: feature kinds (`words`, `positions`, `bigrams`,
+    /// `position-bigrams`; any named replace the default words + bigrams) and `ridge=R`,
+    /// `:`-separated.
+    fn parse_sparse(rest: &str) -> std::result::Result<Self, String> {
+        let LearnerSpec::Sparse { mut ridge, .. } = Self::default_sparse() else {
+            unreachable!("the default sparse spec is sparse")
+        };
+        let mut f = [false; 4];
+        for part in rest.split(':').filter(|p| !p.is_empty()) {
+            match part {
+                "words" => f[0] = true,
+                "positions" => f[1] = true,
+                "bigrams" => f[2] = true,
+                "position-bigrams" => f[3] = true,
+                p => match p.strip_prefix("ridge=").map(str::parse::<f64>) {
+                    Some(Ok(r)) if r.is_finite() && r > 0.0 => ridge = r,
+                    _ => {
+                        return Err(format!(
+                            "sparse learner setting `{}`: expected words, positions, bigrams, \
+                             position-bigrams or ridge=R (R > 0)",
+                            p.escape_debug()
+                        ));
+                    }
+                },
+            }
+        }
+        if !f.iter().any(|&x| x) {
+            f = [true, false, true, false];
+        }
+        Ok(LearnerSpec::Sparse {
+            words: f[0],
+            positions: f[1],
+            bigrams: f[2],
+            position_bigrams: f[3],
+            ridge,
         })
     }
 
@@ -242,7 +370,8 @@ impl Default for OnlineConfig {
             calib_window: 256,
             learners: vec![
                 LearnerSpec::Marginal,
-                LearnerSpec::Ngram { order: 2 },
+                LearnerSpec::Objects,
+                LearnerSpec::Ngram { order: 3 },
                 LearnerSpec::Rules(Default::default()),
                 LearnerSpec::Linear {
                     order: 1,
@@ -252,6 +381,7 @@ impl Default for OnlineConfig {
                     order: 2,
                     ridge: 1e-2,
                 },
+                LearnerSpec::default_sparse(),
                 LearnerSpec::Mlp {
                     emb_dim: 16,
                     hidden: vec![],
@@ -346,7 +476,28 @@ impl OnlineConfig {
                     s.validate()
                         .map_err(|e| KcompError::param("online.learners", e))?;
                 }
-                LearnerSpec::Marginal => {}
+                LearnerSpec::Sparse {
+                    words,
+                    positions,
+                    bigrams,
+                    position_bigrams,
+                    ridge,
+                } => {
+                    if !(ridge.is_finite() && *ridge > 0.0) {
+                        return Err(KcompError::param(
+                            "online.learners",
+                            "a sparse linear learner needs ridge > 0",
+                        ));
+                    }
+                    if !(*words || *positions || *bigrams || *position_bigrams) {
+                        return Err(KcompError::param(
+                            "online.learners",
+                            "a sparse linear learner needs at least one of words, positions, \
+                             bigrams, position_bigrams",
+                        ));
+                    }
+                }
+                LearnerSpec::Marginal | LearnerSpec::Objects => {}
                 LearnerSpec::Ngram { order } => {
                     if *order > 3 {
                         return Err(KcompError::param(
@@ -412,11 +563,13 @@ impl OnlineConfig {
                         let per = vocab.powi(n as i32).min(MAX_NGRAM_CELLS as f64);
                         cells += per * (words - n as f64 + 1.0);
                     }
-                    tables += n_out * cells.min(MAX_NGRAM_CELLS as f64) * per_cell * 8.0;
+                    let bytes = n_out * cells.min(MAX_NGRAM_CELLS as f64) * per_cell * 8.0;
+                    // As `NgramTable::new`: candidates are left out beyond the byte limit.
+                    tables += bytes.min(super::learners::ngram::MAX_NGRAM_BYTES);
                 }
                 LearnerSpec::Linear { order, .. } if matches!(z, Targets::Continuous { .. }) => {
                     // As `BayesLinear::new`: a bias and one-hot n-grams at every position;
-                    // beyond MAX_LINEAR_FEATURES the learner does not run.
+                    // beyond MAX_LINEAR_FEATURES it does not run (it says why).
                     let f = 1.0
                         + (1..=(*order).min(w.n_words))
                             .map(|n| (words - n as f64 + 1.0) * vocab.powi(n as i32))
@@ -425,7 +578,38 @@ impl OnlineConfig {
                         tables += f * f * 8.0 + f * n_out * 8.0;
                     }
                 }
-                LearnerSpec::Linear { .. } => {}
+                LearnerSpec::Sparse {
+                    words: bag,
+                    positions,
+                    bigrams,
+                    position_bigrams,
+                    ridge,
+                } if matches!(z, Targets::Continuous { .. }) => {
+                    let settings = super::learners::SparseSettings {
+                        features: super::learners::FeatureSet {
+                            words: *bag,
+                            positions: *positions,
+                            bigrams: *bigrams,
+                            position_bigrams: *position_bigrams,
+                        },
+                        ridge: *ridge,
+                        cg_iterations: 0,
+                        refit_growth: 0.0,
+                    };
+                    let pad = super::learners::padding_token(&this, w);
+                    tables += super::learners::SparseLinear::memory_bytes(
+                        w,
+                        n_out as usize,
+                        settings,
+                        pad,
+                    );
+                }
+                LearnerSpec::Linear { .. } | LearnerSpec::Sparse { .. } => {}
+                LearnerSpec::Objects => {
+                    if let Targets::Discrete { n_attr, .. } = z {
+                        tables += rows * (*n_attr as f64 * 4.0 + 64.0);
+                    }
+                }
                 LearnerSpec::Rules(s) => {
                     if let Targets::Discrete { n_attr, n_vals, .. } = z {
                         // Worst case as `RuleLearner::new`: every row opens a cell per
@@ -440,7 +624,12 @@ impl OnlineConfig {
                         }
                     }
                 }
-                LearnerSpec::Marginal => {}
+                LearnerSpec::Marginal => {
+                    if let Targets::Continuous { dim, .. } = z {
+                        // The moments, the covariance and its factor.
+                        tables += 3.0 * (*dim * *dim) as f64 * 8.0;
+                    }
+                }
             }
         }
         let calib = self.calib_window as f64 * outputs * 4.0 * specs.len() as f64;
@@ -568,11 +757,46 @@ pub fn first_block_bits(z: &Targets, rows: &[usize]) -> Vec<f64> {
     vec![b; rows.len()]
 }
 
+/// Prior weight of the code of Z without W in the mixture of K(Z|W): K(Z|W) <= K(Z) + 5 bits
+/// (so an unrelated W gets C = K(Z)/K(Z|W) of 1 less 5 bits at most), and the learners that
+/// read W keep 31/32 of the prior (0.046 bit: on the discrete families, whose exact K(Z|W) is
+/// 10-30 bits, 1/8 moved ratios in the second decimal).
+pub const WITHOUT_W_PRIOR: f64 = 1.0 / 32.0;
+
+/// A network (trained by gradient steps, run after the other learners) is dropped once, after
+/// [`DROP_MIN_ROWS`] rows, its code of the rows so far exceeds the mixture of the learners that ran before it by more than
+/// this fraction and [`DROP_SLACK_BITS`]: its weight in the mixture is then below 2^-1000 and
+/// it has fallen out of the race for good, while its training would cost most of the run's
+/// time (on 384-dimensional sentence embeddings one network diverged to 13-405 million bits,
+/// 8x K(Z)). The decision at each row uses only the rows coded, so the code stays valid; a
+/// learner whose code is not finite is dropped at once.
+pub const DROP_RATIO: f64 = 0.2;
+
+/// See [`DROP_RATIO`].
+pub const DROP_SLACK_BITS: f64 = 1000.0;
+
+/// Rows a network codes before it can be dropped ([`DROP_RATIO`]): the first rows of any
+/// learner are costly.
+pub const DROP_MIN_ROWS: usize = 100;
+
+/// What happened to a learner in an online run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LearnerStatus {
+    /// Coded every row.
+    #[default]
+    Ran,
+    /// Does not apply to these data (the note says why).
+    Skipped,
+    /// Left the mixture part-way (the note says at which row and why).
+    Dropped,
+}
+
 /// One learner's total in an online run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LearnerTotal {
     pub name: String,
-    /// Its own code of the rows after the first block, bits.
+    /// Its own code of the rows it coded after the first block, bits.
     pub bits: f64,
     /// Its mixture weight after the last row.
     pub final_weight: f64,
@@ -580,26 +804,372 @@ pub struct LearnerTotal {
     /// responsibilities): which learner the code rests on.
     #[serde(default)]
     pub share: f64,
+    /// Ran, skipped or dropped.
+    #[serde(default)]
+    pub status: LearnerStatus,
+    /// Why it was skipped or dropped, or what to know about how it ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Part of the code of Z without W (K(Z), a component of K(Z|W)'s mixture) rather than a
+    /// learner that reads W.
+    #[serde(default)]
+    pub without_w: bool,
 }
 
-/// A learner after its run, with its per-row bits.
-type LearnerRun = (Box<dyn OnlineLearner>, Vec<f64>);
+/// The learners of an online run as a text table: name, own code, share of K(Z|W)'s bits,
+/// final weight and status, the code of Z without W's learners marked, then every skipped or
+/// dropped learner's reason and every note.
+pub fn learner_table(learners: &[LearnerTotal]) -> String {
+    let width = learners
+        .iter()
+        .map(|l| l.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(20);
+    let mut text = format!(
+        "{:<width$} {:>14} {:>9} {:>12}  status\n",
+        "learner", "own code bits", "share %", "final weight"
+    );
+    for l in learners {
+        let status = match l.status {
+            LearnerStatus::Ran => "ran",
+            LearnerStatus::Skipped => "skipped",
+            LearnerStatus::Dropped => "dropped",
+        };
+        let bits = if l.status == LearnerStatus::Skipped {
+            "-".to_string()
+        } else {
+            format!("{:.1}", l.bits)
+        };
+        // A padding token the rule learner read is said in a note under the table.
+        let name = l
+            .name
+            .split_once("+pad=")
+            .map_or(l.name.as_str(), |(n, _)| n);
+        text += &format!(
+            "{:<width$} {:>14} {:>9.1} {:>12.3}  {status}{}\n",
+            name,
+            bits,
+            100.0 * l.share,
+            l.final_weight,
+            if l.without_w {
+                " (code of Z without W)"
+            } else {
+                ""
+            },
+        );
+    }
+    for l in learners {
+        if let Some(n) = &l.note {
+            text += &format!("  {}: {}\n", l.name, n);
+        }
+    }
+    text
+}
 
-/// The online scheme: every learner of `cfg.online` codes the ordered rows (in parallel, one
-/// thread each), the first `first` rows go with the naive code, and the learners' codes are
-/// mixed. All N rows are encoded (no validation rows: nothing stops early).
-pub fn online_code(
+/// A learner's run: its per-row bits (+inf after a drop), its note, and the drop reason.
+struct LearnerRun {
+    name: String,
+    bits: Vec<f64>,
+    note: Option<String>,
+    dropped: Option<String>,
+    is_rules: bool,
+    /// Whether the learner reads W (one that does not is run once, in the code without W).
+    reads_w: bool,
+    learner: Option<Box<dyn OnlineLearner>>,
+}
+
+/// The code of Z without W: K(Z) of the online scheme, coded by the same learners as K(Z|W)
+/// with W withheld (those that never read W, and tables and rules on a W of one constant
+/// token); the mixture of K(Z|W) holds it as one component.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WithoutWCode {
+    /// Bits of every row in coding order (the first block's naive code spread evenly).
+    pub row_bits: Vec<f64>,
+    /// The first block's naive bits.
+    pub first_bits: f64,
+    /// K(Z), bits.
+    pub total: f64,
+    /// Its learners (shares of this code's bits).
+    pub learners: Vec<LearnerTotal>,
+}
+
+/// Runs `spec` on `w` (or skips it with the reason), watching its cumulative code against
+/// `reference` (per-row bits of the same rows) when given.
+#[allow(clippy::too_many_arguments)]
+fn run_spec(
+    spec: &LearnerSpec,
+    oc: &OnlineConfig,
     w: &TokenData,
+    z: &Targets,
+    order: &[usize],
+    bounds: &[usize],
+    seed: u64,
+    reference: Option<&[f64]>,
+    suffix: &str,
+) -> std::result::Result<LearnerRun, (String, String)> {
+    let name = format!("{}{suffix}", spec.name());
+    let mut l = build_online_learner(spec, oc, w, z, seed).map_err(|e| (name.clone(), e))?;
+    let (bits, dropped) = run_learner_watched(l.as_mut(), w, z, order, bounds, reference);
+    Ok(LearnerRun {
+        name: format!("{}{suffix}", l.name()),
+        note: l.note(),
+        bits,
+        dropped,
+        is_rules: matches!(spec, LearnerSpec::Rules(_)),
+        reads_w: l.reads_w(),
+        learner: Some(l),
+    })
+}
+
+/// [`run_learner`], stopping the learner once its code falls behind `reference` (see
+/// [`DROP_RATIO`]) or is not finite; the rows after the drop get +inf bits (probability 0: the
+/// mixture gives the learner no weight from then on). Returns the bits and the drop reason.
+pub fn run_learner_watched(
+    learner: &mut dyn OnlineLearner,
+    w: &TokenData,
+    z: &Targets,
+    order: &[usize],
+    bounds: &[usize],
+    reference: Option<&[f64]>,
+) -> (Vec<f64>, Option<String>) {
+    let first = bounds[0];
+    let n = order.len();
+    let own: Vec<usize>;
+    let bounds = match learner.block_rows() {
+        Some(k) => {
+            own = (first..n).step_by(k.max(1)).chain([n]).collect();
+            &own[..]
+        }
+        None => bounds,
+    };
+    if first > 0 {
+        learner.learn(w, z, &order[..first], first);
+    }
+    let mut bits = Vec::with_capacity(n - first);
+    let (mut mine, mut theirs) = (0.0, 0.0);
+    for win in bounds.windows(2) {
+        let (a, b) = (win[0], win[1]);
+        if a == b {
+            continue;
+        }
+        let block = learner.code(w, z, &order[a..b]);
+        mine += block.iter().sum::<f64>();
+        bits.extend(block);
+        let why = if !mine.is_finite() {
+            Some(format!("its code of row {b} is not finite (diverged)"))
+        } else if let Some(r) = reference {
+            theirs += r[a - first..b - first].iter().sum::<f64>();
+            let behind = mine > theirs * (1.0 + DROP_RATIO) + DROP_SLACK_BITS;
+            (behind && b - first >= DROP_MIN_ROWS).then(|| {
+                format!(
+                    "after {b} rows its code ({mine:.0} bits) was more than {:.0} % + {:.0} bits \
+                     above the mixture of the other learners ({theirs:.0} bits)",
+                    100.0 * DROP_RATIO,
+                    DROP_SLACK_BITS
+                )
+            })
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            bits.resize(n - first, f64::INFINITY);
+            return (bits, Some(why));
+        }
+        learner.learn(w, z, &order[..b], b - a);
+    }
+    (bits, None)
+}
+
+/// Mixes finished runs (plus extra components, e.g. the code without W, with their prior
+/// log2 weights) and returns the per-row bits and the learners' totals.
+fn mix_runs(
+    runs: &[LearnerRun],
+    extra: Option<(&[f64], f64)>,
+    mixing: super::switching::Mixing,
+    without_w: bool,
+) -> (super::switching::Mixed, Vec<LearnerTotal>) {
+    let mut per: Vec<Vec<f64>> = runs.iter().map(|r| r.bits.clone()).collect();
+    // Without W the rule learner is a memory of objects and per-attribute counts, no more
+    // general than the others; the objects learner, whose hypotheses hold the marginal's and
+    // the memory's, takes half of the prior there.
+    let is_rules: Vec<bool> = runs.iter().map(|r| r.is_rules && !without_w).collect();
+    let mut prior = learner_prior(&is_rules);
+    if without_w
+        && runs.len() > 1
+        && let Some(k) = runs.iter().position(|r| r.name == "objects")
+    {
+        let rest = (0.5 / (runs.len() - 1) as f64).log2();
+        prior = (0..runs.len())
+            .map(|i| if i == k { -1.0 } else { rest })
+            .collect();
+    }
+    if let Some((bits, p)) = extra {
+        if runs.is_empty() {
+            prior = vec![0.0];
+        } else {
+            prior.iter_mut().for_each(|w| *w += (1.0 - p).log2());
+            prior.push(p.log2());
+        }
+        per.push(bits.to_vec());
+    }
+    let mixed = mix_with_prior(&per, mixing, prior);
+    let totals = runs
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            let coded: Vec<f64> = r.bits.iter().copied().filter(|b| b.is_finite()).collect();
+            let (status, note) = match &r.dropped {
+                Some(why) => (
+                    LearnerStatus::Dropped,
+                    Some(match &r.note {
+                        Some(n) => format!("dropped: {why}; {n}"),
+                        None => format!("dropped: {why}"),
+                    }),
+                ),
+                None => (LearnerStatus::Ran, r.note.clone()),
+            };
+            LearnerTotal {
+                name: r.name.clone(),
+                bits: coded.iter().sum(),
+                final_weight: mixed.final_weights[k],
+                share: mixed.shares[k],
+                status,
+                note,
+                without_w,
+            }
+        })
+        .collect();
+    (mixed, totals)
+}
+
+fn skipped(name: String, why: String, without_w: bool) -> LearnerTotal {
+    LearnerTotal {
+        name,
+        bits: 0.0,
+        final_weight: 0.0,
+        share: 0.0,
+        status: LearnerStatus::Skipped,
+        note: Some(why),
+        without_w,
+    }
+}
+
+/// One learner run to do: its index in the learner set, its spec, the W it reads (the data's
+/// or the blind one) and the suffix of its name.
+type Job<'a> = (usize, &'a LearnerSpec, &'a TokenData, &'static str);
+
+/// Seed salt of the learners that read W and of those coding Z without W.
+const SALT_W: u64 = 1_000_003;
+const SALT_WITHOUT_W: u64 = 2_000_003;
+const WITHOUT_W: &str = " (without W)";
+
+/// Runs `jobs` in parallel (one thread each) and returns the runs in job order, or each
+/// skipped learner's name and reason.
+#[allow(clippy::too_many_arguments)]
+fn run_all(
+    jobs: &[Job],
+    oc: &OnlineConfig,
+    z: &Targets,
+    order: &[usize],
+    bounds: &[usize],
+    cfg: &PrequentialConfig,
+    reference: Option<&[f64]>,
+    progress: Option<&indicatif::ProgressBar>,
+) -> Result<Vec<std::result::Result<LearnerRun, (String, String)>>> {
+    let work = || {
+        use rayon::prelude::*;
+        jobs.par_iter()
+            .with_max_len(1)
+            .map(|&(k, spec, w, suffix)| {
+                let salt = if suffix.is_empty() {
+                    SALT_W
+                } else {
+                    SALT_WITHOUT_W
+                };
+                let seed = derive_seed(cfg.seed, salt + k as u64);
+                let r = run_spec(spec, oc, w, z, order, bounds, seed, reference, suffix);
+                if let Some(pb) = progress {
+                    pb.inc(1);
+                }
+                r
+            })
+            .collect::<Vec<_>>()
+    };
+    in_pool(cfg.threads, work)
+}
+
+/// The codes of Z without W computed in this process, by data and settings: `compare` computes
+/// the dataset's K(Z) and then the estimator's K(Z|W), which mixes the same code in (at
+/// N = 29,000 sentence embeddings it takes 8 s). Bounded; results are identical either way.
+type CacheKey = (u64, String);
+static WITHOUT_W_CACHE: std::sync::Mutex<Vec<(CacheKey, std::sync::Arc<WithoutWCode>)>> =
+    std::sync::Mutex::new(Vec::new());
+const CACHE_ENTRIES: usize = 8;
+
+fn cache_key(z: &Targets, cfg: &PrequentialConfig) -> CacheKey {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    match z {
+        Targets::Discrete {
+            n_attr,
+            n_vals,
+            values,
+        } => (0u8, n_attr, n_vals, values).hash(&mut h),
+        Targets::Continuous { dim, lam, grid } => (1u8, dim, lam.to_bits(), grid).hash(&mut h),
+    }
+    let settings = serde_json::to_string(&(&cfg.online, cfg.seed, cfg.ordering.for_code_length()))
+        .unwrap_or_default();
+    (h.finish(), settings)
+}
+
+fn cached(key: &CacheKey) -> Option<std::sync::Arc<WithoutWCode>> {
+    let cache = WITHOUT_W_CACHE.lock().ok()?;
+    cache.iter().find(|(k, _)| k == key).map(|(_, c)| c.clone())
+}
+
+fn remember(key: CacheKey, code: &WithoutWCode) {
+    if let Ok(mut cache) = WITHOUT_W_CACHE.lock() {
+        if cache.iter().any(|(k, _)| *k == key) {
+            return;
+        }
+        if cache.len() >= CACHE_ENTRIES {
+            cache.remove(0);
+        }
+        cache.push((key, std::sync::Arc::new(code.clone())));
+    }
+}
+
+/// The code of Z without W for the online scheme's settings `cfg` ([`WithoutWCode`]).
+pub fn without_w_code(
     z: &Targets,
     cfg: &PrequentialConfig,
     progress: Option<&indicatif::ProgressBar>,
-) -> Result<PrequentialCode> {
-    let for_w = cfg.online.for_data(w);
-    let oc = &for_w;
+) -> Result<WithoutWCode> {
+    let oc = &cfg.online;
     oc.validate()?;
+    let key = cache_key(z, cfg);
+    if let Some(c) = cached(&key) {
+        return Ok((*c).clone());
+    }
     let order = order_rows(z, cfg.ordering.for_code_length(), cfg.seed);
-    let n = order.len();
     let first = oc.first_rows(z);
+    check_first(z, first, order.len())?;
+    let bounds = oc.boundaries_from(first, order.len());
+    let blind = TokenData::blind(order.len());
+    let specs = oc.learner_set();
+    let (todo, skipped_here) = without_w_plan(&specs);
+    let jobs: Vec<Job> = todo
+        .iter()
+        .map(|&(k, s)| (k, s, &blind, WITHOUT_W))
+        .collect();
+    let results = run_all(&jobs, oc, z, &order, &bounds, cfg, None, progress)?;
+    let code = without_w_mix(results, skipped_here, z, &order, &bounds, oc)?;
+    remember(key, &code);
+    Ok(code)
+}
+
+fn check_first(z: &Targets, first: usize, n: usize) -> Result<()> {
     if first >= n {
         let key = match z {
             Targets::Discrete { .. } => "online.first_discrete",
@@ -610,6 +1180,106 @@ pub fn online_code(
             format!("{first} naive rows leave nothing to learn from out of {n}"),
         ));
     }
+    Ok(())
+}
+
+/// The learners of the code of Z without W (by index in `specs`; `marginal` appended when the
+/// list has none) and those that are left out there, with the reason.
+fn without_w_plan(specs: &[LearnerSpec]) -> (Vec<(usize, &LearnerSpec)>, Vec<LearnerTotal>) {
+    static MARGINAL: LearnerSpec = LearnerSpec::Marginal;
+    let mut skipped_here = Vec::new();
+    let mut todo = Vec::new();
+    // K(Z) needs a code of Z without W: the marginal learner when the list has none.
+    if !specs.iter().any(|s| s.without_w().is_ok()) {
+        todo.push((specs.len(), &MARGINAL));
+    }
+    for (k, spec) in specs.iter().enumerate() {
+        match spec.without_w() {
+            Ok(()) => todo.push((k, spec)),
+            Err(why) => skipped_here.push(skipped(
+                format!("{}{WITHOUT_W}", spec.name()),
+                why.to_string(),
+                true,
+            )),
+        }
+    }
+    (todo, skipped_here)
+}
+
+/// The code of Z without W from its learners' runs.
+fn without_w_mix(
+    results: Vec<std::result::Result<LearnerRun, (String, String)>>,
+    mut skipped_here: Vec<LearnerTotal>,
+    z: &Targets,
+    order: &[usize],
+    bounds: &[usize],
+    oc: &OnlineConfig,
+) -> Result<WithoutWCode> {
+    let mut runs = Vec::new();
+    for r in results {
+        match r {
+            Ok(mut run) => {
+                if !run.reads_w {
+                    // Never reads W: one code for both K(Z) and K(Z|W), under its own name.
+                    run.name = run.name.trim_end_matches(WITHOUT_W).to_string();
+                }
+                run.learner = None;
+                runs.push(run);
+            }
+            Err((name, why)) => skipped_here.push(skipped(name, why, true)),
+        }
+    }
+    if runs.is_empty() {
+        return Err(KcompError::param(
+            "online.learners",
+            "no learner codes Z without W (add marginal)",
+        ));
+    }
+    let first_rows = &order[..bounds[0]];
+    let first_bits = naive_bits(z, first_rows);
+    let (mixed, mut learners) = mix_runs(&runs, None, oc.mixing, true);
+    learners.extend(skipped_here);
+    let mut row_bits = first_block_bits(z, first_rows);
+    row_bits.extend(&mixed.bits);
+    let total = first_bits + mixed.bits.iter().sum::<f64>();
+    Ok(WithoutWCode {
+        row_bits,
+        first_bits,
+        total,
+        learners,
+    })
+}
+
+/// The online scheme: the learners code the ordered rows (in parallel, one thread each), the
+/// first `first` rows go with the naive code, and the codes are mixed. First the code of Z
+/// without W ([`WithoutWCode`], K(Z)); then the learners that read W, mixed with that code as
+/// one more component (prior [`WITHOUT_W_PRIOR`]): K(Z|W) <= K(Z) + 5 bits; networks run last
+/// and leave when they fall far behind ([`DROP_RATIO`]). All N rows are encoded (no validation
+/// rows: nothing stops early).
+pub fn online_code(
+    w: &TokenData,
+    z: &Targets,
+    cfg: &PrequentialConfig,
+    progress: Option<&indicatif::ProgressBar>,
+) -> Result<PrequentialCode> {
+    Ok(online_code_with_k_z(w, z, cfg, progress)?.0)
+}
+
+/// [`online_code`] and the code of Z without W it mixed in.
+pub fn online_code_with_k_z(
+    w: &TokenData,
+    z: &Targets,
+    cfg: &PrequentialConfig,
+    progress: Option<&indicatif::ProgressBar>,
+) -> Result<(PrequentialCode, WithoutWCode)> {
+    // The padding token W carries (kcomp's own, or `--pad`) joins the settings.
+    let for_w = cfg.online.for_data(w);
+    let oc = &for_w;
+    oc.validate()?;
+    let order = order_rows(z, cfg.ordering.for_code_length(), cfg.seed);
+    let n = order.len();
+    let first = oc.first_rows(z);
+    check_first(z, first, n)?;
     if let Some(p) = oc.pad
         && p as usize >= w.vocab
     {
@@ -620,50 +1290,96 @@ pub fn online_code(
     }
     let specs = oc.learner_set();
     let bounds = oc.boundaries_from(first, n);
-    if let Some(pb) = progress {
-        pb.set_length(pb.length().unwrap_or(0) + specs.len() as u64);
-    }
-    let jobs = || -> Vec<Option<LearnerRun>> {
-        use rayon::prelude::*;
-        specs
-            .par_iter()
-            .with_max_len(1)
-            .enumerate()
-            .map(|(k, spec)| {
-                let seed = derive_seed(cfg.seed, 1_000_003 + k as u64);
-                let res = make_online_learner(spec, oc, w, z, seed).map(|mut l| {
-                    let bits = run_learner(l.as_mut(), w, z, &order, &bounds);
-                    (l, bits)
-                });
-                if let Some(pb) = progress {
-                    pb.inc(1);
-                }
-                res
-            })
-            .collect()
-    };
-    let runs: Vec<LearnerRun> = in_pool(cfg.threads, jobs)?.into_iter().flatten().collect();
-    if runs.is_empty() {
-        return Err(KcompError::param(
-            "online.learners",
-            "no learner applies to these data (linear learners need continuous Z)",
-        ));
-    }
-    let per: Vec<Vec<f64>> = runs.iter().map(|(_, b)| b.clone()).collect();
-    let is_rules: Vec<bool> = runs
+    let blind = TokenData::blind(n);
+    // The code of Z without W (K(Z)) and the learners that read W, networks apart: first the
+    // code without W's learners and the other readers side by side, then the networks, which
+    // race the mixture of all of those.
+    let key = cache_key(z, cfg);
+    let known = cached(&key);
+    let (todo_kz, skipped_kz) = without_w_plan(&specs);
+    let readers: Vec<(usize, &LearnerSpec)> = specs
         .iter()
-        .map(|(l, _)| l.name().starts_with("rules"))
+        .enumerate()
+        .filter(|(_, s)| s.reads_w())
         .collect();
-    let mixed = mix_with_prior(&per, oc.mixing, learner_prior(&is_rules));
+    let (cheap, nets): (Vec<_>, Vec<_>) = readers.iter().partition(|(_, s)| !s.is_network());
+    let mut jobs: Vec<Job> = Vec::new();
+    if known.is_none() {
+        jobs.extend(todo_kz.iter().map(|&(k, s)| (k, s, &blind, WITHOUT_W)));
+    }
+    let n_kz_jobs = jobs.len();
+    jobs.extend(cheap.iter().map(|&(k, s)| (k, s, w, "")));
+    if let Some(pb) = progress {
+        pb.set_length(pb.length().unwrap_or(0) + (jobs.len() + nets.len()) as u64);
+    }
+    let mut results = run_all(&jobs, oc, z, &order, &bounds, cfg, None, progress)?;
+    let reader_results = results.split_off(n_kz_jobs);
+    let kz = match known {
+        Some(c) => (*c).clone(),
+        None => {
+            let code = without_w_mix(results, skipped_kz, z, &order, &bounds, oc)?;
+            remember(key, &code);
+            code
+        }
+    };
+    let kz_rows = &kz.row_bits[bounds[0]..];
+    let mut runs: Vec<LearnerRun> = Vec::new();
+    let mut skipped_w: Vec<LearnerTotal> = Vec::new();
+    let mut collect = |results: Vec<std::result::Result<LearnerRun, (String, String)>>,
+                       runs: &mut Vec<LearnerRun>| {
+        for r in results {
+            match r {
+                Ok(run) => runs.push(run),
+                Err((name, why)) => skipped_w.push(skipped(name, why, false)),
+            }
+        }
+    };
+    collect(reader_results, &mut runs);
+    if !nets.is_empty() {
+        let (before, _) = mix_runs(&runs, Some((kz_rows, WITHOUT_W_PRIOR)), oc.mixing, false);
+        let net_jobs: Vec<Job> = nets.iter().map(|&(k, s)| (k, s, w, "")).collect();
+        let results = run_all(
+            &net_jobs,
+            oc,
+            z,
+            &order,
+            &bounds,
+            cfg,
+            Some(&before.bits),
+            progress,
+        )?;
+        collect(results, &mut runs);
+    }
+    let (mixed, mut learners) = mix_runs(&runs, Some((kz_rows, WITHOUT_W_PRIOR)), oc.mixing, false);
+    // The code without W's learners, with their shares of K(Z|W)'s bits.
+    let kz_share = mixed.shares.last().copied().unwrap_or(0.0);
+    let kz_weight = mixed.final_weights.last().copied().unwrap_or(0.0);
+    for l in &kz.learners {
+        let mut l = l.clone();
+        l.share *= kz_share;
+        l.final_weight *= kz_weight;
+        learners.push(l);
+    }
+    learners.extend(skipped_w);
     let first_rows = &order[..bounds[0]];
-    let first_bits = naive_bits(z, first_rows);
+    let first_bits = kz.first_bits;
     let k_data = first_bits + mixed.bits.iter().sum::<f64>();
-    // K(Data|f): the final state of the learner the mixture trusts most codes every row.
-    let best = (0..runs.len())
-        .max_by(|&a, &b| mixed.final_weights[a].total_cmp(&mixed.final_weights[b]))
-        .unwrap_or(0);
-    let mut runs = runs;
-    let k_data_given_f = runs[best].0.code(w, z, &order).iter().sum();
+    // K(Data|f): the final state of the learner that reads W the mixture trusts most codes
+    // every row (the code without W when no such learner ran to the end).
+    let best = runs
+        .iter_mut()
+        .enumerate()
+        .filter(|(_, r)| r.dropped.is_none() && r.learner.is_some())
+        .max_by(|a, b| mixed.final_weights[a.0].total_cmp(&mixed.final_weights[b.0]))
+        .map(|(_, r)| r);
+    let k_data_given_f = match best {
+        Some(r) => r
+            .learner
+            .as_mut()
+            .map(|l| l.code(w, z, &order).iter().sum())
+            .unwrap_or(kz.total),
+        None => kz.total,
+    };
     let mut chunks = vec![Chunk {
         start: 0,
         end: bounds[0],
@@ -688,24 +1404,17 @@ pub fn online_code(
             epochs: 0,
         });
     }
-    let learners = runs
-        .iter()
-        .zip(&per)
-        .zip(mixed.final_weights.iter().zip(&mixed.shares))
-        .map(|(((l, _), b), (&fw, &share))| LearnerTotal {
-            name: l.name(),
-            bits: b.iter().sum(),
-            final_weight: fw,
-            share,
-        })
-        .collect();
-    Ok(PrequentialCode {
-        k_data,
-        k_data_given_f,
-        chunks,
-        final_epochs: 0,
-        n_encoded: n,
-        n_val: 0,
-        learners,
-    })
+    let _ = first_rows;
+    Ok((
+        PrequentialCode {
+            k_data,
+            k_data_given_f,
+            chunks,
+            final_epochs: 0,
+            n_encoded: n,
+            n_val: 0,
+            learners,
+        },
+        kz,
+    ))
 }

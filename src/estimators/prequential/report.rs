@@ -75,16 +75,7 @@ pub fn to_text(r: &PrequentialResult, title: &str) -> String {
         );
     }
     if !r.learners.is_empty() {
-        text += "learner             own code   share of the mixture's bits   final weight\n";
-        for l in &r.learners {
-            text += &format!(
-                "{:<20}{:>8.1}   {:>26.1} %   {:>12.3}\n",
-                l.name,
-                l.bits,
-                100.0 * l.share,
-                l.final_weight
-            );
-        }
+        text += &super::online::learner_table(&r.learners);
     }
     if let Some(t) = r
         .learners

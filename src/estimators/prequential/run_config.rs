@@ -161,9 +161,10 @@ pub const SHORTCUTS: &[Shortcut] = &[
     shaped(
         "learners",
         "prequential.online.learners",
-        "Learners of the online scheme, comma-separated: marginal, ngram0..ngram3, rules, \
-         linear1, linear2, mlp-linear, mlp256, gru (default: marginal, ngram2, rules, linear1, \
-         linear2, mlp-linear, mlp256)",
+        "Learners of the online scheme, comma-separated: marginal, objects, ngram0..ngram3, \
+         rules, linear1, linear2, sparse (or sparse:words:bigrams:positions:position-bigrams:\
+         ridge=R), mlp-linear, mlp256, gru (default: marginal, objects, ngram3, rules, linear1, \
+         linear2, sparse, mlp-linear, mlp256; those that apply to the data run)",
         Shape::Names,
     ),
     flag(

@@ -2,12 +2,14 @@
 
 use super::OnlineLearner;
 use crate::coding::predictive::OutputDist;
+use crate::coding::multivariate::{CovarianceCode, CovarianceSettings};
 use crate::dataset::{Targets, TokenData};
-use crate::neural::likelihood::grid_gaussian_nll_nats;
 
 /// Bayesian linear regression on one-hot n-gram features (continuous Z): posterior over the
 /// weights with ridge prior, shared across output dimensions, updated row by row
-/// (Sherman-Morrison); per-dimension noise variance from standardised prequential residuals.
+/// (Sherman-Morrison); the noise covariance from the standardised prequential residuals (shrunk,
+/// with a window of about 100 rows), every row coded dimension by dimension through its
+/// Cholesky factor ([`crate::coding::multivariate`]), mixed with the same code on its diagonal.
 pub struct BayesLinear {
     order: usize,
     ridge: f64,
@@ -20,9 +22,8 @@ pub struct BayesLinear {
     a_inv: Vec<f64>,
     /// X^T Y, F x D.
     xty: Vec<f64>,
-    /// Sum of squared standardised residuals per dimension and their count (prior included).
-    res2: Vec<f64>,
-    n_res: f64,
+    /// The covariance of the standardised residuals.
+    residuals: CovarianceCode,
 }
 
 /// Forgetting factor of the noise-variance estimate: early residuals, taken when the prior
@@ -59,8 +60,18 @@ impl BayesLinear {
             lam: *lam,
             a_inv,
             xty: vec![0.0; n_feat * dim],
-            res2: vec![0.0; *dim],
-            n_res: 0.0,
+            residuals: CovarianceCode::new(
+                *dim,
+                *lam,
+                false,
+                CovarianceSettings {
+                    forget: RES_FORGET,
+                    // A window of ~100 rows estimates a D x D covariance poorly where the
+                    // dimensions are independent (lookup tables of 2-grams: +1.6 % bits).
+                    mix_diagonal: true,
+                    ..Default::default()
+                },
+            ),
         })
     }
 
@@ -96,8 +107,8 @@ impl BayesLinear {
         (u, h)
     }
 
-    /// Predictive (mean, std) per dimension.
-    fn predict(&self, u: &[f64], h: f64) -> Vec<(f64, f64)> {
+    /// Predictive mean per dimension.
+    fn mean(&self, u: &[f64]) -> Vec<f64> {
         let d = self.dim;
         let mut mu = vec![0.0; d];
         for (i, &ui) in u.iter().enumerate() {
@@ -107,18 +118,7 @@ impl BayesLinear {
                 }
             }
         }
-        mu.into_iter()
-            .zip(&self.res2)
-            .map(|(m, &r)| {
-                let s2 = if self.n_res > 0.0 {
-                    r / self.n_res
-                } else {
-                    1.0
-                };
-                // At least a quarter of a grid cell: below it every code is ~0 bits anyway.
-                (m, (s2 * (1.0 + h)).sqrt().max(0.25 * self.lam))
-            })
-            .collect()
+        mu
     }
 }
 
@@ -135,18 +135,15 @@ impl OnlineLearner for BayesLinear {
         let Targets::Continuous { grid, .. } = z else {
             return vec![f64::INFINITY; rows.len()];
         };
+        // Before any residual, a tenth of a unit per dimension.
+        let fallback = 0.1f64.max(10.0 * self.lam);
         rows.iter()
             .map(|&row| {
                 let (u, h) = self.solve(&self.features(w, row));
-                let nats: f64 = self
-                    .predict(&u, h)
-                    .iter()
-                    .enumerate()
-                    .map(|(d, &(m, s))| {
-                        grid_gaussian_nll_nats(grid[row * self.dim + d], self.lam, m, s)
-                    })
-                    .sum();
-                nats / std::f64::consts::LN_2
+                let mean = self.mean(&u);
+                let k = &grid[row * self.dim..(row + 1) * self.dim];
+                self.residuals
+                    .bits(k, Some(&mean), (1.0 + h).sqrt(), fallback)
             })
             .collect()
     }
@@ -161,12 +158,12 @@ impl OnlineLearner for BayesLinear {
             let f = self.features(w, row);
             let (u, h) = self.solve(&f);
             // Standardised residual of the prediction made before this row was learned.
-            let pred = self.predict(&u, h);
-            for (k, &(m, _)) in pred.iter().enumerate() {
-                let y = grid[row * d + k] as f64 * self.lam;
-                self.res2[k] = RES_FORGET * self.res2[k] + (y - m).powi(2) / (1.0 + h);
-            }
-            self.n_res = RES_FORGET * self.n_res + 1.0;
+            let mean = self.mean(&u);
+            let s = (1.0 + h).sqrt();
+            let e: Vec<f64> = (0..d)
+                .map(|k| (grid[row * d + k] as f64 * self.lam - mean[k]) / s)
+                .collect();
+            self.residuals.learn(&e);
             let inv = 1.0 / (1.0 + h);
             for i in 0..nf {
                 if u[i] != 0.0 {
@@ -195,11 +192,18 @@ impl OnlineLearner for BayesLinear {
             rows.iter()
                 .map(|&row| {
                     let (u, h) = self.solve(&self.features(w, row));
-                    self.predict(&u, h)
-                        .into_iter()
-                        .map(|(m, s)| OutputDist::Gaussian {
+                    let mean = self.mean(&u);
+                    // The marginals of the residuals' multivariate code, scaled as `code`
+                    // scales them (1 + h); one unit before any residual.
+                    let var = self
+                        .residuals
+                        .marginal_variances()
+                        .unwrap_or_else(|| vec![1.0; mean.len()]);
+                    mean.iter()
+                        .zip(var)
+                        .map(|(&m, v)| OutputDist::Gaussian {
                             mean: m / self.lam,
-                            sd: s / self.lam,
+                            sd: (v * (1.0 + h)).sqrt().max(0.25 * self.lam) / self.lam,
                         })
                         .collect()
                 })

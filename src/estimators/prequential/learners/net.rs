@@ -7,6 +7,7 @@ use rand_chacha::ChaCha8Rng;
 use super::super::online::OnlineConfig;
 use super::OnlineLearner;
 use crate::coding::predictive::OutputDist;
+use crate::coding::multivariate::{CovarianceCode, CovarianceSettings};
 use crate::dataset::{Targets, TokenData};
 use crate::neural::fast::{FastMlp, code_bits_from_outputs};
 use crate::neural::gru::FastGru;
@@ -104,6 +105,12 @@ pub struct NetOnline<N: OnlineNet> {
     log_scale: f64,
     /// (row, raw outputs when it was coded), most recent last, at most `calib_window`.
     history: std::collections::VecDeque<(usize, Vec<f32>)>,
+    /// Gaussian heads of two or more dimensions: the correlations of the standardised
+    /// residuals (residual / predicted standard deviation), learned from the rows coded, with
+    /// which every row is coded dimension by dimension ([`crate::coding::multivariate`]).
+    residuals: Option<CovarianceCode>,
+    /// Standardised residuals of the rows coded last, for `learn`.
+    pending: std::collections::HashMap<usize, Vec<f64>>,
 }
 
 impl<N: OnlineNet> NetOnline<N> {
@@ -117,7 +124,40 @@ impl<N: OnlineNet> NetOnline<N> {
             ema,
             log_scale: 0.0,
             history: Default::default(),
+            residuals: None,
+            pending: Default::default(),
         }
+    }
+
+    /// Codes continuous rows with the residual covariance (Gaussian heads of two or more
+    /// dimensions); `lam` is the grid.
+    pub fn with_residual_covariance(mut self, lam: f64) -> Self {
+        if let HeadSpec::Gaussian { dim, .. } = self.net.head()
+            && dim >= 2
+        {
+            self.residuals = Some(CovarianceCode::new(
+                dim,
+                lam,
+                false,
+                CovarianceSettings::default(),
+            ));
+        }
+        self
+    }
+
+    /// (mean, standard deviation) per dimension of a Gaussian head's outputs (one row).
+    fn gaussian(&self, out: &[f32]) -> (Vec<f64>, Vec<f64>) {
+        let HeadSpec::Gaussian { dim, std } = self.net.head() else {
+            return (Vec::new(), Vec::new());
+        };
+        let mean = out[..dim].iter().map(|&m| m as f64).collect();
+        let sd = (0..dim)
+            .map(|d| match std {
+                StdSpec::Fixed { std } => std,
+                StdSpec::Learned { min_std } => (out[dim + d] as f64).max(min_std.ln()).exp(),
+            })
+            .collect();
+        (mean, sd)
     }
 
     /// Raw outputs of the coding weights (the EMA when enabled).
@@ -225,7 +265,24 @@ impl<N: OnlineNet> OnlineLearner for NetOnline<N> {
         let head = self.net.head();
         let out = self.coding_outputs(w, rows);
         let o = head.n_outputs();
-        let bits = code_bits_from_outputs(&head, z, rows, &scaled(&head, &out, self.log_scale));
+        let calibrated = scaled(&head, &out, self.log_scale);
+        let bits = match (&self.residuals, z) {
+            (Some(_), Targets::Continuous { dim, grid, lam }) => rows
+                .iter()
+                .enumerate()
+                .map(|(r, &row)| {
+                    let (mean, sd) = self.gaussian(&calibrated[r * o..(r + 1) * o]);
+                    let k = &grid[row * dim..(row + 1) * dim];
+                    let e: Vec<f64> = (0..*dim)
+                        .map(|d| (k[d] as f64 * lam - mean[d]) / sd[d])
+                        .collect();
+                    self.pending.insert(row, e);
+                    let code = self.residuals.as_mut().expect("checked above");
+                    code.bits_scaled(k, &mean, &sd)
+                })
+                .collect(),
+            _ => code_bits_from_outputs(&head, z, rows, &calibrated),
+        };
         if self.cfg.calibrate {
             for (r, &row) in rows.iter().enumerate() {
                 self.history
@@ -239,6 +296,36 @@ impl<N: OnlineNet> OnlineLearner for NetOnline<N> {
     }
 
     fn learn(&mut self, w: &TokenData, z: &Targets, sent: &[usize], n_new: usize) {
+        if self.residuals.is_some() {
+            // The residuals of the new rows as they were coded (the first rows, sent naively,
+            // with the current weights).
+            let new = &sent[sent.len() - n_new..];
+            let missing: Vec<usize> = new
+                .iter()
+                .copied()
+                .filter(|r| !self.pending.contains_key(r))
+                .collect();
+            if !missing.is_empty()
+                && let Targets::Continuous { dim, grid, lam } = z
+            {
+                let head = self.net.head();
+                let o = head.n_outputs();
+                let out = scaled(&head, &self.coding_outputs(w, &missing), self.log_scale);
+                for (r, &row) in missing.iter().enumerate() {
+                    let (mean, sd) = self.gaussian(&out[r * o..(r + 1) * o]);
+                    let e = (0..*dim)
+                        .map(|d| (grid[row * dim + d] as f64 * lam - mean[d]) / sd[d])
+                        .collect();
+                    self.pending.insert(row, e);
+                }
+            }
+            for row in new {
+                if let (Some(e), Some(code)) = (self.pending.remove(row), self.residuals.as_mut()) {
+                    code.learn(&e);
+                }
+            }
+            self.pending.clear();
+        }
         let c = &self.cfg;
         let n = sent.len();
         let lr = if c.lr_decay_rows > 0 {

@@ -9,6 +9,15 @@ use crate::neural::likelihood::grid_gaussian_nll_nats;
 /// Largest number of table cells per output of [`NgramTable`].
 pub const MAX_NGRAM_CELLS: usize = 1 << 18;
 
+/// Prior mass of the trigram candidates of each output (see [`NgramTable::new`]).
+pub const TRIGRAM_PRIOR: f64 = 1.0 / 32.0;
+
+/// Largest memory of an [`NgramTable`]'s cells, bytes: candidates of the highest orders are
+/// left out until the tables fit, and a learner whose unigram tables alone do not fit does
+/// not run (e.g. 384-dimensional sentence embeddings over a vocabulary of 5,000 words at 38
+/// positions would need 1 GB).
+pub const MAX_NGRAM_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
+
 /// "Each output is a table over one n-gram of W at an unknown position": for every output
 /// (continuous dimension or discrete attribute) and every candidate input (the empty n-gram,
 /// then each n-gram of order 1..=`order` at each position), cell estimates of the output given
@@ -23,6 +32,10 @@ pub const MAX_NGRAM_CELLS: usize = 1 << 18;
 /// The lookup-table generator and the language systems belong to this class: on them it is a
 /// near-ideal learner, not a general one.
 pub struct NgramTable {
+    /// The order asked for (candidates of orders 0..=order, as many as fit).
+    order: usize,
+    /// What was left out, for the report.
+    note: Option<String>,
     vocab: usize,
     /// (position, n) per candidate; n = 0 is the single constant cell.
     cands: Vec<(usize, usize)>,
@@ -48,31 +61,86 @@ pub struct NgramTable {
 }
 
 impl NgramTable {
-    pub fn new(w: &TokenData, z: &Targets, order: usize) -> Option<Self> {
+    /// The tables for data `w`, `z`, or why they do not fit ([`MAX_NGRAM_BYTES`]).
+    pub fn new(w: &TokenData, z: &Targets, order: usize) -> std::result::Result<Self, String> {
+        // Bytes per table cell: a count and a sum per output (continuous), or a count per
+        // value and output (discrete).
+        let per_cell_bytes = match z {
+            Targets::Continuous { dim, .. } => 16.0 * *dim as f64,
+            Targets::Discrete { n_attr, n_vals, .. } => 8.0 * (*n_attr * *n_vals) as f64,
+        };
+        let max_cells = MAX_NGRAM_CELLS.min((MAX_NGRAM_BYTES / per_cell_bytes) as usize);
         let mut cands = vec![(0, 0)];
         let mut cell_off = vec![0];
         let mut n_cells = 1;
+        let mut left_out: Vec<String> = Vec::new();
         for n in 1..=order.min(w.n_words) {
-            let per = w.vocab.checked_pow(n as u32)?;
-            if per > MAX_NGRAM_CELLS {
-                break;
-            }
-            for p in 0..=w.n_words - n {
-                if n_cells + per > MAX_NGRAM_CELLS {
-                    break;
+            let positions = w.n_words - n + 1;
+            let per = match w.vocab.checked_pow(n as u32) {
+                Some(p) if p <= max_cells => p,
+                _ => {
+                    left_out.push(format!("order {n} ({}^{n} cells per position)", w.vocab));
+                    continue;
                 }
+            };
+            let fit = ((max_cells - n_cells) / per).min(positions);
+            if fit < positions {
+                if n == 1 {
+                    return Err(format!(
+                        "one table per position over {} tokens needs {:.0} MB for {} \
+                         positions, more than {:.0} MB",
+                        w.vocab,
+                        (positions * per) as f64 * per_cell_bytes / 1048576.0,
+                        positions,
+                        MAX_NGRAM_BYTES / 1048576.0
+                    ));
+                }
+                left_out.push(format!(
+                    "order {n} at {} of {positions} positions",
+                    positions - fit
+                ));
+            }
+            for p in 0..fit {
                 cands.push((p, n));
                 cell_off.push(n_cells);
                 n_cells += per;
             }
         }
+        let note = (!left_out.is_empty()).then(|| {
+            format!(
+                "left out (tables over 2^18 cells per output or {:.0} MB): {}",
+                MAX_NGRAM_BYTES / 1048576.0,
+                left_out.join(", ")
+            )
+        });
         let (n_out, lam, n_vals) = match z {
             Targets::Continuous { dim, lam, .. } => (*dim, Some(*lam), 0),
             Targets::Discrete { n_attr, n_vals, .. } => (*n_attr, None, *n_vals),
         };
         let c = cands.len();
         let per_cell = if lam.is_some() { 1 } else { n_vals };
-        Some(NgramTable {
+        // Prior over one output's candidates: 31/32 uniform over those of orders 0-2, 1/32
+        // over the trigrams (when any), so that trigrams cost 0.05 bit per output where they
+        // do not help (uniform over all, 0.4-0.5 bit per output on lookup tables and
+        // string-to-grid maps, 4-10 bits per code) and log2(32 x their count) where they do
+        // (3-gram lookup tables, whose code is thousands of bits).
+        let high = cands.iter().filter(|&&(_, n)| n >= 3).count();
+        let low = c - high;
+        let prior: Vec<f64> = cands
+            .iter()
+            .map(|&(_, n)| {
+                if high == 0 {
+                    -(c as f64).log2()
+                } else if n >= 3 {
+                    (TRIGRAM_PRIOR / high as f64).log2()
+                } else {
+                    ((1.0 - TRIGRAM_PRIOR) / low as f64).log2()
+                }
+            })
+            .collect();
+        Ok(NgramTable {
+            order,
+            note,
             vocab: w.vocab,
             cell_off,
             n_cells,
@@ -88,7 +156,7 @@ impl NgramTable {
             ss: vec![0.0; n_out * c],
             used: vec![0.0; n_out * c],
             glob: vec![(0.0, 0.0, 0.0); n_out],
-            log_w: vec![-(c as f64).log2(); n_out * c],
+            log_w: (0..n_out).flat_map(|_| prior.iter().copied()).collect(),
             cands,
             last: None,
         })
@@ -180,8 +248,11 @@ impl NgramTable {
 
 impl OnlineLearner for NgramTable {
     fn name(&self) -> String {
-        let order = self.cands.last().map_or(0, |c| c.1);
-        format!("ngram{order}")
+        format!("ngram{}", self.order)
+    }
+
+    fn note(&self) -> Option<String> {
+        self.note.clone()
     }
 
     fn block_rows(&self) -> Option<usize> {
