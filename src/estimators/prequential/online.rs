@@ -77,6 +77,10 @@ pub enum LearnerSpec {
         #[serde(default)]
         calibrate: bool,
     },
+    /// Continuous Z of fixed-length W: Z as the root of a parse tree of W (word categories
+    /// learned from W, tensor-product binding and linear rule maps fitted online). See
+    /// [`super::learners::tree::TreeLearner`]; settings [`super::learners::tree::TreeSettings`].
+    Tree(super::learners::tree::TreeSettings),
 }
 
 impl LearnerSpec {
@@ -108,6 +112,7 @@ impl LearnerSpec {
             LearnerSpec::Marginal => "marginal".into(),
             LearnerSpec::Ngram { order } => format!("ngram{order}"),
             LearnerSpec::Rules(s) => format!("rules{}", s.suffix()),
+            LearnerSpec::Tree(_) => "tree".into(),
             LearnerSpec::Gru {
                 hidden,
                 lr,
@@ -144,6 +149,7 @@ impl LearnerSpec {
         let spec = match name {
             "marginal" => Some(LearnerSpec::Marginal),
             "rules" => Some(LearnerSpec::Rules(Default::default())),
+            "tree" => Some(LearnerSpec::Tree(Default::default())),
             "gru" => Some(LearnerSpec::default_sequence()),
             "mlp-linear" => {
                 find(|s| matches!(s, LearnerSpec::Mlp { hidden, .. } if hidden.is_empty()))
@@ -160,7 +166,7 @@ impl LearnerSpec {
         spec.ok_or_else(|| {
             format!(
                 "unknown learner `{}` (marginal, ngram0..ngram3, rules, rules:key=value:..., \
-                 linear1, linear2, mlp-linear, mlp256, gru)",
+                 tree, linear1, linear2, mlp-linear, mlp256, gru)",
                 name.escape_debug()
             )
         })
@@ -346,6 +352,10 @@ impl OnlineConfig {
                     s.validate()
                         .map_err(|e| KcompError::param("online.learners", e))?;
                 }
+                LearnerSpec::Tree(s) => {
+                    s.validate()
+                        .map_err(|e| KcompError::param("online.learners", e))?;
+                }
                 LearnerSpec::Marginal => {}
                 LearnerSpec::Ngram { order } => {
                     if *order > 3 {
@@ -438,6 +448,9 @@ impl OnlineConfig {
                             tables += counts * (1.0 + 2.0 / *n_vals as f64) * 8.0;
                         }
                     }
+                }
+                LearnerSpec::Tree(s) => {
+                    tables += super::learners::tree::TreeLearner::memory_bytes(w, z, s);
                 }
                 LearnerSpec::Marginal => {}
             }

@@ -7,7 +7,9 @@
 //! - [`ngram`]: each output a table over one n-gram of W at an unknown position;
 //! - [`bayes_linear`]: Bayesian linear regression on one-hot n-gram features;
 //! - [`net`]: networks (the fast MLP, the GRU) trained online with replay, EMA, calibration;
-//! - [`rules`]: the discrete rule learner, with its [`lexicon_sampler`].
+//! - [`rules`]: the discrete rule learner, with its [`lexicon_sampler`];
+//! - [`tree`]: tree-structured composition (learned word categories, a parse, tensor-product
+//!   binding and linear rule maps fitted online).
 
 pub mod bayes_linear;
 pub mod lexicon_sampler;
@@ -15,6 +17,7 @@ pub mod marginal;
 pub mod net;
 pub mod ngram;
 pub mod rules;
+pub mod tree;
 
 pub use bayes_linear::{BayesLinear, MAX_LINEAR_FEATURES};
 pub use marginal::Marginal;
@@ -98,6 +101,11 @@ pub fn make_online_learner(
         }
         LearnerSpec::Ngram { order } => {
             NgramTable::new(w, z, *order).map(|l| Box::new(l) as Box<dyn OnlineLearner>)
+        }
+        LearnerSpec::Tree(s) => {
+            let padded = cfg.pad.is_some() || super::padding::detect_padding(w).is_some();
+            tree::TreeLearner::new(w, z, s, padded, seed)
+                .map(|l| Box::new(l) as Box<dyn OnlineLearner>)
         }
     }
 }
