@@ -8,7 +8,7 @@ fn main() {
     let comp = if a[1] == "tensor" { Composition::Tensor } else { Composition::Linear };
     let (width, depth, n, vocab): (usize, usize, usize, usize) = (a[2].parse().unwrap(), a[3].parse().unwrap(), a[4].parse().unwrap(), a[5].parse().unwrap());
     let head_fine = a.get(6).map(|s| s.as_str()).unwrap_or("one");
-    let p = GrammarParams { samples: n + 300, vocab, width, depth, composition: comp, seed: 0, ..Default::default() };
+    let p = GrammarParams { samples: n + 300, vocab, width, depth, composition: comp, seed: std::env::var("SEED").map(|v| v.parse().unwrap()).unwrap_or(0), ..Default::default() };
     let g = generate(&p).unwrap();
     let d = g.to_dataset().unwrap();
     let t0 = Instant::now();

@@ -54,6 +54,10 @@ const SIGMA_STEPS: usize = 56;
 const FIRST_FIT: usize = 8;
 /// Checkpoints grow by this factor.
 const FIT_GROWTH: f64 = 1.5;
+/// Work a run spends on the linear sub-model's fits at most, in row-iterations (rows times
+/// Gauss-Newton steps times conjugate-gradient iterations, an upper bound counted before each
+/// fit): about 15 s of one core. Counted, not timed, so the numbers do not depend on the load.
+const LINEAR_WORK: f64 = 2.5e6;
 
 /// Settings of the tree learner (`kind = "tree"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,6 +113,8 @@ struct Sub {
     recent: (f64, f64),
     /// Parameters per dimension (the rows it needs to be determined).
     rows_needed: usize,
+    /// Work spent on fits so far (row-iterations).
+    work: f64,
 }
 
 /// The running marginal Gaussian per dimension (count, sum, sum of squares).
@@ -191,6 +197,7 @@ impl TreeLearner {
                 frozen: false,
                 recent: (0.0, 0.0),
                 rows_needed,
+                work: 0.0,
             });
         }
         if settings.linear {
@@ -209,6 +216,7 @@ impl TreeLearner {
                 frozen: false,
                 recent: (0.0, 0.0),
                 rows_needed,
+                work: 0.0,
             });
         }
         let k = subs.len() + 1;
@@ -362,20 +370,27 @@ impl TreeLearner {
             }
             // Freeze a sub-model that has had rows enough to be determined several times over
             // and is still not ahead of the marginal code.
-            if sub.fitted
-                && sent.len() > 4 * sub.rows_needed + 256
-                && sub.recent.0 >= sub.recent.1
-            {
+            // A fit on fewer rows than the sub-model has parameters per dimension interpolates
+            // them and predicts little, but it warm-starts the next: a few cheap steps.
+            let under = sent.len() * 3 < sub.rows_needed * 4;
+            let ahead = sub.recent.0 < sub.recent.1;
+            // Freeze a sub-model that has had rows enough to be determined several times over
+            // and is still not ahead of the marginal code.
+            if sub.fitted && sent.len() > 3 * sub.rows_needed + 256 && !ahead {
                 sub.frozen = true;
                 continue;
             }
+            // Locked in (well ahead of the marginal): the warm start is near the optimum, a few
+            // refining steps follow the new rows.
+            let locked = sub.fitted && sub.recent.0 < 0.7 * sub.recent.1;
             sub.recent = (0.0, 0.0);
+            let t0 = std::time::Instant::now();
             let seed = derive_seed(self.seed, self.fits * 16 + si as u64);
-            let early = n <= 4 * sub.rows_needed;
+            let early = !locked && n <= 4 * sub.rows_needed;
             match &mut sub.model {
                 Model::Elementwise(m) => {
                     let effort = FitEffort {
-                        iters: 40,
+                        iters: if locked { 10 } else { 40 },
                         restarts: if early { 3 } else { 0 },
                     };
                     m.fit(&sub.keys, w, &y, &rows, effort, seed);
@@ -385,15 +400,41 @@ impl TreeLearner {
                         let height = self.br.nodes.last().map_or(1, |nd| nd.height);
                         m.randomize(height, z_scale, derive_seed(seed, 99));
                     }
-                    let effort = GnEffort {
-                        steps: 30,
-                        cg: 60,
-                        restarts: if early { 1 } else { 0 },
+                    let effort = if locked {
+                        GnEffort {
+                            steps: 4,
+                            cg: 40,
+                            restarts: 0,
+                        }
+                    } else if under {
+                        GnEffort {
+                            steps: 10,
+                            cg: 40,
+                            restarts: 0,
+                        }
+                    } else {
+                        GnEffort {
+                            steps: 30,
+                            cg: 60,
+                            restarts: 0,
+                        }
                     };
-                    m.fit(&self.br, &sub.keys, w, &y, &rows, effort, z_scale, seed);
+                    let work = (n * effort.steps * (effort.cg + 2) * (1 + effort.restarts)) as f64;
+                    if sub.work + work > LINEAR_WORK {
+                        // Out of budget: keep the last fit (it still codes), no more fits.
+                        continue;
+                    }
+                    sub.work += work;
+                    let sse = m.fit(&self.br, &sub.keys, w, &y, &rows, effort, z_scale, seed);
+                    if std::env::var("KCOMP_TREE_TRACE").is_ok() {
+                        eprintln!("linear rmse {:.4}", (sse / (n * d) as f64).sqrt());
+                    }
                 }
             }
             sub.fitted = true;
+            if std::env::var("KCOMP_TREE_TRACE").is_ok() {
+                eprintln!("fit {} rows {} sent {} {:.2}s", sub.name, n, sent.len(), t0.elapsed().as_secs_f64());
+            }
         }
     }
 }
