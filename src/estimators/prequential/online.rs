@@ -250,6 +250,7 @@ impl Default for OnlineConfig {
                 LearnerSpec::Marginal,
                 LearnerSpec::Ngram { order: 2 },
                 LearnerSpec::Rules(Default::default()),
+                LearnerSpec::Tree(Default::default()),
                 LearnerSpec::Linear {
                     order: 1,
                     ridge: 1e-2,
