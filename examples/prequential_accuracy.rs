@@ -171,15 +171,15 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
                 seed,
                 ..Default::default()
             };
-            let label = if (a.vocab, a.width, a.depth, composition) == (20, 3, 2, Composition::Linear)
-            {
-                "vocab=20".to_string()
-            } else {
-                format!(
-                    "vocab={} width={} depth={} {}",
-                    a.vocab, a.width, a.depth, a.composition
-                )
-            };
+            let label =
+                if (a.vocab, a.width, a.depth, composition) == (20, 3, 2, Composition::Linear) {
+                    "vocab=20".to_string()
+                } else {
+                    format!(
+                        "vocab={} width={} depth={} {}",
+                        a.vocab, a.width, a.depth, a.composition
+                    )
+                };
             Ok((label, grammar(&p)?.to_dataset()?))
         }
         "language" => {

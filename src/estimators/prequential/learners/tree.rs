@@ -100,7 +100,6 @@ enum Model {
 
 /// One composition hypothesis with its predictive state.
 struct Sub {
-    name: &'static str,
     model: Model,
     keys: Keys,
     /// Per dimension: the mixture over the standard-deviation grid.
@@ -191,7 +190,6 @@ impl TreeLearner {
             let model = Elementwise::new(w.vocab, *dim, keys.n_roles);
             let rows_needed = model.params_per_dim();
             subs.push(Sub {
-                name: "tensor",
                 model: Model::Elementwise(model),
                 keys,
                 sigma: grid(),
@@ -211,7 +209,6 @@ impl TreeLearner {
             let model = LinearTree::new(w.vocab, *dim, keys.n_rules);
             let rows_needed = model.n_params().div_ceil(*dim);
             subs.push(Sub {
-                name: "linear",
                 model: Model::Linear(model),
                 keys,
                 sigma: grid(),
@@ -261,7 +258,8 @@ impl TreeLearner {
         let (n, m, d, v) = (w.n as f64, w.n_words as f64, *dim as f64, w.vocab as f64);
         let depth = m.log2().ceil() + 1.0;
         let keys = 2.0 * n * (m + m * depth) * 4.0;
-        let fit = (settings.fit_rows as f64).min(n) * (m * 2.0 * d + 2.0 * m * d * d + 2.0 * d) * 8.0;
+        let fit =
+            (settings.fit_rows as f64).min(n) * (m * 2.0 * d + 2.0 * m * d * d + 2.0 * d) * 8.0;
         let roles = (MAX_CLASSES * MAX_CLASSES) as f64 * depth;
         let normal = (v + roles).powi(2) * 8.0;
         let linear = (v * d + (MAX_CLASSES * MAX_CLASSES) as f64 * m * 2.0 * d * d) * 8.0 * 4.0;
@@ -392,7 +390,6 @@ impl TreeLearner {
             let locked =
                 sub.fitted && sub.recent.0 < 0.7 * sub.recent.1 && sub.train_rmse <= 4.0 * lam;
             sub.recent = (0.0, 0.0);
-            let t0 = std::time::Instant::now();
             let seed = derive_seed(self.seed, self.fits * 16 + si as u64);
             let early = !locked && n <= 4 * sub.rows_needed;
             match &mut sub.model {
@@ -447,15 +444,9 @@ impl TreeLearner {
                     sub.work += work;
                     let sse = m.fit(&self.br, &sub.keys, w, &y, &rows, effort, z_scale, seed);
                     sub.train_rmse = (sse / (n * d) as f64).sqrt();
-                    if std::env::var("KCOMP_TREE_TRACE").is_ok() {
-                        eprintln!("linear rmse {:.4}", sub.train_rmse);
-                    }
                 }
             }
             sub.fitted = true;
-            if std::env::var("KCOMP_TREE_TRACE").is_ok() {
-                eprintln!("fit {} rows {} sent {} {:.2}s", sub.name, n, sent.len(), t0.elapsed().as_secs_f64());
-            }
         }
     }
 }

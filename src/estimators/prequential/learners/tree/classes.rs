@@ -108,7 +108,8 @@ impl Tables {
             let c = cls[u];
             t.class_tokens[c] += bg.count[u];
             t.class_words[c] += 1.0;
-            t.class_word_terms[c] += ln_gamma(BETA_EMISSION + bg.count[u]) - ln_gamma(BETA_EMISSION);
+            t.class_word_terms[c] +=
+                ln_gamma(BETA_EMISSION + bg.count[u]) - ln_gamma(BETA_EMISSION);
         }
         t
     }
@@ -230,11 +231,17 @@ fn kmeans(features: &[Vec<f64>], used: &[usize], v: usize, k: usize) -> Vec<usiz
     let mut best = (f64::INFINITY, vec![0usize; v]);
     for seed in 0..3u64 {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let mut centres: Vec<Vec<f64>> = vec![features[used[rng.random_range(0..used.len())]].clone()];
+        let mut centres: Vec<Vec<f64>> =
+            vec![features[used[rng.random_range(0..used.len())]].clone()];
         while centres.len() < k {
             let d2: Vec<f64> = used
                 .iter()
-                .map(|&w| centres.iter().map(|c| dist(&features[w], c)).fold(f64::INFINITY, f64::min))
+                .map(|&w| {
+                    centres
+                        .iter()
+                        .map(|c| dist(&features[w], c))
+                        .fold(f64::INFINITY, f64::min)
+                })
                 .collect();
             let total: f64 = d2.iter().sum();
             if total <= 0.0 {
@@ -256,7 +263,9 @@ fn kmeans(features: &[Vec<f64>], used: &[usize], v: usize, k: usize) -> Vec<usiz
             let mut changed = false;
             for &w in used {
                 let c = (0..centres.len())
-                    .min_by(|&a, &b| dist(&features[w], &centres[a]).total_cmp(&dist(&features[w], &centres[b])))
+                    .min_by(|&a, &b| {
+                        dist(&features[w], &centres[a]).total_cmp(&dist(&features[w], &centres[b]))
+                    })
                     .unwrap_or(0);
                 if cls[w] != c {
                     cls[w] = c;
@@ -269,14 +278,18 @@ fn kmeans(features: &[Vec<f64>], used: &[usize], v: usize, k: usize) -> Vec<usiz
                     continue;
                 }
                 for (i, x) in centre.iter_mut().enumerate() {
-                    *x = members.iter().map(|&w| features[w][i]).sum::<f64>() / members.len() as f64;
+                    *x =
+                        members.iter().map(|&w| features[w][i]).sum::<f64>() / members.len() as f64;
                 }
             }
             if !changed {
                 break;
             }
         }
-        let wss: f64 = used.iter().map(|&w| dist(&features[w], &centres[cls[w]])).sum();
+        let wss: f64 = used
+            .iter()
+            .map(|&w| dist(&features[w], &centres[cls[w]]))
+            .sum();
         if wss < best.0 {
             best = (wss, cls);
         }

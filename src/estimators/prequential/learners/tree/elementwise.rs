@@ -13,8 +13,8 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
 
 use super::shape::Keys;
-use crate::estimators::prequential::code::derive_seed;
 use crate::dataset::TokenData;
+use crate::estimators::prequential::code::derive_seed;
 
 /// Role values are drawn around 1 with this spread at a restart.
 const RESTART_SPREAD: f64 = 0.5;
@@ -157,7 +157,11 @@ impl Elementwise {
             for _ in 0..effort.restarts {
                 let mut t = vec![0.0; v + nr];
                 // Later starts spread wider (a role of the generator is 1 + N(0, 1)).
-                let spread = if restarts > effort_default_restarts() { 1.0 } else { RESTART_SPREAD };
+                let spread = if restarts > effort_default_restarts() {
+                    1.0
+                } else {
+                    RESTART_SPREAD
+                };
                 for g in &mut t[v..] {
                     let n: f64 = StandardNormal.sample(&mut rng);
                     *g = 1.0 + spread * n;

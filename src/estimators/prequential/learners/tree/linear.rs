@@ -121,7 +121,14 @@ impl LinearTree {
         out.copy_from_slice(&h[root * d..(root + 1) * d]);
     }
 
-    fn cache(&self, br: &Bracketing, keys: &Keys, w: &TokenData, r: usize, pred: &mut [f64]) -> RowCache {
+    fn cache(
+        &self,
+        br: &Bracketing,
+        keys: &Keys,
+        w: &TokenData,
+        r: usize,
+        pred: &mut [f64],
+    ) -> RowCache {
         let d = self.dim;
         let m = br.len;
         let k = br.nodes.len();
@@ -169,12 +176,22 @@ impl LinearTree {
     }
 
     /// Sum of squared errors on `rows`.
-    pub fn sse(&self, br: &Bracketing, keys: &Keys, w: &TokenData, y: &dyn Fn(usize, usize) -> f64, rows: &[usize]) -> f64 {
+    pub fn sse(
+        &self,
+        br: &Bracketing,
+        keys: &Keys,
+        w: &TokenData,
+        y: &dyn Fn(usize, usize) -> f64,
+        rows: &[usize],
+    ) -> f64 {
         let mut out = vec![0.0; self.dim];
         rows.iter()
             .map(|&r| {
                 self.predict(br, keys, w, r, &mut out);
-                out.iter().enumerate().map(|(j, &o)| (y(r, j) - o).powi(2)).sum::<f64>()
+                out.iter()
+                    .enumerate()
+                    .map(|(j, &o)| (y(r, j) - o).powi(2))
+                    .sum::<f64>()
             })
             .sum()
     }
@@ -199,7 +216,11 @@ impl LinearTree {
         let mut starts = Vec::new();
         for s in 0..effort.restarts {
             let mut t = self.clone();
-            t.randomize(height, z_scale, crate::estimators::prequential::code::derive_seed(seed, s as u64));
+            t.randomize(
+                height,
+                z_scale,
+                crate::estimators::prequential::code::derive_seed(seed, s as u64),
+            );
             let l = t.gauss_newton(br, keys, w, y, rows, effort);
             starts.push((l, t));
         }
@@ -274,7 +295,15 @@ impl LinearTree {
 
     /// J v for a parameter direction `v` (word vectors then maps): the change of every row's
     /// root, row-major.
-    fn jv(&self, br: &Bracketing, keys: &Keys, w: &TokenData, rows: &[usize], caches: &[RowCache], v: &[f64]) -> Vec<f64> {
+    fn jv(
+        &self,
+        br: &Bracketing,
+        keys: &Keys,
+        w: &TokenData,
+        rows: &[usize],
+        caches: &[RowCache],
+        v: &[f64],
+    ) -> Vec<f64> {
         let d = self.dim;
         let (m, k) = (br.len, br.nodes.len());
         let ne = self.emb.len();
@@ -315,7 +344,15 @@ impl LinearTree {
     }
 
     /// J^T u for per-row root changes `u` (row-major): the normal equations' right side.
-    fn jt(&self, br: &Bracketing, keys: &Keys, w: &TokenData, rows: &[usize], caches: &[RowCache], u: &[f64]) -> Vec<f64> {
+    fn jt(
+        &self,
+        br: &Bracketing,
+        keys: &Keys,
+        w: &TokenData,
+        rows: &[usize],
+        caches: &[RowCache],
+        u: &[f64],
+    ) -> Vec<f64> {
         let d = self.dim;
         let k = br.nodes.len();
         let ne = self.emb.len();
@@ -327,13 +364,21 @@ impl LinearTree {
                 let q = &c.q_leaf[p * d * d..(p + 1) * d * d];
                 let ge = &mut g[tok as usize * d..(tok as usize + 1) * d];
                 for (a, gv) in ge.iter_mut().enumerate() {
-                    *gv += q[a * d..(a + 1) * d].iter().zip(ur).map(|(x, y)| x * y).sum::<f64>();
+                    *gv += q[a * d..(a + 1) * d]
+                        .iter()
+                        .zip(ur)
+                        .map(|(x, y)| x * y)
+                        .sum::<f64>();
                 }
             }
             for i in 0..k {
                 let q = &c.q_node[i * d * d..(i + 1) * d * d];
                 for (b, gv) in gn.iter_mut().enumerate() {
-                    *gv = q[b * d..(b + 1) * d].iter().zip(ur).map(|(x, y)| x * y).sum();
+                    *gv = q[b * d..(b + 1) * d]
+                        .iter()
+                        .zip(ur)
+                        .map(|(x, y)| x * y)
+                        .sum();
                 }
                 let x = &c.x[i * 2 * d..(i + 1) * 2 * d];
                 let ga = &mut g[ne + keys.rule[r * k + i] as usize * 2 * d * d..][..2 * d * d];
@@ -350,7 +395,14 @@ impl LinearTree {
     }
 
     /// The diagonal of J^T J.
-    fn diag(&self, br: &Bracketing, keys: &Keys, w: &TokenData, rows: &[usize], caches: &[RowCache]) -> Vec<f64> {
+    fn diag(
+        &self,
+        br: &Bracketing,
+        keys: &Keys,
+        w: &TokenData,
+        rows: &[usize],
+        caches: &[RowCache],
+    ) -> Vec<f64> {
         let d = self.dim;
         let k = br.nodes.len();
         let ne = self.emb.len();
@@ -360,7 +412,8 @@ impl LinearTree {
             for (p, &tok) in w.row(r).iter().enumerate() {
                 let q = &c.q_leaf[p * d * d..(p + 1) * d * d];
                 for a in 0..d {
-                    g[tok as usize * d + a] += q[a * d..(a + 1) * d].iter().map(|x| x * x).sum::<f64>();
+                    g[tok as usize * d + a] +=
+                        q[a * d..(a + 1) * d].iter().map(|x| x * x).sum::<f64>();
                 }
             }
             for i in 0..k {
@@ -383,7 +436,14 @@ impl LinearTree {
 
     /// The exact diagonal blocks of J^T J: per word (D x D, `sum Q Q^T` over its leaves) and per
     /// rule (2D^2 x 2D^2, `sum (x x^T) (x) (Q Q^T)` over its nodes), row-major.
-    fn blocks(&self, br: &Bracketing, keys: &Keys, w: &TokenData, rows: &[usize], caches: &[RowCache]) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    fn blocks(
+        &self,
+        br: &Bracketing,
+        keys: &Keys,
+        w: &TokenData,
+        rows: &[usize],
+        caches: &[RowCache],
+    ) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
         let d = self.dim;
         let k = br.nodes.len();
         let pb = 2 * d * d;
@@ -399,7 +459,11 @@ impl LinearTree {
                 let b = &mut bw[tok as usize];
                 for a in 0..d {
                     for a2 in 0..d {
-                        b[a * d + a2] += q[a * d..(a + 1) * d].iter().zip(&q[a2 * d..(a2 + 1) * d]).map(|(x, y)| x * y).sum::<f64>();
+                        b[a * d + a2] += q[a * d..(a + 1) * d]
+                            .iter()
+                            .zip(&q[a2 * d..(a2 + 1) * d])
+                            .map(|(x, y)| x * y)
+                            .sum::<f64>();
                     }
                 }
             }
@@ -407,7 +471,11 @@ impl LinearTree {
                 let q = &c.q_node[i * d * d..(i + 1) * d * d];
                 for a in 0..d {
                     for a2 in 0..d {
-                        qq[a * d + a2] = q[a * d..(a + 1) * d].iter().zip(&q[a2 * d..(a2 + 1) * d]).map(|(x, y)| x * y).sum::<f64>();
+                        qq[a * d + a2] = q[a * d..(a + 1) * d]
+                            .iter()
+                            .zip(&q[a2 * d..(a2 + 1) * d])
+                            .map(|(x, y)| x * y)
+                            .sum::<f64>();
                     }
                 }
                 let x = &c.x[i * 2 * d..(i + 1) * 2 * d];
@@ -435,7 +503,8 @@ impl LinearTree {
                 for i2 in 0..2 * d {
                     let xx = sx[ii * 2 * d + i2] / counts[kk];
                     for a in 0..d {
-                        let row = &mut b[(ii * d + a) * pb + i2 * d..(ii * d + a) * pb + i2 * d + d];
+                        let row =
+                            &mut b[(ii * d + a) * pb + i2 * d..(ii * d + a) * pb + i2 * d + d];
                         for (o, &v) in row.iter_mut().zip(&sq[a * d..(a + 1) * d]) {
                             *o = xx * v;
                         }
@@ -461,7 +530,11 @@ impl LinearTree {
         iters: usize,
     ) -> Vec<f64> {
         let n = b.len();
-        let minv: Vec<f64> = diag.iter().zip(damp).map(|(g, dm)| 1.0 / (g + dm).max(1e-300)).collect();
+        let minv: Vec<f64> = diag
+            .iter()
+            .zip(damp)
+            .map(|(g, dm)| 1.0 / (g + dm).max(1e-300))
+            .collect();
         // Block-Jacobi: the inverse of each damped diagonal block.
         let d = self.dim;
         let ne = self.emb.len();
@@ -473,15 +546,29 @@ impl LinearTree {
             }
             m.cholesky()
         };
-        let (bw, brl) = if BLOCK_PRECOND { self.blocks(br, keys, w, rows, caches) } else { (vec![], vec![]) };
-        let inv_w: Vec<_> = bw.iter().enumerate().map(|(t, b)| chol(b, t * d, d)).collect();
-        let inv_r: Vec<_> = brl.iter().enumerate().map(|(k, b)| chol(b, ne + k * pb, pb)).collect();
+        let (bw, brl) = if BLOCK_PRECOND {
+            self.blocks(br, keys, w, rows, caches)
+        } else {
+            (vec![], vec![])
+        };
+        let inv_w: Vec<_> = bw
+            .iter()
+            .enumerate()
+            .map(|(t, b)| chol(b, t * d, d))
+            .collect();
+        let inv_r: Vec<_> = brl
+            .iter()
+            .enumerate()
+            .map(|(k, b)| chol(b, ne + k * pb, pb))
+            .collect();
         let apply = |r: &[f64]| -> Vec<f64> {
             let mut z: Vec<f64> = r.iter().zip(&minv).map(|(a, m)| a * m).collect();
             if BLOCK_PRECOND {
                 for (t, ch) in inv_w.iter().enumerate() {
                     if let Some(ch) = ch {
-                        let v = ch.solve(&nalgebra::DVector::from_column_slice(&r[t * d..(t + 1) * d]));
+                        let v = ch.solve(&nalgebra::DVector::from_column_slice(
+                            &r[t * d..(t + 1) * d],
+                        ));
                         z[t * d..(t + 1) * d].copy_from_slice(v.as_slice());
                     }
                 }

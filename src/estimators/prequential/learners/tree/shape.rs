@@ -143,8 +143,7 @@ impl Categories {
         for n in &br.nodes {
             let v = match (n.left, n.right) {
                 (Child::Leaf(a), Child::Leaf(b)) => {
-                    self.n_word_classes
-                        + self.pair_class[out[a] * self.n_word_classes + out[b]]
+                    self.n_word_classes + self.pair_class[out[a] * self.n_word_classes + out[b]]
                 }
                 _ => match self.head {
                     Head::Right => cat(n.right, out),
@@ -216,7 +215,11 @@ impl Keys {
             for (p, path) in paths.iter().enumerate() {
                 // The child entering path[s] is the leaf (s = 0) or the node path[s - 1].
                 for (s, &(node, _)) in path.iter().enumerate() {
-                    let child = if s == 0 { cat[p] } else { cat[m + path[s - 1].0] };
+                    let child = if s == 0 {
+                        cat[p]
+                    } else {
+                        cat[m + path[s - 1].0]
+                    };
                     role[(r * m + p) * depth + s] = roles.id((br.nodes[node].height, child));
                 }
             }
