@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 25 on a real Slurm: installs (only when missing) and starts a single-node Slurm
+# Sweeps and panels as Slurm arrays on a real Slurm: installs (only when missing) and starts a single-node Slurm
 # (Debian's slurmctld, slurmd, slurm-client, munge; no systemd), runs a sweep
 # (configs/paper/lookup-length.toml) and a small compare panel as job arrays with their
 # afterok merge jobs, checks the merged summary.csv equals a local run byte for byte (the
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 
 skip() {
-    echo "SKIPPED .ci/slurm-test.sh (issue 25, Slurm arrays): $*"
+    echo "SKIPPED .ci/slurm-test.sh (Slurm arrays): $*"
     exit 0
 }
 fail() {

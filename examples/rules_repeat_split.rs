@@ -1,7 +1,7 @@
 //! Where the rule learner's bits go on a language system (2 attributes x 8 values, 2-token
 //! messages over 8 symbols, 64 objects, N / 64 repeats), in the random row order the online
 //! scheme codes: first occurrences of a message (lexicon and holistic objects apart) against
-//! its repeats (issue 21, "C strictly decreasing in h"; experiments/prequential-accuracy).
+//! its repeats ("C strictly decreasing in h"; experiments/prequential-accuracy).
 //!
 //! Also prints, over the holistic first occurrences, sum log2 (unnamed objects / unnamed
 //! holistic objects): what an exception drawn uniformly among every object no message names

@@ -1,7 +1,7 @@
 fn main() {
     // SIGPIPE stays ignored (Rust's default): a sandboxed program that exits without reading
     // its stdin must give kcomp EPIPE, a status, never a signal that kills the whole report
-    // (issue 19). A closed stdout (`kcomp ... | head`) still ends kcomp quietly: println!
+    // (the "lose the whole report" attack, docs/security-tests.md). A closed stdout (`kcomp ... | head`) still ends kcomp quietly: println!
     // panics on EPIPE, and this hook turns that one panic into the exit a shell expects.
     let default_hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {

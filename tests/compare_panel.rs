@@ -3,10 +3,10 @@
 
 use std::process::Command;
 
-use kcomp::estimators::interface::Progress;
 use kcomp::panel::config::PanelConfig;
 use kcomp::panel::run::run_panel;
 use kcomp::panel::tables;
+use kcomp::progress::WorkBar;
 
 const PANEL: &str = r#"
 name = "test"
@@ -41,7 +41,7 @@ patience = 5
 #[test]
 fn panel_is_identical_for_one_and_two_threads_and_resumes() {
     let config = PanelConfig::from_toml("test.toml", PANEL).unwrap();
-    let hidden = Progress::hidden();
+    let hidden = WorkBar::hidden();
     let dir = tempfile::tempdir().unwrap();
     let one = run_panel(&config, Some(dir.path()), 1, false, &hidden).unwrap();
     let two = run_panel(&config, None, 2, false, &hidden).unwrap();
@@ -244,7 +244,7 @@ fn compare_one_published_grid_record() {
     let bound = (learners.len() as f64).log2() + 15f64.log2();
     assert!(k <= 16.0 + best + bound, "{k} {best}");
     // Golden value (deterministic: fixed seeds, thread-count independent); 142.963 bits before
-    // the rule learner (issue 21), 85.285 before its per-cell strengths, bases and the hedged
+    // the rule learner, 85.285 before its per-cell strengths, bases and the hedged
     // mixture, 70.355 before the single-position mode (every cell reads one position: 2 bits
     // per cell to find it instead of 3), the rule learners' 3/4 of the learner prior and the
     // smaller memory concentration.
@@ -420,13 +420,13 @@ fn single_dataset_takes_config_and_set_and_says_which_topsim_distances() {
         "--json",
     ]));
     assert_eq!(e["native"]["correlation"], "pearson");
-    // The table prints the distances under it.
+    // The table prints the convention and the distances under it.
     let out = run(&["--estimators", "topsim"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains(
-            "note (topsim): distances: one-hot-cityblock on W (= 2 x Hamming on messages of one \
-             length: the same correlation as Hamming), hamming on discrete Z"
+            "note (topsim): convention kcomp: pearson correlation of one-hot-cityblock on W (= 2 \
+             x Hamming on messages of one length) and hamming on discrete Z"
         ),
         "{text}"
     );
@@ -476,4 +476,74 @@ fn single_dataset_takes_config_and_set_and_says_which_topsim_distances() {
         assert_eq!(err.trim().lines().count(), 1, "{err}");
         assert!(err.contains(needle), "{needle}: {err}");
     }
+}
+
+/// C grows with N: a panel over the number of repeats of one language says so, gives every
+/// code length its bits saved per row (K(Z) - K(Z|W)) / N, and that number, unlike C, barely
+/// moves with N for the exact code of a compositional language.
+#[test]
+fn panels_over_different_n_warn_and_give_bits_saved_per_row() {
+    let toml = r#"
+name = "sizes"
+seeds = 1
+estimators = ["exact", "posdis"]
+[[family]]
+name = "repeats"
+kind = "language"
+parameter = "repeats"
+values = [2, 8, 32]
+[family.params]
+n_attr = 2
+n_vals = 5
+msg_len = 2
+vocab = 5
+"#;
+    let config = PanelConfig::from_toml("sizes.toml", toml).unwrap();
+    let result = run_panel(&config, None, 1, false, &WorkBar::hidden()).unwrap();
+    let exact: Vec<_> = result
+        .rows
+        .iter()
+        .filter(|r| r.estimator == "exact")
+        .collect();
+    assert_eq!(exact.len(), 3);
+    for r in &exact {
+        let k = r.k_z_given_w_bits.unwrap();
+        let saved = r.bits_saved_per_row.unwrap();
+        assert!((saved - (r.k_z_bits - k) / r.n as f64).abs() < 1e-12);
+    }
+    // C grows about 16x from 50 to 800 rows; bits saved per row stay within 10 %: log2 25 =
+    // 4.64 bits per row of K(Z) minus a lexicon of 2 log2 5! bits spread over the rows.
+    let (c0, c2) = (exact[0].c.unwrap(), exact[2].c.unwrap());
+    assert!(c2 > 10.0 * c0, "{c0} {c2}");
+    let (s0, s2) = (
+        exact[0].bits_saved_per_row.unwrap(),
+        exact[2].bits_saved_per_row.unwrap(),
+    );
+    assert!((s2 - s0) / s2 < 0.1, "{s0} {s2}");
+    // Scores have no bits saved.
+    assert!(
+        result
+            .rows
+            .iter()
+            .filter(|r| r.estimator == "posdis")
+            .all(|r| r.bits_saved_per_row.is_none())
+    );
+    let warnings = tables::size_warnings(&result);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].contains("different N (50 to 800 rows)")
+            && warnings[0].contains("bits_saved_per_row"),
+        "{warnings:?}"
+    );
+    let summary = tables::summarise(&result);
+    let md = tables::summary_markdown(&result, &summary);
+    assert!(
+        md.contains("**Warning:** family repeats compares datasets of different N"),
+        "{md}"
+    );
+    assert!(md.contains("| bits saved / row |"), "{md}");
+    // One seed: no "+- 0.000" that would claim a spread was measured.
+    assert!(!md.contains("+- 0.000"), "{md}");
+    let text = tables::summary_text(&result, &summary);
+    assert!(text.contains("repeats (language over repeats)"), "{text}");
 }

@@ -590,6 +590,7 @@ fn h_sweep_figure_says_when_published_values_come_from_another_protocol() {
 #[test]
 fn c_by_setting_without_error_bars_at_n_one() {
     use kcomp::datasets::string_grid::Setting;
+    use kcomp::programs::mapping_table::ParserMode;
     use kcomp::programs::reports::{Cell, plots::c_by_setting};
     let cell = |model: &str, setting: Setting, c: Vec<f64>| Cell {
         model: model.into(),
@@ -614,14 +615,17 @@ fn c_by_setting_without_error_bars_at_n_one() {
         cell("a", Setting::Random, vec![10.0]),
         cell("b", Setting::Horizontal, vec![80.0]),
     ];
-    let svg = svg_of(&c_by_setting(&one, &dir.path().join("one")).unwrap());
+    let svg = svg_of(&c_by_setting(&one, &dir.path().join("one"), ParserMode::Reference).unwrap());
     check(&svg);
     let text = body_texts(&svg).join(" ");
     assert!(text.contains("n = 1: no error bars"), "{text}");
+    // Which parser measured the tables, in the title and the caption.
+    assert!(text.contains("reference parser"), "{text}");
     let two = vec![cell("a", Setting::Horizontal, vec![90.0, 70.0])];
-    let svg = svg_of(&c_by_setting(&two, &dir.path().join("two")).unwrap());
+    let svg = svg_of(&c_by_setting(&two, &dir.path().join("two"), ParserMode::Robust).unwrap());
     let text = body_texts(&svg).join(" ");
     assert!(text.contains("+-1 standard error of the mean."), "{text}");
+    assert!(text.contains("robust parser"), "{text}");
 }
 
 /// A grid report's `plane` with 36 points crowded into the small T1 region (six models x six
@@ -630,6 +634,7 @@ fn c_by_setting_without_error_bars_at_n_one() {
 #[test]
 fn crowded_plane_labels_do_not_overlap() {
     use kcomp::datasets::string_grid::Setting;
+    use kcomp::programs::mapping_table::ParserMode;
     use kcomp::programs::reports::{Cell, plots::plane};
     let cell = |m: usize, s: usize, setting: Setting| {
         let l = 40.0 + 3.0 * m as f64 + 1.5 * s as f64;
@@ -661,7 +666,7 @@ fn crowded_plane_labels_do_not_overlap() {
         })
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let svg = svg_of(&plane(&cells, &dir.path().join("plane")).unwrap());
+    let svg = svg_of(&plane(&cells, &dir.path().join("plane"), ParserMode::Reference).unwrap());
     check(&svg);
     let names: Vec<&str> = Setting::ALL.iter().map(|s| s.name()).collect();
     let (texts, _, _) = texts(&std::fs::read_to_string(&svg).unwrap());

@@ -85,7 +85,7 @@ fn score_prints_the_json_record() {
     let mut want: Vec<&str> = info.keys().map(String::as_str).collect();
     assert_eq!(want.len(), 12);
     want.extend(["errors", "l_p_plus", "l_p", "profile", "status"]);
-    // Issue 20: which parser, the program's bits, and the robust parser's hidden-data verdict.
+    // Which parser, the program's bits, and the robust parser's hidden-data verdict.
     want.extend([
         "parser",
         "l_bits",

@@ -1,4 +1,4 @@
-//! Issue 20: the robust parser must not be fooled by a hidden table. Memorisers of the
+//! The robust parser must not be fooled by a hidden table. Memorisers of the
 //! published Horizontal data (record 0) in many hiding styles score C <= 10 or get
 //! `hidden_data`; honest compositional programs in unusual styles, on record 0 of every
 //! published setting, keep C >= 90. The programs are in tests/data/hidden (written by
@@ -110,6 +110,16 @@ fn honest_programs_in_unusual_styles_keep_c_at_least_90() {
         .map(|(n, _)| n.split("__").next().unwrap())
         .collect();
     assert_eq!(settings.len(), 6, "{settings:?}");
+    // Compact rule tables written as one string and parsed by a regex at run time cost their
+    // bits in L(P+), not a hidden-data verdict.
+    assert!(
+        progs
+            .iter()
+            .filter(|(n, _)| n.contains("__rule_string"))
+            .count()
+            >= 8,
+        "rule-string programs missing"
+    );
     let bad: Vec<String> = progs
         .par_iter()
         .filter_map(|(name, code)| {

@@ -1,5 +1,5 @@
 //! Grids of other shapes are scored with their own constants: L_s = U (N + M),
-//! L_z = d (N + M), error weight N + M and their own letters (issue 11, part 3).
+//! L_z = d (N + M), error weight N + M and their own letters.
 
 use kcomp::datasets::string_grid::{GridSpec, Record, Setting};
 use kcomp::programs::mapping_table::score::TaskSize;

@@ -162,3 +162,94 @@ fn estimator_list_and_completions() {
         );
     }
 }
+
+/// Bare `kcomp` is where a new user starts: an overview of the main tasks with the command for
+/// one's own data first, exit status 0; `--help` names the same path.
+#[test]
+fn bare_kcomp_prints_the_main_tasks() {
+    let o = Command::new(env!("CARGO_BIN_EXE_kcomp")).output().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    for needle in [
+        "kcomp compare --w W.npy --z Z.npy",
+        "kcomp prequential --w",
+        "--precision",
+        "kcomp synth",
+        "kcomp compare configs/compare/default.toml",
+        "kcomp --help",
+    ] {
+        assert!(out.contains(needle), "bare kcomp lacks `{needle}`:\n{out}");
+    }
+    let (_, help) = kcomp(&["--help"]);
+    assert!(help.contains("kcomp compare --w W.npy --z Z.npy"), "{help}");
+}
+
+/// A reader has no access to the project's tracker: sources, tests, docs, CI scripts, configs
+/// and experiment READMEs say what a thing is, never "issue 19" or "(issue 26)".
+#[test]
+fn no_internal_tracker_references() {
+    fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') && name != ".ci" || name == "target" || name == "__pycache__" {
+                continue;
+            }
+            if p.is_dir() {
+                walk(&p, out);
+            } else if ["rs", "py", "pyi", "md", "toml", "sh"]
+                .iter()
+                .any(|x| name.ends_with(&format!(".{x}")))
+                || name == "run"
+            {
+                out.push(p);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for d in [
+        "src",
+        "tests",
+        "python",
+        "docs",
+        ".ci",
+        "configs",
+        "experiments",
+        "examples",
+        "benches",
+    ] {
+        walk(&root.join(d), &mut files);
+    }
+    files.extend(["README.md", "ARCHITECTURE.md", "CHANGELOG.md"].map(|f| root.join(f)));
+    let mut found = Vec::new();
+    for f in &files {
+        let Ok(text) = std::fs::read_to_string(f) else {
+            continue;
+        };
+        for (i, line) in text.lines().enumerate() {
+            let lower = line.to_lowercase();
+            // "issue N" with N a number, except other projects' trackers named as such.
+            let mut rest = lower.as_str();
+            while let Some(at) = rest.find("issue ") {
+                let after = &rest[at + 6..];
+                let before = &rest[..at];
+                if after.starts_with(|c: char| c.is_ascii_digit())
+                    && !before.ends_with("github ")
+                    && !f.ends_with("help_text.rs")
+                {
+                    found.push(format!("{}:{}: {line}", f.display(), i + 1));
+                }
+                rest = after;
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "tracker references:\n{}",
+        found.join("\n")
+    );
+}

@@ -1,4 +1,4 @@
-//! Names and files of an answer tree are data (issue 19): `grid report` over a tree whose
+//! Names and files of an answer tree are data: `grid report` over a tree whose
 //! folder names carry Markdown rows, CSV formulas and terminal escape sequences, an answer
 //! that is a FIFO, an answer that is a symbolic link to a secret, and an output folder with
 //! planted links; and the lock on an output folder.
@@ -188,8 +188,8 @@ fn a_locked_output_folder_is_refused_with_one_line() {
     std::fs::write(root.join("m/h/0.txt"), PROGRAM).unwrap();
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap();
-    // Another run holds the folder.
-    let held = std::fs::File::create(out.join(".kcomp.lock")).unwrap();
+    // Another run holds the folder (kcomp locks the folder itself and leaves no file there).
+    let held = std::fs::File::open(&out).unwrap();
     held.lock().unwrap();
     let run = || {
         kcomp(&[
@@ -218,4 +218,6 @@ fn a_locked_output_folder_is_refused_with_one_line() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert!(out.join("report.md").is_file());
+    // The lock leaves nothing behind (older versions left an empty .kcomp.lock).
+    assert!(!out.join(".kcomp.lock").exists());
 }

@@ -1,4 +1,4 @@
-//! Memory estimates bound the real use (issue 19): for the largest inputs of each command
+//! Memory estimates bound the real use: for the largest inputs of each command
 //! that estimates its memory that still run in a few seconds, kcomp must refuse the run when
 //! the limit (`--max-memory`, or `KCOMP_MAX_MEMORY` for commands without the option) is set
 //! just below the peak resident memory the same run was measured to use, and its estimate

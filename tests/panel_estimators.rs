@@ -188,3 +188,78 @@ fn continuous_data_goes_through_exact_and_compression_only() {
         assert!(matches!(row.status, EstimateStatus::NotApplicable(_)));
     }
 }
+
+/// Scores whose maximum on the data is below 1, or that cannot separate attributes there, say
+/// so beside the value: context independence of a perfect two-symbol code (0.25, its ceiling
+/// on two attributes), posdis on string-to-grid layouts (a letter fills several cells: tied
+/// positions), bosdis on a language whose positions share one vocabulary.
+#[test]
+fn scores_say_when_their_maximum_or_meaning_differs_here() {
+    use kcomp::estimators::context_independence::ContextIndependenceEstimator;
+    let hidden = Progress::hidden();
+    // A perfect code on 5 x 5 objects, one symbol per attribute from its own range.
+    let objs: Vec<u32> = (0..5)
+        .flat_map(|a| (0..5).flat_map(move |b| [a, b]))
+        .collect();
+    let msgs: Vec<u32> = objs.chunks(2).flat_map(|o| [o[0], 5 + o[1]]).collect();
+    let perfect = Dataset::new(
+        TokenData::new(25, 2, 10, msgs).unwrap(),
+        Targets::discrete(2, 5, objs.clone()).unwrap(),
+        Provenance::default(),
+        KzReference {
+            bits: 25.0 * 25f64.log2(),
+            method: KzMethod::Uniform,
+        },
+        None,
+    )
+    .unwrap();
+    let ci = run_estimator(&ContextIndependenceEstimator, &perfect, &hidden);
+    assert!((ci.score.unwrap() - 0.25).abs() < 1e-6);
+    assert!((ci.native["perfect_code"].as_f64().unwrap() - 0.25).abs() < 1e-6);
+    assert!(
+        ci.notes.iter().any(|n| n.contains("scores 0.2500")),
+        "{:?}",
+        ci.notes
+    );
+    // The same code with both attributes in one vocabulary 0..4: posdis 1, bosdis cannot
+    // tell the positions apart, and says so.
+    let shared: Vec<u32> = objs.clone();
+    let shared = Dataset::new(
+        TokenData::new(25, 2, 5, shared).unwrap(),
+        Targets::discrete(2, 5, objs).unwrap(),
+        Provenance::default(),
+        perfect.k_z,
+        None,
+    )
+    .unwrap();
+    let pos = run_estimator(&PosdisEstimator, &shared, &hidden);
+    assert!((pos.score.unwrap() - 1.0).abs() < 1e-9);
+    assert!(pos.notes.is_empty(), "{:?}", pos.notes);
+    let bos = run_estimator(&BosdisEstimator { eos: None }, &shared, &hidden);
+    assert!(bos.score.unwrap() < 0.5, "{:?}", bos.score);
+    assert!(
+        bos.notes
+            .iter()
+            .any(|n| n.contains("5 of 5 symbols occur at several")),
+        "{:?}",
+        bos.notes
+    );
+    // The published horizontal grid layout: each letter fills a row of cells.
+    let grid = kcomp::panel::single::grid_record_dataset(
+        std::path::Path::new("tests/data/rgp/k=4_u=2_d=16_type=h.jsonl"),
+        0,
+        None,
+    )
+    .unwrap();
+    let pos = run_estimator(&PosdisEstimator, &grid, &hidden);
+    assert_eq!(
+        pos.native["tied_positions"],
+        pos.native["informative_positions"]
+    );
+    assert!(
+        pos.notes.iter().any(|n| n.contains("posdis gives them 0")),
+        "{:?} {:?}",
+        pos.score,
+        pos.notes
+    );
+}

@@ -390,7 +390,7 @@ fn cli_run_check_evaluate() {
 
 /// The whole published repository (not fetched at test time; point `KCOMP_AMIC_DIR` at a
 /// checkout of i-machine-think/am-i-compositional): every target reproduced, and the scores
-/// recomputed from the published predictions (issue 26's list, rounded to 2 decimals).
+/// recomputed from the published predictions (rounded to 2 decimals).
 #[test]
 #[ignore = "needs KCOMP_AMIC_DIR, a checkout of i-machine-think/am-i-compositional"]
 fn full_published_repository() {

@@ -2,13 +2,13 @@
 //! tokens, padded) with the exact terms of the interpreter program, and a panel running it.
 
 use kcomp::dataset::Targets;
-use kcomp::estimators::interface::Progress;
 use kcomp::generalisation::pcfgset::complexity::PcfgsetFamilyParams;
 use kcomp::generalisation::pcfgset::interpreter::{Function, parse};
 use kcomp::generalisation::pcfgset::rules::REFERENCE_PROGRAM_BITS;
 use kcomp::generalisation::pcfgset::{Semantics, evaluate_sequence};
 use kcomp::panel::config::PanelConfig;
 use kcomp::panel::run::run_panel;
+use kcomp::progress::WorkBar;
 
 /// W's token ids back to the input tokens (the documented encoding).
 fn decode_w(row: &[u32], numbers: usize) -> Vec<String> {
@@ -113,7 +113,7 @@ naturalise = true
 #[test]
 fn a_panel_runs_the_family_beside_exact() {
     let config = PanelConfig::from_toml("pcfgset.toml", PANEL).unwrap();
-    let report = run_panel(&config, None, 1, false, &Progress::hidden()).unwrap();
+    let report = run_panel(&config, None, 1, false, &WorkBar::hidden()).unwrap();
     assert_eq!(report.rows.len(), 2 * 2);
     for r in &report.rows {
         assert_eq!(r.status, "ok", "{r:?}");
@@ -131,7 +131,7 @@ fn a_panel_runs_the_family_beside_exact() {
     // A misspelt setting is an error naming it.
     let bad = PANEL.replace("max_target = 16", "max_targets = 16");
     let err = PanelConfig::from_toml("pcfgset.toml", &bad)
-        .and_then(|c| run_panel(&c, None, 1, false, &Progress::hidden()).map(|_| ()))
+        .and_then(|c| run_panel(&c, None, 1, false, &WorkBar::hidden()).map(|_| ()))
         .unwrap_err()
         .to_string();
     assert!(err.contains("max_targets"), "{err}");

@@ -248,7 +248,8 @@ fn bad_input_exits_2_with_a_clear_message() {
         &["prequential", "--w", "/nonexistent/w.npy", "--z", &z],
         "not found",
     );
-    let txt = write(d, "w.txt", "1\n");
+    // .txt is read as sentences; another extension is an unknown format.
+    let txt = write(d, "w.dat", "1\n");
     expect_error(&["prequential", "--w", &txt, "--z", &z], "unknown format");
     let cfg = write(d, "bad.toml", "[prequential]\nbogus = 1\n");
     expect_error(&["prequential", "--config", &cfg], "bad.toml");
@@ -428,9 +429,8 @@ fn overrides_defaults_and_output_folders() {
     assert!(saved.contains("lr = 0.003"), "{saved}");
     // The title comes from the run's settings.
     assert!(
-        stdout.starts_with(
-            "user data w.csv / z.csv; model seed 0, reference protocol, 7 validation rows"
-        ),
+        stdout
+            .starts_with("z.csv given w.csv; model seed 0, reference protocol, 7 validation rows"),
         "{stdout}"
     );
     // --set errors name the key path; unknown keys are refused.

@@ -312,7 +312,7 @@ fn user_facing_configs_default_to_online_unless_reference_keys_are_set() {
         Scheme::Reference
     );
     // An explicit online scheme with a setting only the reference reads: an error naming it,
-    // not a silently ignored value (issue 19).
+    // not a silently ignored value.
     let sets: Vec<String> = ["prequential.scheme=\"online\"", "prequential.val_size=9"]
         .iter()
         .map(|s| s.to_string())

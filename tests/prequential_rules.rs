@@ -1,4 +1,4 @@
-//! The rule learner (issue 21): a valid sequential code (each row coded before it is learned,
+//! The rule learner: a valid sequential code (each row coded before it is learned,
 //! earlier codes blind to later rows), the closed form of a bijective lexicon (about log2 V!
 //! bits per attribute), results independent of the thread count, and the prequential K(Z|W)
 //! of language systems and protocols against their exact K(Z|W).

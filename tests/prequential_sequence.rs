@@ -81,7 +81,7 @@ fn the_sequence_learner_wins_where_the_last_real_token_matters() {
     }
     eprintln!("mixture (+ first rows) {:.1} bits", code.k_data);
     // The GRU and the rule learner (which reads positions from the message end once the
-    // padding is known) beat every position-wise learner; since issue 21 the rule learner also
+    // padding is known) beat every position-wise learner; the rule learner also
     // beats the GRU here (60 vs 115 bits).
     let (gru, rules) = (total("gru"), total("rules+pad="));
     for other in ["marginal", "ngram", "mlp-linear", "mlp256"] {

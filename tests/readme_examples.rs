@@ -64,7 +64,7 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
                 Fast(&["rows encoded        250", "C^L(Z)"]),
             ),
             (
-                "kcomp slurm submit --tasks 10 --parallel 2 --time 0:10:00 --dry-run -- sweep configs/paper/lookup-length.toml --out runs/len",
+                "kcomp slurm submit --tasks 10 --parallel 2 --time 0:10:00 --dry-run -- sweep configs/paper/lookup-length.toml --out results/len",
                 Fast(&[
                     "#SBATCH --array=0-9%2",
                     "--shard \"${SLURM_ARRAY_TASK_ID}/10\"",
@@ -138,6 +138,18 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
                 Fast(&["topsim", "ok"]),
             ),
             (
+                "kcomp compare --w captions.txt --z embeddings.npy --precision 0.01 --estimators prequential,topsim_normalised_edit",
+                Skip("a researcher's own files (tests/text_input.rs runs these forms)"),
+            ),
+            (
+                "kcomp compare --w messages.jsonl --z meanings.csv",
+                Skip("a researcher's own files (tests/text_input.rs runs these forms)"),
+            ),
+            (
+                "kcomp compare --w messages.csv --z meanings.csv --pad 0",
+                Skip("a researcher's own files (tests/text_input.rs runs these forms)"),
+            ),
+            (
                 "kcomp compare --w data/g300/W.npy --z data/g300/Z.npy --precision 0.01 --estimators compression,topsim --out results/g300",
                 Fast(&["W.npy + Z.npy", "wrote results/g300/summary.md"]),
             ),
@@ -180,11 +192,11 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
         "docs/slurm.md",
         &[
             (
-                "kcomp sweep configs/paper/lookup-length.toml --out runs/len --plan",
+                "kcomp sweep configs/paper/lookup-length.toml --out results/len --plan",
                 Fast(&["70"]),
             ),
             (
-                "kcomp sweep configs/paper/lookup-length.toml --out runs/len --merge",
+                "kcomp sweep configs/paper/lookup-length.toml --out results/len --merge",
                 Skip(
                     "merges the shards of the loop above it, which is shell syntax; tests/sharding.rs merges shards",
                 ),
@@ -197,6 +209,19 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
             (
                 "kcomp slurm resubmit DIR [--dry-run]",
                 Skip("the command's synopsis"),
+            ),
+        ],
+    ),
+    (
+        "docs/interpreting.md",
+        &[
+            (
+                "kcomp compare --grid tests/data/rgp/k=4_u=2_d=16_type=h.jsonl --record 0",
+                Fast(&["bits saved/row", "prequential", "posdis gives them 0"]),
+            ),
+            (
+                "kcomp compare --grid tests/data/rgp/k=4_u=2_d=16_type=$t.jsonl --record $i \\",
+                Skip("a shell loop over the 60 records (a few seconds)"),
             ),
         ],
     ),

@@ -1,4 +1,4 @@
-//! The discrete auto-encoder learner of issue 24 (feature `burn`): deterministic for a seed,
+//! The discrete auto-encoder learner of `kcomp represent` (feature `burn`): deterministic for a seed,
 //! identical for 1 and 2 threads, recovers the true W of a small lookup table, and refuses bad
 //! inputs with one-line errors.
 #![cfg(feature = "burn")]

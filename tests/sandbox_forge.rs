@@ -1,4 +1,4 @@
-//! Issue 19, "forge every score": a sample used to lower kcomp's own address-space limit
+//! The "forge every score" attack: a sample used to lower kcomp's own address-space limit
 //! (prlimit64 on its parent) so that kcomp's 512 MiB measuring thread could not start, and
 //! the empty table that followed scored every later answer L(P+) = 0, C = 100. Samples can no
 //! longer name kcomp (tests/sandbox_reach.rs); this test lowers the limit from outside, as

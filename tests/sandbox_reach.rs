@@ -1,4 +1,4 @@
-//! Issue 19, section 1: what a sample could reach beyond itself before this round (other
+//! The sandbox's attack classes: what a sample could reach beyond itself before this round (other
 //! processes by pid, kcomp's own limits, exec by absolute path, host unix sockets, System V
 //! IPC, threads past RLIMIT_NPROC as root, host metadata, a self-raised signal read as a
 //! timeout, its own source). Each fixture in tests/data/hostile/ prints `denied <what>` or

@@ -1,4 +1,4 @@
-//! kcomp never dies of a closed pipe (issue 19): programs that exit before reading their
+//! kcomp never dies of a closed pipe: programs that exit before reading their
 //! input give kcomp EPIPE on their stdin, which is a status, not SIGPIPE; a closed stdout
 //! ends kcomp quietly with the shell's 141. Both are deterministic: the programs exit at
 //! once and the stdout pipe is closed before kcomp starts, whatever the load.

@@ -1,4 +1,4 @@
-//! Issue 25: a sweep or a panel run in shards (`--shard I/N`, `--job I`) and merged
+//! A sweep or a panel run in shards (`--shard I/N`, `--job I`) and merged
 //! (`--merge`) writes the same tables as one local run, byte for byte (up to the panel's
 //! seconds columns); `kcomp slurm submit --dry-run` writes safely quoted scripts, and
 //! `kcomp slurm status` maps missing jobs to their tasks. No Slurm needed (.ci/slurm-test.sh

@@ -35,7 +35,7 @@ for learner in $learners; do
     "$bin" --sweep "$sweep" --samples "$samples" --seeds "$seeds" --learner "$learner" $extra \
       $more --header > "$here/results/$learner/$sweep.csv"
   done
-  # The acceptance point of issue 24: q = 1 at N = 2,000.
+  # The acceptance point: q = 1 at N = 2,000.
   # shellcheck disable=SC2086
   "$bin" --sweep lookup-length --values 16 --samples 2000 --seeds "$seeds" --learner "$learner" \
     $extra --header > "$here/results/$learner/lookup-n2000.csv"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21: the online scheme's prequential K(Z|W) over the exact K(Z|W) on the discrete
+# The online scheme's prequential K(Z|W) over the exact K(Z|W) on the discrete
 # families (language systems over h in two shapes, the seven protocols at 5x5 and 8x8,
 # string-to-grid over h, Xu et al.'s 4 x 4 layouts, variable-length messages), N = 500, 1000,
 # 2000, 5000, seeds 0, 1, 2; with BLOCKS="lookup1 lookup2 grammar" the continuous families on

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21, shapes the learners were not tuned on: languages 4 attributes x 4 values and 2 x 16,
+# Shapes the learners were not tuned on: languages 4 attributes x 4 values and 2 x 16,
 # Korbak et al.'s protocols at 6 x 6 and 10 x 10, string-to-grid 6 positions on 6 x 6 over h,
 # Xu et al.'s 4 x 4 layouts with 8 and 12 of the 16 inputs; N = 500, 2,000, seeds 0, 1, 2,
 # learners marginal, ngram2, rules. Usage (repository root):

@@ -1,19 +1,30 @@
 """kcomp: compositionality through Kolmogorov complexity (lengths in bits). See __init__.py."""
 
 import os
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Dict, List, Literal, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
+from . import egg as egg
 from . import grid as grid
 from . import synth as synth
 
 __version__: str
 
 class KcompError(ValueError): ...
+class KcompWarning(UserWarning): ...
 
 ESTIMATORS: List[str]
 SCORES: List[str]
+ESTIMATOR_INFO: Dict[str, Tuple[str, str, str]]
+COMPARABILITY: str
+TOPSIM_CHOICES: Dict[str, Tuple[str, ...]]
+
+Convention = Literal["kcomp", "egg", "elmoznino"]
+Correlation = Literal["pearson", "spearman"]
+WDistance = Literal["hamming", "one-hot-cityblock", "edit", "normalised-edit", "jaccard"]
+ZDistance = Literal["auto", "euclidean", "cosine", "cosine-one-hot", "hamming"]
+PathLike = Union[str, os.PathLike]
 
 class Estimate:
     estimator: str
@@ -25,6 +36,7 @@ class Estimate:
     native: Dict[str, Any]
     notes: List[str]
     seconds: float
+    bits_saved_per_row: Optional[float]
     @property
     def ok(self) -> bool: ...
 
@@ -33,8 +45,16 @@ class Comparison:
     k_z: Dict[str, Any]
     estimates: List[Estimate]
     raw: Dict[str, Any]
+    @property
+    def n(self) -> int: ...
     def __getitem__(self, name: str) -> Estimate: ...
     def to_dict(self) -> Dict[str, Any]: ...
+    def tidy(self) -> List[Dict[str, Any]]: ...
+    def to_pandas(self, wide: bool = ...) -> Any: ...
+
+class ComparisonSet:
+    results: Dict[str, Comparison]
+    def __getitem__(self, name: str) -> Comparison: ...
     def to_pandas(self) -> Any: ...
 
 class PrequentialResult:
@@ -51,6 +71,9 @@ class PrequentialResult:
     chunks: List[Dict[str, Any]]
     warnings: List[str]
     raw: Dict[str, Any]
+    bits_saved_per_row: Optional[float]
+    w_input: Optional[Dict[str, Any]]
+    w_notes: List[str]
     @property
     def curve(self) -> Dict[str, np.ndarray]: ...
     def to_dict(self) -> Dict[str, Any]: ...
@@ -66,35 +89,125 @@ def compare(
     Z: Any,
     estimators: Optional[Sequence[str]] = ...,
     precision: Optional[float] = ...,
-    llm_report: Optional[Union[str, os.PathLike]] = ...,
+    llm_report: Optional[PathLike] = ...,
     topsim: Optional[Mapping[str, Any]] = ...,
+    bosdis: Optional[Mapping[str, Any]] = ...,
+    tokeniser: Optional[str] = ...,
+    keep_case: bool = ...,
+    pad: Optional[int] = ...,
 ) -> Comparison: ...
+def compare_many(
+    datasets: Mapping[str, Tuple[Any, Any]],
+    estimators: Optional[Sequence[str]] = ...,
+    precision: Optional[float] = ...,
+    topsim: Optional[Mapping[str, Any]] = ...,
+    bosdis: Optional[Mapping[str, Any]] = ...,
+) -> ComparisonSet: ...
 def prequential(
     W: Any = ...,
     Z: Any = ...,
-    scheme: str = ...,
+    scheme: Literal["online", "reference"] = ...,
     precision: Optional[float] = ...,
     set: Optional[Mapping[str, Any]] = ...,
-    **options: Any,
+    *,
+    seed: Optional[int] = ...,
+    learners: Optional[Sequence[str]] = ...,
+    pad: Optional[int] = ...,
+    ordering: Optional[str] = ...,
+    k_z: Optional[Literal["analytic", "prequential"]] = ...,
+    threads: Optional[int] = ...,
+    out: Optional[PathLike] = ...,
+    force: bool = ...,
+    holistic_fraction: Optional[float] = ...,
+    language_seed: Optional[int] = ...,
+    synonyms: Optional[int] = ...,
+    word_order: Optional[Literal["fixed", "permuted", "free"]] = ...,
+    val_size: Optional[int] = ...,
+    increment: Optional[Sequence[int]] = ...,
+    log_schedule: Optional[Sequence[int]] = ...,
+    fractions: Optional[Sequence[float]] = ...,
+    hidden: Optional[Union[int, Sequence[int]]] = ...,
+    emb_dim: Optional[int] = ...,
+    dropout: Optional[float] = ...,
+    lr: Optional[float] = ...,
+    batch_size: Optional[int] = ...,
+    max_epochs: Optional[int] = ...,
+    patience: Optional[int] = ...,
+    tolerance: Optional[float] = ...,
+    lr_decay: Optional[float] = ...,
+    lr_patience: Optional[int] = ...,
+    warm_start: bool = ...,
+    backend: Optional[Literal["fast", "burn"]] = ...,
+    tokeniser: Optional[str] = ...,
+    keep_case: bool = ...,
 ) -> PrequentialResult: ...
+
+class Tokens:
+    ids: np.ndarray
+    vocabulary: List[str]
+    pad: Optional[int]
+    info: Dict[str, Any]
+    notes: List[str]
+
+def tokenise(
+    W: Any, tokeniser: Optional[str] = ..., keep_case: bool = ..., pad: Optional[int] = ...
+) -> Tokens: ...
+
+tokenize = tokenise
+
+def overlay(
+    runs: Union[Mapping[str, PrequentialResult], Sequence[Any]],
+    figure: Union[str, os.PathLike],
+    title: str = ...,
+) -> List[str]: ...
 def panel(
-    config: Union[str, os.PathLike, Mapping[str, Any]],
-    out: Union[str, os.PathLike],
+    config: Union[PathLike, Mapping[str, Any]],
+    out: PathLike,
     threads: int = ...,
     resume: bool = ...,
 ) -> PanelResult: ...
-
-_Score = Callable[..., float]
-topsim: _Score
-topsim_normalised_edit: _Score
-topsim_jaccard: _Score
-posdis: _Score
-bosdis: _Score
-entropy: _Score
-mutual_information: _Score
-context_independence: _Score
-conflict_count: _Score
-lz76: _Score
-tre: _Score
-tre_linear: _Score
-tre_cosine: _Score
+def topsim(
+    W: Any,
+    Z: Any = ...,
+    precision: Optional[float] = ...,
+    *,
+    convention: Optional[Convention] = ...,
+    correlation: Optional[Correlation] = ...,
+    w_distance: Optional[WDistance] = ...,
+    z_distance: Optional[ZDistance] = ...,
+    max_pairs: Optional[int] = ...,
+    seed: Optional[int] = ...,
+    z_distances: Any = ...,
+) -> float: ...
+def topsim_normalised_edit(
+    W: Any,
+    Z: Any,
+    precision: Optional[float] = ...,
+    *,
+    convention: Optional[Convention] = ...,
+    correlation: Optional[Correlation] = ...,
+    z_distance: Optional[ZDistance] = ...,
+    max_pairs: Optional[int] = ...,
+    seed: Optional[int] = ...,
+) -> float: ...
+def topsim_jaccard(
+    W: Any,
+    Z: Any,
+    precision: Optional[float] = ...,
+    *,
+    convention: Optional[Convention] = ...,
+    correlation: Optional[Correlation] = ...,
+    z_distance: Optional[ZDistance] = ...,
+    max_pairs: Optional[int] = ...,
+    seed: Optional[int] = ...,
+) -> float: ...
+def posdis(W: Any, Z: Any, precision: Optional[float] = ...) -> float: ...
+def bosdis(W: Any, Z: Any, precision: Optional[float] = ..., *, eos: Optional[int] = ...) -> float: ...
+def entropy(W: Any, Z: Any, precision: Optional[float] = ...) -> float: ...
+def mutual_information(W: Any, Z: Any, precision: Optional[float] = ...) -> float: ...
+def context_independence(W: Any, Z: Any, precision: Optional[float] = ...) -> float: ...
+def conflict_count(W: Any, Z: Any, precision: Optional[float] = ...) -> float: ...
+def lz76(W: Any, Z: Any, precision: Optional[float] = ...) -> float: ...
+def tre(W: Any, Z: Any, precision: Optional[float] = ...) -> float: ...
+def tre_linear(W: Any, Z: Any, precision: Optional[float] = ...) -> float: ...
+def tre_cosine(W: Any, Z: Any, precision: Optional[float] = ...) -> float: ...

@@ -14,7 +14,7 @@ from typing import Any, Dict, Tuple
 
 import numpy as np
 
-from . import _flag_args, _kcomp
+from . import _call, _flag_args, _kcomp
 
 __all__ = ["lookup", "grammar", "protocol", "language"]
 
@@ -25,20 +25,20 @@ def lookup(**params: Any) -> Generated:
     """A lookup-table representation (``kcomp synth lookup``): the flags of that command with
     ``_`` for ``-`` (e.g. ``samples=1000, seed=0``). ``terms``: the record of ``--json`` (K(Z),
     K(Z|W), K(p_w), K(W|p_w), C(Z) in both conventions, topsim) plus ``params``."""
-    w, z, text = _kcomp.synth("lookup", _flag_args(params))
+    w, z, text = _call(_kcomp.synth, "lookup", _flag_args(params))
     return w, z, json.loads(text)
 
 
 def grammar(**params: Any) -> Generated:
     """A grammar representation (``kcomp synth grammar``); as :func:`lookup`."""
-    w, z, text = _kcomp.synth("grammar", _flag_args(params))
+    w, z, text = _call(_kcomp.synth, "grammar", _flag_args(params))
     return w, z, json.loads(text)
 
 
 def protocol(kind: str = "trivially-compositional", **params: Any) -> Generated:
     """An emergent-communication protocol (``kcomp synth protocol --kind KIND``); ``terms``:
     the exact K(Z|W) and K(Z) in bits with their parts."""
-    w, z, text = _kcomp.protocol(_flag_args({"kind": kind, **params}))
+    w, z, text = _call(_kcomp.protocol, _flag_args({"kind": kind, **params}))
     return w, z, json.loads(text)
 
 
@@ -46,5 +46,5 @@ def language(**settings: Any) -> Generated:
     """A language system (the ``[language]`` table of a prequential config: ``n_attr``,
     ``n_vals``, ``msg_len``, ``vocab``, ``holistic_fraction``, ``synonyms``, ``seed``, ...).
     ``terms``: the settings and the indices of the holistic objects."""
-    w, z, text = _kcomp.language(json.dumps(settings))
+    w, z, text = _call(_kcomp.language, json.dumps(settings))
     return w, z, json.loads(text)

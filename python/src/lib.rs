@@ -15,7 +15,13 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use kcomp::dataset::{Targets, TokenData};
-use kcomp::io::user_data::{Table, Values, check_table, targets_from_table, tokens_from_table};
+use kcomp::io::user_data::{
+    MAX_COLUMNS, Table, Values, check_table, targets_from_table, tokens_from_table,
+};
+use kcomp::io::w_input::{
+    RaggedIds, WFormat, WInfo, WOptions, dense_tokens, tokens_from_sentences,
+};
+use pyo3::types::{PyList, PyString, PyTuple};
 
 pyo3::create_exception!(
     kcomp,
@@ -97,30 +103,159 @@ fn read_array(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<Table> {
     )))
 }
 
+/// How W is read from Python: a tokeniser for sentences, the user's padding token.
+#[derive(Default)]
+struct WRead {
+    tokeniser: Option<String>,
+    keep_case: bool,
+    pad: Option<i64>,
+}
+
+impl WRead {
+    fn options(&self) -> PyResult<WOptions> {
+        WOptions::from_flags(None, self.tokeniser.as_deref(), self.keep_case, self.pad)
+            .map_err(to_py)
+    }
+}
+
+/// W from Python: a numpy array of integer ids, a list of sentences (strings, cut by the
+/// tokeniser), or a list of id lists of any lengths (padded with kcomp's own token), as the
+/// CLI reads a .npy, a .txt or a ragged .jsonl file ("W" standing for the file name).
+fn read_w(w: &Bound<'_, PyAny>, how: &WRead) -> PyResult<(TokenData, WInfo)> {
+    let name = Path::new("W");
+    let options = how.options()?;
+    let is_list = w.cast::<PyList>().is_ok() || w.cast::<PyTuple>().is_ok();
+    if is_list {
+        let items: Vec<Bound<'_, PyAny>> = w.try_iter()?.collect::<PyResult<_>>()?;
+        if items.first().is_some_and(|x| x.cast::<PyString>().is_ok()) {
+            if options.pad.is_some() {
+                return Err(to_py(kcomp::KcompError::param(
+                    "pad",
+                    "W holds sentences: kcomp pads them with its own token; pad names the \
+                     padding token of integer W",
+                )));
+            }
+            let sentences: Vec<String> = items
+                .iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    x.extract::<String>().map_err(|_| {
+                        to_py(kcomp::KcompError::file(
+                            name,
+                            format!("item {} is not a string (W is a list of sentences)", i + 1),
+                        ))
+                    })
+                })
+                .collect::<PyResult<_>>()?;
+            let tokeniser = options.tokeniser.clone().unwrap_or_default();
+            return tokens_from_sentences(&sentences, &tokeniser, name).map_err(to_py);
+        }
+        if options.tokeniser.is_some() {
+            return Err(to_py(kcomp::KcompError::param(
+                "tokeniser",
+                "applies to sentences (a list of strings); W holds integer ids",
+            )));
+        }
+        let mut offsets = vec![0usize];
+        let mut values: Vec<i64> = Vec::new();
+        for (i, row) in items.iter().enumerate() {
+            let ids: Vec<i64> = if let Ok(v) = row.extract::<i64>() {
+                vec![v]
+            } else {
+                row.extract::<Vec<i64>>().map_err(|_| {
+                    to_py(kcomp::KcompError::file(
+                        name,
+                        format!("row {}: not a list of integer token ids", i + 1),
+                    ))
+                })?
+            };
+            if ids.len() > MAX_COLUMNS {
+                return Err(to_py(kcomp::KcompError::file(
+                    name,
+                    format!(
+                        "row {}: {} tokens, more than the {MAX_COLUMNS} kcomp reads",
+                        i + 1,
+                        ids.len()
+                    ),
+                )));
+            }
+            values.extend(ids);
+            offsets.push(values.len());
+        }
+        return dense_tokens(
+            name,
+            RaggedIds { offsets, values },
+            None,
+            options.pad,
+            WFormat::Jsonl,
+        )
+        .map_err(to_py);
+    }
+    if options.tokeniser.is_some() {
+        return Err(to_py(kcomp::KcompError::param(
+            "tokeniser",
+            "applies to sentences (a list of strings); W is an array of integer ids",
+        )));
+    }
+    let wt = read_array(w, "W")?;
+    tokens_from_table(&wt, name, options.pad).map_err(to_py)
+}
+
 /// W and Z as the CLI reads them from files (same checks, same messages with "W"/"Z" for
 /// the file names).
 fn user_data(
     w: &Bound<'_, PyAny>,
     z: &Bound<'_, PyAny>,
     precision: Option<f64>,
-) -> PyResult<(TokenData, Targets)> {
-    let (wt, zt) = (read_array(w, "W")?, read_array(z, "Z")?);
-    if wt.rows != zt.rows {
+    how: &WRead,
+) -> PyResult<(TokenData, Targets, WInfo)> {
+    let (tokens, info) = read_w(w, how)?;
+    let zt = read_array(z, "Z")?;
+    if tokens.n != zt.rows {
         return Err(to_py(kcomp::KcompError::file(
             "Z",
-            format!("{} rows, but W has {} rows", zt.rows, wt.rows),
+            format!("{} rows, but W has {} rows", zt.rows, tokens.n),
         )));
     }
-    let tokens = tokens_from_table(&wt, Path::new("W")).map_err(to_py)?;
     let targets = targets_from_table(&zt, Path::new("Z"), precision).map_err(to_py)?;
-    Ok((tokens, targets))
+    Ok((tokens, targets, info))
+}
+
+/// The padded ids, the token of each id, the padding id and how W was read (JSON).
+type Tokenised<'py> = (Bound<'py, PyAny>, Vec<String>, Option<u32>, String);
+
+/// `kcomp.tokenise(sentences, tokeniser, keep_case)`: the padded id matrix (int64, N x L),
+/// the token of each id, the padding id (or None) and how W was read (JSON).
+#[pyfunction]
+#[pyo3(signature = (w, tokeniser=None, keep_case=false, pad=None))]
+fn tokenise<'py>(
+    py: Python<'py>,
+    w: &Bound<'py, PyAny>,
+    tokeniser: Option<String>,
+    keep_case: bool,
+    pad: Option<i64>,
+) -> PyResult<Tokenised<'py>> {
+    let (tokens, info) = read_w(
+        w,
+        &WRead {
+            tokeniser,
+            keep_case,
+            pad,
+        },
+    )?;
+    let labels = match &info.labels {
+        Some(l) => (0..l.len()).map(|k| l.label(k)).collect(),
+        None => Vec::new(),
+    };
+    let json_info = json(&serde_json::json!({"input": info.summary(), "notes": info.notes()}))?;
+    Ok((tokens_array(py, &tokens)?, labels, tokens.pad, json_info))
 }
 
 /// `kcomp compare --w W --z Z [--precision P] [--estimators ...] --json`; `topsim_json`
 /// (a `[topsim]` table as JSON) replaces the default topological-similarity settings,
 /// `bosdis_json` (a `[bosdis]` table) the bag-of-symbols settings.
 #[pyfunction]
-#[pyo3(signature = (w, z, precision=None, estimators=None, llm_report=None, topsim_json=None, bosdis_json=None))]
+#[pyo3(signature = (w, z, precision=None, estimators=None, llm_report=None, topsim_json=None, bosdis_json=None, tokeniser=None, keep_case=false, pad=None))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -131,9 +266,17 @@ fn compare(
     llm_report: Option<PathBuf>,
     topsim_json: Option<String>,
     bosdis_json: Option<String>,
+    tokeniser: Option<String>,
+    keep_case: bool,
+    pad: Option<i64>,
 ) -> PyResult<String> {
-    use kcomp::panel::single::{SingleSettings, compare_one, single_config, user_dataset};
-    let (w, z) = user_data(w, z, precision)?;
+    use kcomp::panel::single::{SingleSettings, compare_one, single_config, user_dataset_read};
+    let how = WRead {
+        tokeniser,
+        keep_case,
+        pad,
+    };
+    let (w, z, info) = user_data(w, z, precision, &how)?;
     let settings = SingleSettings::load(None, &[]).map_err(to_py)?;
     let mut config = single_config(estimators, llm_report, settings).map_err(to_py)?;
     if let Some(text) = topsim_json {
@@ -145,10 +288,8 @@ fn compare(
             .map_err(|e| to_py(format!("invalid parameter `bosdis`: {e}")))?;
     }
     py.detach(|| {
-        let data = user_dataset(w, z, vec!["W".into(), "Z".into()])?;
-        let bar =
-            kcomp::sweeps::summary::progress_bar(config.estimators.len() as u64, "estimators");
-        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+        let data = user_dataset_read(w, z, vec!["W".into(), "Z".into()], Some(&info))?;
+        let bar = kcomp::progress::WorkBar::hidden();
         compare_one(&data, &config.estimators, &config, &bar)
     })
     .map_err(to_py)
@@ -168,18 +309,33 @@ struct PrequentialCli {
 /// `kcomp prequential ARGS --json` (ARGS: the CLI's flags and `--set KEY=VALUE`): with arrays,
 /// on them (as `--w W.npy --z Z.npy`); without, on the generated language system ARGS describe.
 #[pyfunction]
-#[pyo3(signature = (w, z, precision, args))]
+#[pyo3(signature = (w, z, precision, args, tokeniser=None, keep_case=false))]
 fn prequential(
     py: Python<'_>,
     w: Option<&Bound<'_, PyAny>>,
     z: Option<&Bound<'_, PyAny>>,
     precision: Option<f64>,
     args: Vec<String>,
+    tokeniser: Option<String>,
+    keep_case: bool,
 ) -> PyResult<String> {
     use kcomp::estimators::prequential::run_config::{resolve, write_outputs};
     let c = PrequentialCli::try_parse_from(&args).map_err(clap_line)?;
+    // The padding token (--pad) names an id of the user's W: applied while W is read.
+    let pad = resolve(None, &c.flags.given, &c.sets)
+        .map_err(to_py)?
+        .config
+        .prequential
+        .online
+        .pad
+        .map(i64::from);
+    let how = WRead {
+        tokeniser,
+        keep_case,
+        pad,
+    };
     let data = match (w, z) {
-        (Some(w), Some(z)) => Some(user_data(w, z, precision)?),
+        (Some(w), Some(z)) => Some(user_data(w, z, precision, &how)?),
         (None, None) => None,
         _ => {
             return Err(to_py(
@@ -190,9 +346,10 @@ fn prequential(
     let value = py
         .detach(|| -> kcomp::Result<serde_json::Value> {
             let mut resolved = resolve(None, &c.flags.given, &c.sets)?;
+            let mut w_info = None;
             let r = match data {
                 None => resolved.single_run(false, None, false)?.run(false)?,
-                Some((w, z)) => {
+                Some((w, z, info)) => {
                     if let Some(key) = resolved
                         .overridden
                         .iter()
@@ -214,11 +371,23 @@ fn prequential(
                     )?;
                     if let Some(dir) = &cfg.output.dir {
                         write_outputs(&r, cfg, dir)?;
+                        if info.remapped || info.pad_source.is_some() {
+                            kcomp::io::files::atomic_write(
+                                &dir.join("w_vocabulary.csv"),
+                                &info.vocabulary_csv(&w)?,
+                            )?;
+                        }
                     }
+                    w_info = Some(info);
                     r
                 }
             };
-            Ok(kcomp::estimators::prequential::report::to_json(&r))
+            let mut v = kcomp::estimators::prequential::report::to_json(&r);
+            if let (Some(info), Some(obj)) = (w_info, v.as_object_mut()) {
+                obj.insert("w_input".into(), info.summary());
+                obj.insert("w_notes".into(), info.notes().into());
+            }
+            Ok(v)
         })
         .map_err(to_py)?;
     json(&value)
@@ -433,22 +602,80 @@ fn panel(
         let config = PanelConfig::from_toml(origin, &toml_text)?;
         let bar = indicatif_hidden(kcomp::panel::run::plan(&config)?.len() as u64);
         let (result, written) = kcomp::panel::run_and_report(&config, &out, threads, resume, &bar)?;
-        let report = kcomp::panel::PanelReport {
-            datasets: result.plan.len(),
-            estimators: config.estimators.len(),
-            resumed: result.resumed,
-            written,
-        };
+        let report = kcomp::panel::PanelReport::new(&config, &result, written);
         Ok(report.to_string())
     })
     .map_err(to_py)
 }
 
 /// A progress bar that draws nothing (Python callers read the result, not a terminal bar).
-fn indicatif_hidden(len: u64) -> kcomp::estimators::interface::Progress {
-    let bar = kcomp::sweeps::summary::progress_bar(len, "datasets");
-    bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+fn indicatif_hidden(len: u64) -> kcomp::progress::WorkBar {
+    let bar = kcomp::progress::WorkBar::hidden();
+    bar.set_length(len);
     bar
+}
+
+/// Topological similarity of W against meaning distances given as an N x N matrix (floats),
+/// with the `[topsim]` settings `topsim_json`; returns `{"score", "convention", ...}` as JSON.
+#[pyfunction]
+#[pyo3(signature = (w, d, topsim_json=None))]
+fn topsim_matrix(
+    py: Python<'_>,
+    w: &Bound<'_, PyAny>,
+    d: &Bound<'_, PyAny>,
+    topsim_json: Option<String>,
+) -> PyResult<String> {
+    use kcomp::estimators::topsim::TopsimConfig;
+    use kcomp::estimators::topsim_convention::{DistanceMatrix, topological_similarity_matrix};
+    let wt = read_array(w, "W")?;
+    let (tokens, _) = tokens_from_table(&wt, Path::new("W"), None).map_err(to_py)?;
+    let dt = read_array(d, "z_distances")?;
+    if dt.rows != dt.cols {
+        return Err(to_py(format!(
+            "z_distances: a distance matrix must be N x N, found {} x {}",
+            dt.rows, dt.cols
+        )));
+    }
+    let values: Vec<f64> = match dt.values {
+        Values::Int(v) => v.into_iter().map(|x| x as f64).collect(),
+        Values::Float(v) => v,
+    };
+    let matrix = DistanceMatrix::new(dt.rows, values, "z_distances").map_err(to_py)?;
+    let config: TopsimConfig = match topsim_json {
+        Some(text) => serde_json::from_str(&text)
+            .map_err(|e| to_py(format!("invalid parameter `topsim`: {e}")))?,
+        None => TopsimConfig::default(),
+    };
+    let rows: Vec<Vec<i64>> = (0..tokens.n)
+        .map(|i| tokens.message(i).iter().map(|&t| i64::from(t)).collect())
+        .collect();
+    let score = py
+        .detach(|| topological_similarity_matrix(&rows, &matrix, &config))
+        .map_err(to_py)?;
+    json(&serde_json::json!({
+        "score": score,
+        "convention": "custom",
+        "correlation": config.correlation,
+        "w_distance": config.w_distance,
+        "z_distance": "matrix",
+    }))
+}
+
+/// `kcomp prequential --overlay ... --figure FIGURE`: `runs_json` is a list of
+/// `[label, result]` pairs (each result the object `kcomp prequential --json` prints).
+#[pyfunction]
+fn overlay(py: Python<'_>, runs_json: &str, figure: PathBuf, title: &str) -> PyResult<Vec<String>> {
+    use kcomp::estimators::prequential::PrequentialResult;
+    let runs: Vec<(String, PrequentialResult)> = serde_json::from_str(runs_json).map_err(|e| {
+        to_py(format!(
+            "overlay: not a list of (label, prequential result) ({e})"
+        ))
+    })?;
+    let stem = figure.with_extension("");
+    let written = py
+        .detach(|| kcomp::estimators::prequential::report::write_overlay(&runs, &stem, title))
+        .map_err(to_py)?;
+    Ok(written.iter().map(|p| p.display().to_string()).collect())
 }
 
 #[pymodule]
@@ -456,6 +683,8 @@ fn _kcomp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("KcompError", m.py().get_type::<KcompError>())?;
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(prequential, m)?)?;
+    m.add_function(wrap_pyfunction!(tokenise, m)?)?;
+    m.add_function(wrap_pyfunction!(overlay, m)?)?;
     m.add_function(wrap_pyfunction!(synth, m)?)?;
     m.add_function(wrap_pyfunction!(protocol, m)?)?;
     m.add_function(wrap_pyfunction!(language, m)?)?;
@@ -464,5 +693,19 @@ fn _kcomp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(panel, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ESTIMATORS", kcomp::panel::registry::ESTIMATORS.to_vec())?;
+    m.add_function(wrap_pyfunction!(topsim_matrix, m)?)?;
+    // (name, unit, direction, data it applies to) of every estimator: the units of tidy tables.
+    let info: Vec<(&str, &str, &str, &str)> = kcomp::panel::registry::ESTIMATOR_INFO
+        .iter()
+        .map(|i| (i.name, i.unit, i.direction, i.applies_to))
+        .collect();
+    m.add("ESTIMATOR_INFO", info)?;
+    // (flag, configuration key) of every `kcomp prequential` flag, so errors can name the
+    // Python keyword instead of the flag or the key.
+    let flags: Vec<(&str, &str)> = kcomp::estimators::prequential::run_config::SHORTCUTS
+        .iter()
+        .map(|s| (s.flag, s.key))
+        .collect();
+    m.add("PREQUENTIAL_FLAGS", flags)?;
     Ok(())
 }

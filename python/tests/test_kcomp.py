@@ -84,7 +84,11 @@ def test_prequential_matches_the_cli_with_its_curve(tmp_path):
     ours = kcomp.prequential(W, Z, seed=0)
     theirs = cli("prequential", "--w", tmp_path / "W.npy", "--z", tmp_path / "Z.npy",
                  "--seed", 0, "--json", "--quiet")
-    assert without(ours.to_dict(), "wall_seconds") == without(theirs, "wall_seconds")
+    # w_input and w_notes: how W was read, which the command line prints as `note (W)` lines.
+    assert without(ours.to_dict(), "wall_seconds", "w_input", "w_notes") == without(
+        theirs, "wall_seconds"
+    )
+    assert ours.w_input["format"] == "npy" and ours.w_input["remapped"] is False
     curve = ours.curve
     assert len(curve["bits"]) == len(ours.chunks) > 1
     # The curve's bits per chunk sum to K(Data) = K(Z|W) (bits).
@@ -156,9 +160,9 @@ def test_non_contiguous_and_fortran_arrays_read_in_logical_order(protocol):
     [
         (lambda W, Z: (W[None], Z), "W: expected a 1-D or 2-D array, found 3 dimensions [1, 25, 2]"),
         (lambda W, Z: (W, Z[:3]), "Z: 3 rows, but W has 25 rows"),
-        (lambda W, Z: (-W, Z), "W: row 1, column 1: token -4 is not a non-negative integer below 2^31"),
+        (lambda W, Z: (-W, Z), "W: row 1, column 1: token -4 is negative (token ids are non-negative integers)"),
         (lambda W, Z: (W + 0.5, Z), "W: W must hold integer tokens, found floating-point values"),
-        (lambda W, Z: (W, Z.astype(float)), "Z: Z holds floating-point values: give --precision"),
+        (lambda W, Z: (W, Z.astype(float)), "Z: Z holds floating-point values: give precision="),
         (lambda W, Z: (W[:0], Z[:0]), "W: empty array: no data rows"),
         (lambda W, Z: (W, np.where(Z == 0, np.nan, Z)), "Z: row 2, column 2 is not finite (missing or infinite values cannot be coded)"),
         (lambda W, Z: (W.astype(str), Z), "W: expected a numpy array of integers or floats, found dtype <U"),
@@ -173,13 +177,40 @@ def test_bad_input_is_a_value_error_with_the_cli_message(protocol, make, message
     assert isinstance(e.value, kcomp.KcompError)
 
 
-def test_bad_options_are_value_errors():
-    with pytest.raises(ValueError, match="unexpected argument '--bogus'"):
+def test_bad_options_are_value_errors_that_name_the_python_keyword():
+    with pytest.raises(ValueError, match="unexpected keyword argument bogus="):
         kcomp.synth.lookup(bogus=1)
-    with pytest.raises(ValueError, match="invalid value 'nope' for '--kind"):
+    with pytest.raises(ValueError, match="invalid value 'nope' for kind="):
         kcomp.synth.protocol("nope")
-    with pytest.raises(ValueError, match="unknown estimator|estimator"):
+    with pytest.raises(ValueError, match="estimators: unknown 'no_such_estimator'"):
         kcomp.compare([[0]] * 4, [[0]] * 4, estimators=["no_such_estimator"])
+
+
+def test_errors_speak_python_not_the_command_line(protocol):
+    W, Z, _ = protocol
+    # A typo is Python's own TypeError: the keywords are the signature's.
+    with pytest.raises(TypeError, match="seeed"):
+        kcomp.prequential(W, Z, seeed=1)
+    # A reference-protocol setting with the online scheme names scheme="reference" and lr=.
+    with pytest.raises(ValueError) as e:
+        kcomp.prequential(W, Z, lr=0.01)
+    text = str(e.value)
+    assert 'scheme="reference"' in text and "lr=" in text, text
+    assert "--" not in text and "prequential.train" not in text, text
+    # Settings with a fixed set of values are checked with their keyword and choices.
+    with pytest.raises(ValueError, match="topsim: correlation='kendall' is not one of 'pearson', 'spearman'"):
+        kcomp.compare(W, Z, topsim={"correlation": "kendall"})
+    with pytest.raises(ValueError, match="topsim: correlation='kendall'"):
+        kcomp.topsim(W, Z, correlation="kendall")
+    with pytest.raises(ValueError, match="unknown setting corelation="):
+        kcomp.compare(W, Z, topsim={"corelation": "spearman"})
+    with pytest.raises(ValueError, match="scheme='offline'"):
+        kcomp.prequential(W, Z, scheme="offline")
+    # No message carries a command-line flag or a parser position.
+    for bad in (lambda: kcomp.compare(W, Z.astype(float)),):
+        with pytest.raises(ValueError) as e:
+            bad()
+        assert "--" not in str(e.value) and "line 1 column" not in str(e.value)
 
 
 def test_a_score_that_does_not_apply_raises_instead_of_a_default():
@@ -296,3 +327,218 @@ def test_bosdis_eos_matches_the_cli(tmp_path):
     assert kcomp.bosdis(W, Z) == every
     assert kcomp.bosdis(W, Z, eos=0) == egg
     assert (W == 0).any()
+
+
+# ---- numbers a reader can interpret, tidy tables, EGG's conventions and logs ----
+
+DATA = ROOT / "tests" / "data"
+
+
+def test_bits_saved_per_row_beside_c_as_the_cli(protocol, tmp_path):
+    W, Z, _ = protocol
+    np.save(tmp_path / "W.npy", W)
+    np.save(tmp_path / "Z.npy", Z)
+    ref = cli("compare", "--w", tmp_path / "W.npy", "--z", tmp_path / "Z.npy", "--estimators",
+              "mapping_mdl,posdis", "--json")
+    got = kcomp.compare(W, Z, estimators=["mapping_mdl", "posdis"])
+    mdl = got["mapping_mdl"]
+    assert mdl.bits_saved_per_row == ref["estimates"][0]["bits_saved_per_row"]
+    assert mdl.bits_saved_per_row == pytest.approx((mdl.k_z_bits - mdl.k_z_given_w_bits) / len(W))
+    assert got["posdis"].bits_saved_per_row is None
+    assert any("C grows with N" in n for n in got.raw["notes"])
+    p = kcomp.prequential(W, Z, seed=0)
+    assert p.bits_saved_per_row == pytest.approx((p.k_z - p.k_data) / p.n_encoded)
+
+
+def test_tidy_table_one_row_per_estimator_and_quantity_with_units(protocol):
+    W, Z, _ = protocol
+    cmp = kcomp.compare(W, Z, estimators=["exact", "mapping_mdl", "topsim", "entropy"])
+    rows = cmp.tidy()
+    keys = {(r["estimator"], r["quantity"]) for r in rows}
+    for q in ("k_z_given_w", "c", "bits_saved_per_row", "seconds"):
+        assert ("mapping_mdl", q) in keys
+    assert ("topsim", "score") in keys and ("topsim", "c") not in keys
+    assert ("K(Z)", "k_z") in keys
+    units = {(r["estimator"], r["quantity"]): r["unit"] for r in rows}
+    assert units[("mapping_mdl", "k_z_given_w")] == "bits"
+    assert units[("mapping_mdl", "bits_saved_per_row")] == "bits per row"
+    assert units[("entropy", "score")] == kcomp.ESTIMATOR_INFO["entropy"][0]
+    assert all(r["n"] == len(W) and math.isfinite(r["value"]) for r in rows)
+    # exact does not apply to arrays without a generator: no rows, no NaN.
+    assert not any(r["estimator"] == "exact" for r in rows)
+    pd = pytest.importorskip("pandas")
+    df = cmp.to_pandas()
+    assert list(df.columns) == ["estimator", "quantity", "value", "unit", "direction", "n"]
+    assert not df["value"].isna().any()
+    wide = cmp.to_pandas(wide=True)
+    assert len(wide.columns) == 7 and len(wide) == 4
+    assert isinstance(df, pd.DataFrame)
+
+
+def test_the_printed_table_keeps_its_columns(protocol):
+    W, Z, _ = protocol
+    lines = str(kcomp.compare(W, Z)).splitlines()
+    header = lines[1]
+    at = header.index("status")
+    for line in lines[2:]:
+        if line.endswith(" ok"):
+            assert line.index(" ok") + 1 == at, (header, line)
+    assert any(line.startswith("topsim_normalised_edit ") for line in lines)
+
+
+def test_compare_many_warns_when_datasets_differ_in_n(protocol):
+    W, Z, _ = protocol
+    with pytest.warns(kcomp.KcompWarning, match="differ in N"):
+        many = kcomp.compare_many({"x1": (W, Z), "x4": (np.tile(W, (4, 1)), np.tile(Z, (4, 1)))},
+                                  estimators=["mapping_mdl"])
+    c1, c4 = many["x1"]["mapping_mdl"].c, many["x4"]["mapping_mdl"].c
+    assert c4 > 2 * c1  # C grows with N
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        kcomp.compare_many({"a": (W, Z), "b": (W, Z)}, estimators=["posdis"])
+
+
+def _egg_language(name):
+    folder = DATA / "topsim_egg" / name
+    W = np.loadtxt(folder / "W.csv", delimiter=",", dtype=np.int64)
+    Z = np.loadtxt(folder / "Z.csv", delimiter=",", dtype=np.int64)
+    return W, Z
+
+
+def test_topsim_conventions_against_eggs_formulas():
+    golden = json.loads((DATA / "topsim_egg" / "golden.json").read_text())
+    for name, g in golden.items():
+        W, Z = _egg_language(name)
+        assert kcomp.topsim(W, Z, convention="egg") == pytest.approx(g["egg_hamming_edit"], abs=1e-12)
+        assert kcomp.topsim(W, Z, convention="egg", z_distance="cosine") == pytest.approx(
+            g["egg_onehot_cosine_edit"], abs=1e-12)
+        # Meanings as a distance matrix (e.g. similarity ratings): Z's Hamming distances.
+        d = (Z[:, None, :] != Z[None, :, :]).sum(-1).astype(float)
+        assert kcomp.topsim(W, z_distances=d, convention="egg") == pytest.approx(
+            g["egg_hamming_edit"], abs=1e-12)
+    W, Z = _egg_language("variable_length")
+    e = kcomp.compare(W, Z, estimators=["topsim"])["topsim"]
+    assert e.native["convention"] == "kcomp"
+    e = kcomp.compare(W, Z, estimators=["topsim"], topsim={"convention": "egg"})["topsim"]
+    assert e.native["convention"] == "egg"
+    with pytest.raises(ValueError, match="distance"):
+        kcomp.topsim(W, z_distances=np.ones((3, 3)))
+
+
+class _Interaction:
+    """The shape of EGG's egg.core.Interaction (fields only; EGG is not needed)."""
+
+    def __init__(self, **fields):
+        for k in ("sender_input", "receiver_input", "labels", "aux_input", "message",
+                  "receiver_output", "message_length", "aux"):
+            setattr(self, k, fields.get(k))
+
+
+def test_egg_interaction_loader():
+    rng = np.random.default_rng(0)
+    attrs = np.array([[a, b] for a in range(4) for b in range(3)] * 3)
+    one_hot = np.concatenate([np.eye(4)[attrs[:, 0]], np.eye(3)[attrs[:, 1]]], axis=1)
+    msgs = np.stack([attrs[:, 0] + 1, attrs[:, 1] + 5, np.zeros(len(attrs), int)], 1)
+    # Gumbel-softmax messages: one distribution per position over 8 symbols.
+    gumbel = np.eye(8)[msgs] + 0.01 * rng.random((len(msgs), 3, 8))
+    inter = _Interaction(sender_input=one_hot.astype(np.float32), message=gumbel)
+    # Blocks of 4 and 3 values: named; blocks of one width are found alone (below).
+    W, Z = kcomp.egg.load(inter, n_values=(4, 3))
+    assert (W == msgs).all() and (Z == attrs).all()
+    square = np.concatenate([np.eye(4)[attrs[:, 0]], np.eye(4)[attrs[:, 1]]], axis=1)
+    W, Z = kcomp.egg.load(_Interaction(sender_input=square, message=msgs))
+    assert (Z == attrs).all()
+    # Labels (attribute rows) win over sender_input; message_length zeroes what follows.
+    lengths = np.full(len(msgs), 3)
+    lengths[0] = 1
+    inter = _Interaction(sender_input=one_hot, labels=attrs, message=msgs + 1,
+                         message_length=lengths)
+    W, Z = kcomp.egg.load(inter)
+    assert (Z == attrs).all() and list(W[0]) == [msgs[0, 0] + 1, 0, 0]
+    # A dict works too, and the result goes straight into compare.
+    W, Z = kcomp.egg.load({"message": msgs, "sender_input": square}, meanings="sender_input")
+    assert kcomp.posdis(W, Z) == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="interaction.message"):
+        kcomp.egg.load(_Interaction(sender_input=one_hot))
+
+
+CAPTIONS = [
+    "Le café rouge.",
+    "Le CAFE\u0301 bleu !",
+    "一只 猫 rouge",
+    "一只 猫 bleu 👍🏽",
+    "Straße rouge",
+    "STRASSE bleu",
+] * 4
+CAPTION_Z = np.array([[(i % 6) // 2, i % 2] for i in range(24)])
+
+
+def test_sentences_equal_the_cli_on_a_text_file(tmp_path):
+    (tmp_path / "W.txt").write_text("\n".join(CAPTIONS) + "\n", encoding="utf-8")
+    np.save(tmp_path / "Z.npy", CAPTION_Z)
+    names = ["prequential", "topsim_normalised_edit", "topsim_jaccard", "entropy"]
+    ours = kcomp.compare(CAPTIONS, CAPTION_Z, estimators=names).to_dict()
+    theirs = cli("compare", "--w", tmp_path / "W.txt", "--z", tmp_path / "Z.npy",
+                 "--estimators", ",".join(names), "--json")
+    for a, b in zip(ours["estimates"], theirs["estimates"]):
+        assert without(a, "seconds") == without(b, "seconds")
+    w_in = ours["dataset"]["provenance"]["params"]["w_input"]
+    assert w_in == theirs["dataset"]["provenance"]["params"]["w_input"]
+    assert (w_in["distinct"], w_in["pad"], w_in["max_length"]) == (12, 12, 5)
+    # prequential from Python reads the same W and says how.
+    r = kcomp.prequential(CAPTIONS, CAPTION_Z, learners="marginal,ngram1")
+    assert r.w_input["pad"] == 12 and r.w_notes[0].startswith("W read as sentences")
+
+
+def test_tokenise_on_unicode_text():
+    t = kcomp.tokenise(CAPTIONS[:6])
+    assert t.vocabulary == ["!", ".", "bleu", "café", "le", "rouge", "strasse", "straße",
+                            "一", "只", "猫", "👍🏽"]
+    assert t.pad == 12 and t.ids.shape == (6, 5) and t.ids.dtype == np.int64
+    # "Le CAFE + combining acute bleu !": café is one word (NFC), punctuation its own token.
+    assert [t.vocabulary[i] for i in t.ids[1] if i != t.pad] == ["le", "café", "bleu", "!"]
+    c = kcomp.tokenise(["Ab  c", "q\u0323 👍🏽"], tokeniser="chars")
+    assert c.vocabulary == [" ", "a", "b", "c", "q\u0323", "👍🏽"]
+    assert kcomp.tokenise(["Big Cat"], keep_case=True).vocabulary == ["Big", "Cat"]
+    with pytest.raises(kcomp.KcompError, match="sentence 2 has no tokens"):
+        kcomp.tokenise(["a", "  "])
+    with pytest.raises(kcomp.KcompError, match="not words, chars or a tokenizer.json"):
+        kcomp.tokenise(["a"], tokeniser="bytes")
+
+
+def test_ragged_lists_and_sparse_ids_with_padding():
+    msgs = [[(i * 7 + k * 3) % 5 for k in range(1 + i % 4)] for i in range(30)]
+    Z = np.array([[i % 3, (i // 3) % 4] for i in range(30)])
+    names = ["topsim", "topsim_normalised_edit", "topsim_jaccard"]
+    topsim = {"w_distance": "hamming"}
+    ragged = kcomp.compare(msgs, Z, estimators=names, topsim=None)
+    padded = [m + [99] * (9 - len(m)) for m in msgs]
+    by_hand = kcomp.compare(np.array(padded), Z, estimators=names, pad=99)
+    for e in names:
+        assert ragged[e].score == by_hand[e].score
+    assert ragged.dataset["w"]["pad"] == 5 and by_hand.dataset["w"]["pad"] == 5
+    # Ids near 10^7, remapped in increasing order: the numbers of the dense ids.
+    sparse = [[9_999_000 + 97 * t for t in m] for m in msgs]
+    s = kcomp.compare(sparse, Z, estimators=names + ["prequential"])
+    d = kcomp.compare(msgs, Z, estimators=names + ["prequential"])
+    for e in names + ["prequential"]:
+        assert (s[e].score, s[e].k_z_given_w_bits) == (d[e].score, d[e].k_z_given_w_bits)
+    t = kcomp.tokenise(sparse)
+    assert t.vocabulary[:2] == ["9999000", "9999097"] and t.pad == 5
+    with pytest.raises(kcomp.KcompError, match="holds sentences"):
+        kcomp.compare(CAPTIONS, CAPTION_Z, pad=0)
+    with pytest.raises(kcomp.KcompError, match="row 2: not a list of integer token ids"):
+        kcomp.compare([[1], ["x"], [2]], np.zeros((3, 1), dtype=int))
+    _ = topsim
+
+
+def test_overlay_draws_several_runs(tmp_path):
+    Z = CAPTION_Z + 0.25
+    a = kcomp.prequential(CAPTIONS, Z, precision=0.25, learners="marginal,ngram1")
+    b = kcomp.prequential(CAPTIONS[::-1], Z, precision=0.25, learners="marginal,ngram1")
+    paths = kcomp.overlay({"in order": a, "reversed": b}, tmp_path / "o.png")
+    assert paths == [str(tmp_path / "o.png"), str(tmp_path / "o.svg")]
+    assert (tmp_path / "o.png").read_bytes().startswith(b"\x89PNG")
+    assert "reversed" in (tmp_path / "o.svg").read_text()

@@ -14,7 +14,8 @@ use crate::sweeps::engine::ShardArgs;
 ///
 /// Two forms:
 ///   kcomp compare CONFIG.toml --out DIR     families x values x seeds (configs/compare/)
-///   kcomp compare --w W.npy --z Z.npy       one dataset from files (.npy, .csv, .jsonl)
+///   kcomp compare --w W.npy --z Z.npy       one dataset from files (.npy, .csv, .jsonl;
+///                                           W also sentences, .txt: see --tokeniser)
 ///   kcomp compare --w W.npy --z Z.npy --out DIR   the same with tables and figures
 ///   kcomp compare --grid FILE.jsonl --record I   one string-to-grid record
 ///
@@ -27,6 +28,7 @@ use crate::sweeps::engine::ShardArgs;
 ///   kcomp compare configs/compare/default.toml --out results/compare
 ///   kcomp compare --w W.npy --z Z.npy --estimators prequential,compression --json
 ///   kcomp compare --w W.npy --z Z.npy --estimators topsim --set topsim.correlation=spearman
+///   kcomp compare --w captions.txt --z Z.npy --precision 0.01 --estimators prequential
 ///   kcomp compare --estimators list              every estimator's unit and direction
 #[derive(Debug, Args)]
 #[command(verbatim_doc_comment)]
@@ -47,9 +49,13 @@ pub struct CompareArgs {
     /// Worker threads (default: all cores). Results are identical for any value.
     #[arg(long)]
     pub threads: Option<usize>,
-    /// W file: non-negative integer tokens, one row per sample.
+    /// W file: non-negative integer tokens, one row per sample (rows of different lengths in
+    /// .csv/.jsonl are padded), or sentences, one per line (.txt, or --w-format text).
     #[arg(long, value_name = "FILE", requires = "z")]
     pub w: Option<PathBuf>,
+    /// How W is read (sentences, ragged rows, padding).
+    #[command(flatten)]
+    pub w_input: crate::io::w_input::WArgs,
     /// Z file: integer attributes, or floats with --precision.
     #[arg(long, value_name = "FILE", requires = "w")]
     pub z: Option<PathBuf>,
@@ -181,9 +187,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         // One dataset with a run folder: the panel's tables and figures for it.
         let mut config = single_config(args.estimators, args.llm_report, settings)?;
         preq.apply(&mut config.prequential.config)?;
-        let report = run_files_to_folder(
+        let (report, w_notes) = run_files_to_folder(
             w,
             z,
+            &args.w_input.options()?,
             args.precision,
             config,
             out,
@@ -191,11 +198,10 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
             args.force,
             args.quiet || args.json,
         )?;
-        let summary = out.join("summary.md");
-        if let Ok(text) = std::fs::read_to_string(&summary) {
-            println!("{text}");
-        }
         print!("{report}");
+        for n in w_notes {
+            println!("note (W): {n}");
+        }
         return Ok(());
     }
     refuse_ignored(
@@ -222,6 +228,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let data = single_dataset(
         grid.map(|g| (g, args.record.unwrap_or(0), args.setting.as_deref())),
         args.w.as_deref().zip(args.z.as_deref()),
+        &args.w_input.options()?,
         args.precision,
     )?;
     let quiet = args.quiet || args.json;

@@ -17,8 +17,10 @@ use clap::{Parser, Subcommand};
 /// kcomp: estimate the compositionality of data, representations and programs through
 /// Kolmogorov complexity. All description lengths are in bits.
 ///
-/// Start with `kcomp reproduce` (Elmoznino et al.'s synthetic sweeps), `kcomp synth lookup --help` or
-/// `kcomp synth grammar --help`.
+/// Your own messages and meanings: `kcomp compare --w W.npy --z Z.npy` (every estimator),
+/// `kcomp prequential --w W.npy --z Z.npy --out DIR` (one code in detail). Theory on synthetic
+/// data: `kcomp synth lookup|grammar|protocol`, `kcomp sweep CONFIG.toml`, `kcomp reproduce`.
+/// Bare `kcomp` prints an overview of the main tasks.
 #[derive(Debug, Parser)]
 #[command(name = "kcomp", version, about, long_about, after_help = PAPERS)]
 pub struct Cli {
@@ -43,6 +45,29 @@ const PAPERS: &str = "Papers (cite those whose quantities you report; CITATION.c
     communication. Emergent Communication workshop, NeurIPS 2020, arXiv 2010.15058 (synth
     protocol).
 Scores (topsim, posdis, bosdis, ...): references in docs/estimators.md.";
+
+/// What bare `kcomp` prints (stdout, exit status 0): the main tasks and their commands, so a
+/// new user starts from their own data, not from an error.
+pub const OVERVIEW: &str = "kcomp: compositionality of data, representations and programs through Kolmogorov
+complexity (all description lengths in bits).
+
+Main tasks:
+  your messages W (.npy, .csv, .jsonl, or .txt sentences) and meanings Z, one row per utterance:
+    kcomp compare --w W.npy --z Z.npy                 every estimator: K(Z|W), C, bits saved per row, scores
+    kcomp compare --w W.npy --z Z.npy --estimators prequential,posdis --json
+    kcomp prequential --w W.npy --z Z.npy --out DIR   one prequential code with its curve
+    (continuous Z: add --precision 0.01, the grid spacing at which values are coded)
+  many datasets x estimators x seeds, with rank agreement and figures:
+    kcomp compare configs/compare/default.toml --out results/compare
+  theory on synthetic data with exact K:
+    kcomp synth lookup|grammar|protocol ...           kcomp sweep CONFIG.toml --out DIR
+    kcomp reproduce                                   Elmoznino et al.'s Figure 2 sweeps
+  a representation alone (no W):  kcomp represent --z Z.npy --precision 0.01 --out DIR
+  programs written by LLMs:       kcomp grid generate|prompt|ask|score|report
+  generalisation tests:           kcomp pcfgset ..., kcomp commongen ...
+
+kcomp --help lists every command; kcomp COMMAND --help gives its options, defaults and examples.
+";
 
 /// Top-level subcommands. A variant with `about = ...` keeps its arguments' doc comment (with
 /// examples) as the long help; a variant doc comment would replace it.
@@ -116,11 +141,12 @@ pub fn main_with_exit_code() -> i32 {
             // One line, like every other error: the message without clap's usage lines.
             if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 if std::env::args_os().count() <= 1 {
-                    eprintln!("error: a subcommand is required (usage: see --help)");
-                } else {
-                    // A subcommand given nothing to do prints its help.
-                    eprint!("{}", err.render());
+                    // Bare `kcomp`: what it does and where to start, not an error.
+                    print!("{OVERVIEW}");
+                    return 0;
                 }
+                // A subcommand given nothing to do prints its help.
+                eprint!("{}", err.render());
                 return 2;
             }
             let text = err.render().to_string();

@@ -22,6 +22,8 @@ use crate::sweeps::holistic::HSweep;
 ///   kcomp prequential --config configs/prequential/emergent.toml --holistic-fraction 0.5 --out results/h0.5
 ///   kcomp prequential --w W.npy --z Z.npy --protocol reference --lr 0.003
 ///   kcomp prequential --config configs/prequential/emergent.toml --sweep-h 0,0.5,1 --seeds 3 --out results/sweep
+///   kcomp prequential --w captions.txt --z Z.npy --precision 0.01 --out results/en
+///   kcomp prequential --overlay results/en,results/de --figure results/overlay.png
 #[derive(Debug, Clone, Args)]
 #[command(verbatim_doc_comment)]
 #[command(arg_required_else_help = true)]
@@ -60,9 +62,64 @@ pub struct PrequentialArgs {
     /// are refused before anything is allocated.
     #[arg(long, value_name = "SIZE", value_parser = parse_max_memory, allow_hyphen_values = true)]
     pub max_memory: Option<u64>,
+    /// Overlay finished runs on one Z instead of running: their --out folders (each holding
+    /// result.json), comma-separated; writes --figure (PNG, and SVG beside it): the bits per
+    /// row of each chunk against the rows encoded, one line per run, log x, y zoomed to the data.
+    #[arg(long, value_name = "DIR,DIR,...", value_delimiter = ',', requires = "figure", conflicts_with_all = ["sweep_h", "config"])]
+    pub overlay: Option<Vec<PathBuf>>,
+    /// Line labels of --overlay (default: the folders' names).
+    #[arg(
+        long,
+        value_name = "NAME,NAME,...",
+        value_delimiter = ',',
+        requires = "overlay"
+    )]
+    pub labels: Option<Vec<String>>,
+    /// The figure --overlay writes (.png; the .svg goes beside it).
+    #[arg(long, value_name = "FILE.png", requires = "overlay")]
+    pub figure: Option<PathBuf>,
     /// A --sweep-h sweep's plan in parts (runs are the jobs).
     #[command(flatten)]
     pub shard: ShardArgs,
+}
+
+/// `kcomp prequential --overlay DIR,... --figure FILE.png`: finished runs on one figure.
+fn overlay(dirs: &[PathBuf], labels: Option<&[String]>, figure: &std::path::Path) -> Result<()> {
+    if let Some(l) = labels
+        && l.len() != dirs.len()
+    {
+        return Err(crate::error::KcompError::param(
+            "labels",
+            format!("{} labels for {} runs", l.len(), dirs.len()),
+        ));
+    }
+    let mut runs = Vec::new();
+    for (i, dir) in dirs.iter().enumerate() {
+        let path = dir.join("result.json");
+        let text = crate::io::limits::read_text(&path)?;
+        let r: crate::estimators::prequential::PrequentialResult = serde_json::from_str(&text)
+            .map_err(|e| {
+                crate::error::KcompError::file(&path, format!("not a prequential result ({e})"))
+            })?;
+        let label = match labels {
+            Some(l) => l[i].clone(),
+            None => dir
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| dir.display().to_string()),
+        };
+        runs.push((label, r));
+    }
+    let stem = figure.with_extension("");
+    let written = crate::estimators::prequential::report::write_overlay(
+        &runs,
+        &stem,
+        "Prequential code length per row, one line per W",
+    )?;
+    for p in written {
+        println!("wrote {}", p.display());
+    }
+    Ok(())
 }
 
 /// Resolves the configuration the arguments describe.
@@ -72,6 +129,15 @@ pub fn resolve_args(args: &PrequentialArgs) -> Result<Resolved> {
 
 /// Runs `kcomp prequential`.
 pub fn run(args: PrequentialArgs) -> Result<()> {
+    if let (Some(dirs), Some(figure)) = (&args.overlay, &args.figure) {
+        if let Some((shortcut, _)) = args.flags.given.first() {
+            return Err(crate::error::KcompError::param(
+                shortcut.flag,
+                "does not apply to --overlay, which draws finished runs",
+            ));
+        }
+        return overlay(dirs, args.labels.as_deref(), figure);
+    }
     configure(None, args.max_memory)?;
     let resolved = resolve_args(&args)?;
     let sharding = args.shard.sharding()?;

@@ -126,12 +126,12 @@ fn plan(args: &[String]) -> Result<Tally> {
     let s = Some(&sharding);
     match cli.command {
         Command::Sweep(a) => {
-            no_shard_options(&a.shard)?;
-            sweep_files(&a.configs, &a.out, a.resume, a.force, true, s)?;
+            no_shard_options(&a.run.shard)?;
+            sweep_files(&a.configs, &a.out, a.run.resume, a.run.force, true, s)?;
         }
         Command::Reproduce(a) => {
-            no_shard_options(&a.shard)?;
-            reproduce(a.rng, &a.out, a.resume, a.force, true, s)?;
+            no_shard_options(&a.run.shard)?;
+            reproduce(a.rng, &a.out, a.run.resume, a.run.force, true, s)?;
         }
         Command::Compare(a) if a.config.is_some() => {
             no_shard_options(&a.shard)?;

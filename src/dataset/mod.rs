@@ -151,10 +151,12 @@ impl Dataset {
         matches!(self.z, Targets::Discrete { .. })
     }
 
-    /// W as rows of `i64` word ids (the layout of the synthetic generators and topsim).
+    /// W as rows of `i64` word ids (the layout of the synthetic generators and topsim), each
+    /// row without its padding when W has a padding token ([`TokenData::message`]): a distance
+    /// between messages never counts padding as letters.
     pub fn w_rows(&self) -> Vec<Vec<i64>> {
         (0..self.w.n)
-            .map(|i| self.w.row(i).iter().map(|&t| t as i64).collect())
+            .map(|i| self.w.message(i).iter().map(|&t| t as i64).collect())
             .collect()
     }
 

@@ -9,6 +9,10 @@ pub struct TokenData {
     pub n_words: usize,
     pub vocab: usize,
     pub tokens: Vec<u32>,
+    /// The padding token of variable-length messages (padded at the end to `n_words`), when
+    /// known: kcomp's own padding token of a ragged or text W, or the one a user named
+    /// (`--pad`). Distances and learners read messages without it (see [`TokenData::message`]).
+    pub pad: Option<u32>,
 }
 
 impl TokenData {
@@ -31,7 +35,51 @@ impl TokenData {
             n_words,
             vocab,
             tokens,
+            pad: None,
         })
+    }
+
+    /// The same tokens with `pad` as the padding token: it must be in the vocabulary and occur
+    /// only at the ends of messages (a padded position is followed only by padding).
+    pub fn with_pad(mut self, pad: u32) -> Result<Self> {
+        if pad as usize >= self.vocab {
+            return Err(KcompError::param(
+                "pad",
+                format!(
+                    "token {pad} is outside the vocabulary of size {}",
+                    self.vocab
+                ),
+            ));
+        }
+        for i in 0..self.n {
+            let row = self.row(i);
+            if let Some(first) = row.iter().position(|&t| t == pad)
+                && let Some(k) = row[first..].iter().position(|&t| t != pad)
+            {
+                return Err(KcompError::param(
+                    "pad",
+                    format!(
+                        "row {}: padding token {pad} at column {} is followed by token {} at \
+                         column {} (padding may only end a message)",
+                        i + 1,
+                        first + 1,
+                        row[first + k],
+                        first + k + 1
+                    ),
+                ));
+            }
+        }
+        self.pad = Some(pad);
+        Ok(self)
+    }
+
+    /// Row `i` without its padding: the message itself.
+    pub fn message(&self, i: usize) -> &[u32] {
+        let row = self.row(i);
+        match self.pad {
+            Some(p) => &row[..row.iter().position(|&t| t == p).unwrap_or(row.len())],
+            None => row,
+        }
     }
 
     /// A "blind" input: every row is the single token 0 (a model that sees no W).
@@ -41,6 +89,7 @@ impl TokenData {
             n_words: 1,
             vocab: 1,
             tokens: vec![0; n],
+            pad: None,
         }
     }
 

@@ -74,6 +74,23 @@ pub fn context_independence(objects: &[Vec<u32>], messages: &[Vec<u32>]) -> f64 
     total / nc as f64
 }
 
+/// Context independence of the perfect code on `objects`: one symbol per attribute, each
+/// attribute with its own symbols (the score's attainable maximum on these meanings).
+pub fn perfect_code_value(objects: &[Vec<u32>]) -> f64 {
+    let width = objects.first().map_or(0, Vec::len);
+    let mut offsets = vec![0u32; width];
+    let mut next = 0u32;
+    for (a, off) in offsets.iter_mut().enumerate() {
+        *off = next;
+        next = next.saturating_add(objects.iter().map(|o| o[a]).max().unwrap_or(0) + 1);
+    }
+    let messages: Vec<Vec<u32>> = objects
+        .iter()
+        .map(|o| o.iter().zip(&offsets).map(|(&v, &off)| off + v).collect())
+        .collect();
+    context_independence(objects, &messages)
+}
+
 /// Context independence as a panel score in [0, 1].
 #[derive(Debug, Clone, Default)]
 pub struct ContextIndependenceEstimator;
@@ -89,10 +106,26 @@ impl Estimator for ContextIndependenceEstimator {
 
     fn estimate(&self, data: &Dataset, _progress: &Progress) -> Result<Estimate> {
         let objects = object_rows(data)?;
-        Ok(Estimate::score(context_independence(
-            &objects,
-            &message_rows(data),
-        )))
+        let score = context_independence(&objects, &message_rows(data));
+        let perfect = perfect_code_value(&objects);
+        let (m, a) = (data.w.n_words, objects.first().map_or(0, Vec::len));
+        let estimate = Estimate::score(score).with("perfect_code", perfect);
+        Ok(if perfect < 0.99 || m > a {
+            estimate.note(format!(
+                "the score reaches 1 only with one attribute and one symbol per message: \
+                 p(c|v) <= 1/A with A = {a} attributes per object and p(v|c) <= 1/M with \
+                 M = {m} symbols per message; a perfect code (one symbol per attribute) scores \
+                 {perfect:.4} on these meanings (native `perfect_code`){}: compare {score:.4} \
+                 against that, not against 1",
+                if m > a {
+                    ", and longer messages lower the ceiling further"
+                } else {
+                    ""
+                }
+            ))
+        } else {
+            estimate
+        })
     }
 }
 
@@ -116,6 +149,15 @@ mod tests {
             .map(|o| vec![(o[0] * 3) % 5, 5 + (o[1] + 2) % 5])
             .collect();
         assert!((context_independence(&objs, &msgs) - 0.25).abs() < 1e-7);
+    }
+
+    #[test]
+    fn the_perfect_code_scores_one_over_attributes_times_symbols() {
+        // 5 x 5 objects, two symbols per message: 1/4 (the reference's own test value).
+        assert!((perfect_code_value(&grid(5, 5)) - 0.25).abs() < 1e-6);
+        // One attribute, one symbol: 1.
+        let one: Vec<Vec<u32>> = (0..6).map(|v| vec![v]).collect();
+        assert!((perfect_code_value(&one) - 1.0).abs() < 1e-6);
     }
 
     #[test]

@@ -57,23 +57,83 @@ pub fn mutual_info_bits(x: &[u64], y: &[u64]) -> f64 {
 /// given as vectors of length N. `None` when every column of `reps` is constant or there are no
 /// attributes.
 pub fn gap_mi_first_second(attrs: &[Vec<u64>], reps: &[Vec<u64>]) -> Option<f64> {
+    let gaps: Vec<Gap> = mi_gaps(attrs, reps)?.into_iter().flatten().collect();
+    (!gaps.is_empty())
+        .then(|| gaps.iter().map(|g| (g.first - g.second) / g.h).sum::<f64>() / gaps.len() as f64)
+}
+
+/// A column's two largest mutual informations with the attributes and its entropy (bits).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gap {
+    pub first: f64,
+    pub second: f64,
+    pub h: f64,
+}
+
+impl Gap {
+    /// The column says as much about two attributes as about either (it stands for several
+    /// attributes at once, as a letter of a grid layout fills several cells): its gap is 0
+    /// whatever the language's structure.
+    pub fn tied(&self) -> bool {
+        self.first > 0.05 * self.h && self.first - self.second <= 1e-9 * self.h.max(1.0)
+    }
+}
+
+/// [`Gap`] of every column of `reps` (`None` for a constant column); `None` without
+/// attributes.
+pub fn mi_gaps(attrs: &[Vec<u64>], reps: &[Vec<u64>]) -> Option<Vec<Option<Gap>>> {
     if attrs.is_empty() {
         return None;
     }
-    let mut sum = 0.0;
-    let mut positions = 0usize;
-    for y in reps {
-        let h = entropy_bits(y.iter());
-        if h <= 0.0 {
-            continue;
+    Some(
+        reps.iter()
+            .map(|y| {
+                let h = entropy_bits(y.iter());
+                if h <= 0.0 {
+                    return None;
+                }
+                let mut mi: Vec<f64> = attrs.iter().map(|x| mutual_info_bits(x, y)).collect();
+                mi.sort_by(|a, b| b.total_cmp(a));
+                Some(Gap {
+                    first: mi[0],
+                    second: mi.get(1).copied().unwrap_or(0.0),
+                    h,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Message positions (columns) that are not constant, and those of them tied between two
+/// attributes ([`Gap::tied`]).
+pub fn tied_positions(attributes: &[Vec<u64>], messages: &[Vec<u64>]) -> (usize, usize) {
+    let (Some(a0), Some(m0)) = (attributes.first(), messages.first()) else {
+        return (0, 0);
+    };
+    let gaps =
+        mi_gaps(&columns(attributes, a0.len()), &columns(messages, m0.len())).unwrap_or_default();
+    let informative = gaps.iter().flatten().count();
+    let tied = gaps.iter().flatten().filter(|g| g.tied()).count();
+    (tied, informative)
+}
+
+/// Symbols (other than `eos`) that occur at more than one message position, and the symbols
+/// that occur: a vocabulary shared across positions, which bosdis cannot tell apart.
+pub fn shared_symbols(messages: &[Vec<u64>], eos: Option<u64>) -> (usize, usize) {
+    let mut positions: std::collections::BTreeMap<u64, (usize, bool)> = Default::default();
+    for m in messages {
+        for (j, &x) in m.iter().enumerate() {
+            if Some(x) == eos {
+                continue;
+            }
+            let e = positions.entry(x).or_insert((j, false));
+            if e.0 != j {
+                e.1 = true;
+            }
         }
-        let mut mi: Vec<f64> = attrs.iter().map(|x| mutual_info_bits(x, y)).collect();
-        mi.sort_by(|a, b| b.total_cmp(a));
-        let second = mi.get(1).copied().unwrap_or(0.0);
-        sum += (mi[0] - second) / h;
-        positions += 1;
     }
-    (positions > 0).then(|| sum / positions as f64)
+    let shared = positions.values().filter(|e| e.1).count();
+    (shared, positions.len())
 }
 
 fn columns(rows: &[Vec<u64>], width: usize) -> Vec<Vec<u64>> {
@@ -98,6 +158,17 @@ pub fn bosdis(
     vocab: usize,
     eos: Option<u64>,
 ) -> Option<f64> {
+    bosdis_detail(attributes, messages, vocab, eos).map(|d| d.0)
+}
+
+/// [`bosdis`] with the symbols whose count is informative and those of them tied between two
+/// attributes ([`Gap::tied`]): (score, tied, informative).
+pub fn bosdis_detail(
+    attributes: &[Vec<u64>],
+    messages: &[Vec<u64>],
+    vocab: usize,
+    eos: Option<u64>,
+) -> Option<(f64, usize, usize)> {
     let a = columns(attributes, attributes.first()?.len());
     if a.is_empty() {
         return None;
@@ -134,6 +205,7 @@ pub fn bosdis(
     };
     let mut sum = 0.0;
     let mut positions = 0usize;
+    let mut tied = 0usize;
     for entries in occurs.values() {
         // H(count): the messages without the symbol have count 0.
         let mut by_count: HashMap<u64, usize> = HashMap::new();
@@ -177,8 +249,14 @@ pub fn bosdis(
         let second = mi.get(1).copied().unwrap_or(0.0);
         sum += (mi[0] - second) / h;
         positions += 1;
+        let gap = Gap {
+            first: mi[0],
+            second,
+            h,
+        };
+        tied += usize::from(gap.tied());
     }
-    (positions > 0).then(|| sum / positions as f64)
+    (positions > 0).then(|| (sum / positions as f64, tied, positions))
 }
 
 /// One attribute column with its value counts and plug-in entropy (bits).
@@ -276,7 +354,21 @@ impl Estimator for PosdisEstimator {
                 "posdis is undefined: every message position is constant",
             )
         })?;
-        Ok(Estimate::score(score))
+        let (tied, informative) = tied_positions(&a, &m);
+        let estimate = Estimate::score(score)
+            .with("tied_positions", tied)
+            .with("informative_positions", informative);
+        Ok(if tied > 0 {
+            estimate.note(format!(
+                "{tied} of {informative} informative message positions say as much about two \
+                 or more attributes as about one (a symbol stands for several attributes, as a \
+                 letter of a grid layout fills several cells): posdis gives them 0 whatever \
+                 the language's structure; it measures one attribute per position, so a low \
+                 value here does not mean a holistic language"
+            ))
+        } else {
+            estimate
+        })
     }
 }
 
@@ -306,14 +398,41 @@ impl Estimator for BosdisEstimator {
 
     fn estimate(&self, data: &Dataset, _progress: &Progress) -> Result<Estimate> {
         crate::io::limits::check_memory("bosdis", "bosdis", bosdis_bytes(data))?;
-        let (a, m) = discrete_rows(data)?;
-        let score = bosdis(&a, &m, data.w.vocab, self.eos).ok_or_else(|| {
-            KcompError::param(
-                "w",
-                "bosdis is undefined: every symbol count is constant across messages",
-            )
-        })?;
-        let estimate = Estimate::score(score).with("eos", self.eos);
+        let (a, mut m) = discrete_rows(data)?;
+        // Padding is not a symbol: a bag of symbols counts the message's own.
+        if let Some(p) = data.w.pad {
+            for row in &mut m {
+                row.retain(|&t| t != u64::from(p));
+            }
+        }
+        let (score, tied, informative) =
+            bosdis_detail(&a, &m, data.w.vocab, self.eos).ok_or_else(|| {
+                KcompError::param(
+                    "w",
+                    "bosdis is undefined: every symbol count is constant across messages",
+                )
+            })?;
+        let (shared, symbols) = shared_symbols(&m, self.eos);
+        let mut estimate = Estimate::score(score)
+            .with("eos", self.eos)
+            .with("shared_symbols", shared)
+            .with("tied_symbols", tied);
+        if tied > 0 {
+            estimate = estimate.note(format!(
+                "{tied} of {informative} informative symbols say as much about two or more \
+                 attributes as about one (a symbol stands for several attributes, as a letter \
+                 of a grid layout fills several cells): bosdis gives them 0 whatever the \
+                 language's structure"
+            ));
+        }
+        if shared > 0 {
+            estimate = estimate.note(format!(
+                "{shared} of {symbols} symbols occur at several message positions (a vocabulary \
+                 shared across positions): bosdis counts symbols wherever they stand, so it \
+                 cannot tell which attribute a reused symbol stands for, and a perfectly \
+                 positional code that reuses symbols scores near 0 (posdis reads positions)"
+            ));
+        }
         Ok(match self.eos {
             Some(eos) => estimate.note(format!(
                 "symbol {eos} is treated as end-of-sequence and not counted (bosdis.eos)"

@@ -110,13 +110,32 @@ pub struct EstimateRow {
     pub k_z_given_w_bits: Option<f64>,
     /// The dataset's shared K(Z) in bits.
     pub k_z_bits: f64,
-    /// K(Z)/K(Z|W) when the estimator gives a code length.
+    /// K(Z)/K(Z|W) when the estimator gives a code length. It grows with N (K(Z) grows
+    /// linearly in N, K(Z|W) more slowly once the rules are learned), so compare C only between
+    /// datasets of the same N (and precision, for continuous Z).
     pub c: Option<f64>,
+    /// (K(Z) - K(Z|W)) / N in bits when the estimator gives a code length: what knowing W saves
+    /// per row, comparable across N.
+    pub bits_saved_per_row: Option<f64>,
     /// The score when the estimator gives one.
     pub score: Option<f64>,
     pub native: serde_json::Map<String, serde_json::Value>,
     pub notes: Vec<String>,
     pub seconds: f64,
+}
+
+/// When C values compare, said under every table of C.
+pub const COMPARABILITY: &str = "C grows with N (K(Z) grows linearly in N, K(Z|W) more \
+    slowly once W's rules are learned) and, for continuous Z, depends on the precision: compare \
+    C only between datasets of the same N and precision; bits saved per row = (K(Z) - \
+    K(Z|W)) / N compares across N.";
+
+/// (K(Z) - K(Z|W)) / N: the bits per row that knowing W saves. Unlike C = K(Z)/K(Z|W), which
+/// grows with N for a compositional code, it compares datasets of different sizes; for
+/// continuous Z both lengths carry about the same D log2(1/precision) bits per row, which
+/// cancel here, so it depends little on the precision (C tends to 1 as the grid gets finer).
+pub fn bits_saved_per_row(k_z_bits: f64, k_z_given_w_bits: f64, n: usize) -> f64 {
+    (k_z_bits - k_z_given_w_bits) / n.max(1) as f64
 }
 
 /// Runs `estimator` on `data`: checks that it applies, times it and computes C with the
@@ -132,6 +151,7 @@ pub fn run_estimator(
         k_z_given_w_bits: None,
         k_z_bits: data.k_z.bits,
         c: None,
+        bits_saved_per_row: None,
         score: None,
         native: serde_json::Map::new(),
         notes: Vec::new(),
@@ -150,11 +170,24 @@ pub fn run_estimator(
                 Measure::CodeLength { k_z_given_w_bits } => {
                     row.k_z_given_w_bits = Some(k_z_given_w_bits);
                     row.c = Some(data.k_z.bits / k_z_given_w_bits);
+                    row.bits_saved_per_row = Some(bits_saved_per_row(
+                        data.k_z.bits,
+                        k_z_given_w_bits,
+                        data.n(),
+                    ));
                 }
                 Measure::Score { score } => row.score = Some(score),
             }
             row.native = est.native;
             row.notes = est.notes;
+            if row.c.is_some_and(|c| c < 1.0) {
+                row.notes.push(
+                    "C < 1: this code of Z given W (rules, table or model plus corrections) is \
+                     longer than K(Z) without W; W, as this estimator reads it, does not pay for \
+                     what it costs to describe (few rows per rule, or no attribute-wise map)"
+                        .into(),
+                );
+            }
         }
         Err(err) => row.status = EstimateStatus::Failed(err.to_string()),
     }
@@ -206,6 +239,8 @@ mod tests {
         let row = run_estimator(&Fixed(Some(4.0)), &data(true), &p);
         assert_eq!(row.status, EstimateStatus::Ok);
         assert_eq!(row.c, Some(3.0));
+        // (12 - 4) bits over 2 rows.
+        assert_eq!(row.bits_saved_per_row, Some(4.0));
         assert_eq!(row.native["entries"], 3);
         let row = run_estimator(&Fixed(Some(4.0)), &data(false), &p);
         assert_eq!(

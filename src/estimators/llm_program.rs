@@ -7,7 +7,7 @@
 //! report's models (failed and empty answers count as the report scores them); each model's
 //! C(P), L(P+), E(P) and status are native fields.
 //!
-//! When the report has the `l_bits` column (kcomp reports since issue 20), the estimate is a
+//! When the report has the `l_bits` column (reports written by older kcomp versions lack it), the estimate is a
 //! code length in bits instead: the shortest over the models' answers of the program's
 //! `l_bits` (its description length under kcomp's fixed token code) plus the bits that
 //! correct its wrong samples, log2(d + 1) + log2 C(d, E) + E M (which samples, then their

@@ -27,5 +27,6 @@ pub mod lz76;
 pub mod mapping_mdl;
 pub mod prequential;
 pub mod topsim;
+pub mod topsim_convention;
 pub mod topsim_integer;
 pub mod tre;

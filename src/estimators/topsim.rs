@@ -90,15 +90,21 @@ pub enum ZDistance {
     Auto,
     /// Euclidean distance.
     Euclidean,
-    /// 1 - cosine similarity.
+    /// 1 - cosine similarity of the values as numbers (on discrete Z: of the attribute
+    /// indices, not of one-hot vectors).
     Cosine,
+    /// 1 - cosine similarity of the one-hot encodings of discrete attributes (EGG's `cosine`
+    /// on the one-hot meanings its games pass): the fraction of attributes that differ.
+    CosineOneHot,
     /// Coordinates that differ (for categorical attributes).
     Hamming,
 }
 
-/// Topological-similarity settings.
+/// Topological-similarity settings: `[topsim]` of a config, where a named `convention`
+/// (kcomp, egg, elmoznino; [`crate::estimators::topsim_convention`]) sets the three distances
+/// and the keys given beside it override them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(try_from = "crate::estimators::topsim_convention::TopsimSettings")]
 pub struct TopsimConfig {
     /// Correlation coefficient.
     pub correlation: Correlation,
@@ -110,6 +116,10 @@ pub struct TopsimConfig {
     pub max_pairs: usize,
     /// Seed of the pair sample.
     pub seed: u64,
+    /// Meaning distances from an N x N matrix file (e.g. human similarity ratings) instead of
+    /// distances on Z.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub z_distances: Option<std::path::PathBuf>,
 }
 
 impl ZDistance {
@@ -141,6 +151,7 @@ impl Default for TopsimConfig {
             z_distance: ZDistance::Auto,
             max_pairs: 1_000_000,
             seed: 0,
+            z_distances: None,
         }
     }
 }
@@ -174,13 +185,20 @@ impl TopsimOptions {
             z_distance: self.topsim_z_distance,
             max_pairs: self.topsim_max_pairs,
             seed,
+            z_distances: None,
         })
     }
 }
 
-fn w_distance(kind: WDistance, a: &[i64], b: &[i64]) -> f64 {
+/// Distance between two messages. Messages of different lengths (a padded W is read without
+/// its padding) differ at every position only one of them has: Hamming counts those positions,
+/// as it would count a word against padding, and one-hot cityblock counts them once (one word
+/// against nothing), so neither treats padding as a letter.
+pub(crate) fn w_distance(kind: WDistance, a: &[i64], b: &[i64]) -> f64 {
     match kind {
-        WDistance::Hamming => a.iter().zip(b).filter(|(x, y)| x != y).count() as f64,
+        WDistance::Hamming => {
+            (a.iter().zip(b).filter(|(x, y)| x != y).count() + a.len().abs_diff(b.len())) as f64
+        }
         WDistance::OneHotCityblock => {
             // One-hot per position: a differing position contributes 2; extra positions 1.
             let differ: usize = a.iter().zip(b).map(|(x, y)| usize::from(x != y)).sum();
@@ -228,7 +246,7 @@ fn edit_distance(a: &[i64], b: &[i64]) -> usize {
 fn z_distance(kind: ZDistance, a: &[f64], b: &[f64]) -> f64 {
     match kind {
         ZDistance::Auto | ZDistance::Euclidean => squared_euclidean(a, b).sqrt(),
-        ZDistance::Cosine => {
+        ZDistance::Cosine | ZDistance::CosineOneHot => {
             let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
             let na: f64 = a.iter().map(|x| x * x).sum::<f64>().sqrt();
             let nb: f64 = b.iter().map(|x| x * x).sum::<f64>().sqrt();
@@ -351,7 +369,7 @@ impl GramZ {
         let (ni, nj) = (self.norms2[i], self.norms2[j]);
         match kind {
             ZDistance::Auto | ZDistance::Euclidean => (ni + nj - 2.0 * dot).max(0.0).sqrt(),
-            ZDistance::Cosine => {
+            ZDistance::Cosine | ZDistance::CosineOneHot => {
                 if ni == 0.0 || nj == 0.0 {
                     1.0
                 } else {
@@ -389,7 +407,7 @@ pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
 
 /// Distances rounded to 12 significant digits of the largest, so values equal in exact
 /// arithmetic but not in the last bits tie before ranking.
-fn round_for_ties(mut d: Vec<f64>) -> Vec<f64> {
+pub(crate) fn round_for_ties(mut d: Vec<f64>) -> Vec<f64> {
     let max = d.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     if max > 0.0 && max.is_finite() {
         let q = 10f64.powi(max.log10().floor() as i32 - 11);
@@ -415,6 +433,14 @@ pub fn topological_similarity(
     config: &TopsimConfig,
 ) -> Result<f64> {
     let config = &config.resolved(false);
+    if config.z_distance == ZDistance::CosineOneHot {
+        let one_hot = crate::estimators::topsim_convention::one_hot_rows(z)?;
+        let cosine = TopsimConfig {
+            z_distance: ZDistance::Cosine,
+            ..config.clone()
+        };
+        return topological_similarity(w, &one_hot, &cosine);
+    }
     if w.len() != z.len() {
         return Err(KcompError::param(
             "topsim",
@@ -482,21 +508,33 @@ pub fn topological_similarity(
         });
         (dw, dz)
     } else {
-        let mut rng = ChaCha8Rng::seed_from_u64(config.seed);
-        let pairs: Vec<(usize, usize)> = (0..config.max_pairs)
-            .map(|_| {
-                loop {
-                    let i = rng.random_range(0..n);
-                    let j = rng.random_range(0..n);
-                    if i != j {
-                        break (i.min(j), i.max(j));
-                    }
-                }
-            })
-            .collect();
-        pairs.par_iter().map(|&(i, j)| distances(i, j)).unzip()
+        sampled_pairs(n, config.max_pairs, config.seed)
+            .par_iter()
+            .map(|&(i, j)| distances(i, j))
+            .unzip()
     };
-    let r = match config.correlation {
+    correlate(dw, dz, config.correlation)
+}
+
+/// `count` pairs (i < j) of `n` rows drawn with a stream seeded by `seed`.
+pub(crate) fn sampled_pairs(n: usize, count: usize, seed: u64) -> Vec<(usize, usize)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            loop {
+                let i = rng.random_range(0..n);
+                let j = rng.random_range(0..n);
+                if i != j {
+                    break (i.min(j), i.max(j));
+                }
+            }
+        })
+        .collect()
+}
+
+/// The correlation of two distance lists (ranks after rounding for ties for Spearman).
+pub(crate) fn correlate(dw: Vec<f64>, dz: Vec<f64>, correlation: Correlation) -> Result<f64> {
+    let r = match correlation {
         Correlation::Pearson => pearson(&dw, &dz),
         Correlation::Spearman => pearson(
             &average_ranks(&round_for_ties(dw)),
@@ -555,75 +593,7 @@ pub fn topsim_grid(
     topological_similarity(&wr, &zr, config)
 }
 
-/// The kebab-case name of an option value, as in configs and on the command line.
-fn value_name(v: impl clap::ValueEnum) -> String {
-    v.to_possible_value()
-        .map_or_else(String::new, |p| p.get_name().to_string())
-}
-
-/// Topological similarity as a panel score (`topsim`) on a dataset's rows: W as word ids, Z as
-/// attribute values or grid index x precision. `label` names a registered variant (e.g.
-/// `topsim_jaccard`); `None` is `topsim`.
-#[derive(Debug, Clone, Default)]
-pub struct TopsimEstimator {
-    pub config: TopsimConfig,
-    pub label: Option<&'static str>,
-}
-
-impl crate::estimators::interface::Estimator for TopsimEstimator {
-    fn name(&self) -> &str {
-        self.label.unwrap_or("topsim")
-    }
-
-    fn estimate(
-        &self,
-        data: &crate::dataset::Dataset,
-        _progress: &crate::estimators::interface::Progress,
-    ) -> Result<crate::estimators::interface::Estimate> {
-        let discrete = matches!(data.z, crate::dataset::Targets::Discrete { .. });
-        let config = self.config.resolved(discrete);
-        let score = topological_similarity(&data.w_rows(), &data.z_rows_f64(), &config)?;
-        let n = data.n();
-        let pairs = n * n.saturating_sub(1) / 2;
-        let sampled = pairs > config.max_pairs;
-        let mut est = crate::estimators::interface::Estimate::score(score)
-            .with("correlation", config.correlation)
-            .with("w_distance", config.w_distance)
-            .with("z_distance", config.z_distance)
-            .with(
-                "pairs",
-                if sampled {
-                    self.config.max_pairs
-                } else {
-                    pairs
-                },
-            );
-        if self.config.z_distance == ZDistance::Auto {
-            // One-hot cityblock counts each differing position twice: on messages of one
-            // length it is 2 x Hamming, so the correlation is the field's Hamming/Hamming one.
-            let same_as_hamming = if config.w_distance == WDistance::OneHotCityblock {
-                " (= 2 x Hamming on messages of one length: the same correlation as Hamming)"
-            } else {
-                ""
-            };
-            est = est.note(format!(
-                "distances: {} on W{same_as_hamming}, {} on {} Z, {} correlation \
-                 (topsim.w_distance, topsim.z_distance to change)",
-                value_name(config.w_distance),
-                value_name(config.z_distance),
-                if discrete { "discrete" } else { "continuous" },
-                value_name(config.correlation),
-            ));
-        }
-        if sampled {
-            est = est.note(format!(
-                "{} of {pairs} pairs sampled (seed {})",
-                config.max_pairs, config.seed
-            ));
-        }
-        Ok(est)
-    }
-}
+pub use crate::estimators::topsim_convention::TopsimEstimator;
 
 #[cfg(test)]
 mod tests {
@@ -794,7 +764,7 @@ mod tests {
                 .map(|r| r.iter().map(|x| x + offset).collect())
                 .collect();
             let t = topological_similarity(&w, &shifted, &cfg).unwrap();
-            // Before centring: 1.1e-5 at 1e3 and 2.7e-4 at 1e5 (issue 22).
+            // Before centring: 1.1e-5 at 1e3 and 2.7e-4 at 1e5.
             assert!((t - base).abs() < 1e-9, "{offset}: {t} vs {base}");
         }
         // Values equal but for the last bits tie.
@@ -934,6 +904,8 @@ mod tests {
         };
         let e = est.estimate(&d, &Progress::hidden()).unwrap();
         assert_eq!(e.measure, Measure::Score { score: euclid });
-        assert!(e.notes.is_empty());
+        // Only the convention is named; no note about the choice.
+        assert_eq!(e.notes.len(), 1, "{:?}", e.notes);
+        assert!(e.notes[0].starts_with("convention "), "{:?}", e.notes);
     }
 }

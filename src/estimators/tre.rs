@@ -49,6 +49,9 @@ use crate::error::{KcompError, Result};
 use crate::estimators::information::{discrete_only, message_rows, object_rows};
 use crate::estimators::interface::{Estimate, Estimator, Progress};
 
+#[cfg(test)]
+mod reference;
+
 /// How concept embeddings are composed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -153,6 +156,13 @@ struct Model {
     composition: Composition,
 }
 
+/// -1, 0 or 1 as `x` is below, at or above `t` (torch's sign of `x - t`: an exact fit stays
+/// put), branch-free so that loops over coordinates vectorise.
+#[inline]
+fn sign(x: f64, t: f64) -> f64 {
+    f64::from(u8::from(x > t)) - f64::from(u8::from(x < t))
+}
+
 impl Model {
     fn width(&self) -> usize {
         self.len * self.vocab
@@ -220,44 +230,13 @@ impl Model {
         }
     }
 
-    /// Errors of every row and, into `grad`, the gradient of their mean.
-    fn errors_and_gradient(
-        &self,
-        p: &[f64],
-        rows: &[Vec<usize>],
-        targets: &[Vec<f64>],
-        kind: TreError,
-        grad: &mut [f64],
-    ) -> Vec<f64> {
+    /// The gradient from d(mean error)/d(contribution) of every concept: the embeddings'
+    /// directly (additive), or through the slot maps (linear), added to `grad` (which holds
+    /// the bias terms).
+    fn backpropagate_maps(&self, p: &[f64], d_contrib: &[f64], grad: &mut [f64]) {
         let (w, len, vocab) = (self.width(), self.len, self.vocab);
-        let n = rows.len() as f64;
-        let contrib = self.contributions(p);
-        grad.iter_mut().for_each(|x| *x = 0.0);
-        // d(mean error)/d(contribution), per concept; then through the maps.
-        let mut d_contrib = vec![0.0; contrib.len()];
-        let (mut pred, mut g) = (vec![0.0; w], vec![0.0; w]);
-        let bo = self.bias_offset();
-        let errors = rows
-            .iter()
-            .zip(targets)
-            .map(|(r, t)| {
-                self.predict(p, &contrib, r, &mut pred);
-                let e = error_and_gradient(kind, &pred, t, &mut g);
-                for &c in r {
-                    for (d, gi) in d_contrib[c * w..(c + 1) * w].iter_mut().zip(&g) {
-                        *d += gi / n;
-                    }
-                }
-                if self.composition == Composition::Linear {
-                    for pos in 0..len {
-                        grad[bo + pos] += g[pos * vocab..(pos + 1) * vocab].iter().sum::<f64>() / n;
-                    }
-                }
-                e
-            })
-            .collect();
         match self.composition {
-            Composition::Additive => grad[..d_contrib.len()].copy_from_slice(&d_contrib),
+            Composition::Additive => grad[..d_contrib.len()].copy_from_slice(d_contrib),
             Composition::Linear => {
                 for (c, &a) in self.slot.iter().enumerate() {
                     let mo = self.map_offset(a);
@@ -276,8 +255,283 @@ impl Model {
                 }
             }
         }
+    }
+
+    /// The gradient of the mean error over all rows into `grad`, one prediction per object:
+    /// rows of one object share it, and one-hot targets enter only through how many of the
+    /// object's rows set each coordinate (`ones`, [`one_counts`]).
+    fn gradient(
+        &self,
+        p: &[f64],
+        groups: &Groups,
+        ones: &[Vec<(usize, f64)>],
+        messages: &[Vec<u32>],
+        kind: TreError,
+        grad: &mut [f64],
+    ) {
+        const FLOOR: f64 = 1e-12;
+        let (w, len, vocab) = (self.width(), self.len, self.vocab);
+        let n = groups.n_rows as f64;
+        let contrib = self.contributions(p);
+        grad.iter_mut().for_each(|x| *x = 0.0);
+        let mut d_contrib = vec![0.0; contrib.len()];
+        let (mut pred, mut gs) = (vec![0.0; w], vec![0.0; w]);
+        let bo = self.bias_offset();
+        for (g, members) in groups.members.iter().enumerate() {
+            self.predict(p, &contrib, members, &mut pred);
+            let count = groups.rows[g].len() as f64;
+            // gs: the sum over the object's rows of d(row error)/d(prediction).
+            match kind {
+                TreError::L1 => {
+                    for (s, &x) in gs.iter_mut().zip(&pred) {
+                        *s = count * sign(x, 0.0);
+                    }
+                    for &(j, k) in &ones[g] {
+                        gs[j] = (count - k) * sign(pred[j], 0.0) + k * sign(pred[j], 1.0);
+                    }
+                }
+                TreError::Cosine => {
+                    // As error_and_gradient: every target has `len` ones, so one norm.
+                    let np = pred.iter().map(|x| x * x).sum::<f64>().sqrt();
+                    let nt = (len as f64).sqrt().max(FLOOR);
+                    if np > FLOOR {
+                        let cos_sum: f64 = groups.rows[g]
+                            .iter()
+                            .map(|&i| {
+                                let dot: f64 = messages[i]
+                                    .iter()
+                                    .enumerate()
+                                    .map(|(pos, &s)| pred[pos * vocab + s as usize])
+                                    .sum();
+                                dot / (np * nt)
+                            })
+                            .sum();
+                        for (s, &x) in gs.iter_mut().zip(&pred) {
+                            *s = cos_sum * x / (np * np);
+                        }
+                        for &(j, k) in &ones[g] {
+                            gs[j] = -(k / (np * nt) - cos_sum * pred[j] / (np * np));
+                        }
+                    } else {
+                        gs.iter_mut().for_each(|s| *s = 0.0);
+                        for &(j, k) in &ones[g] {
+                            gs[j] = -k / (FLOOR * nt);
+                        }
+                    }
+                }
+            }
+            for &c in members {
+                for (d, s) in d_contrib[c * w..(c + 1) * w].iter_mut().zip(&gs) {
+                    *d += s / n;
+                }
+            }
+            if self.composition == Composition::Linear {
+                for pos in 0..len {
+                    grad[bo + pos] += gs[pos * vocab..(pos + 1) * vocab].iter().sum::<f64>() / n;
+                }
+            }
+        }
+        self.backpropagate_maps(p, &d_contrib, grad);
+    }
+
+    /// Error of every row (the final pass: each row against its own dense one-hot target).
+    fn row_errors(
+        &self,
+        p: &[f64],
+        groups: &Groups,
+        messages: &[Vec<u32>],
+        kind: TreError,
+    ) -> Vec<f64> {
+        let (w, vocab) = (self.width(), self.vocab);
+        let contrib = self.contributions(p);
+        let (mut pred, mut target, mut g) = (vec![0.0; w], vec![0.0; w], vec![0.0; w]);
+        let mut errors = vec![0.0; groups.n_rows];
+        for (members, rows) in groups.members.iter().zip(&groups.rows) {
+            self.predict(p, &contrib, members, &mut pred);
+            for &i in rows {
+                for (pos, &s) in messages[i].iter().enumerate() {
+                    target[pos * vocab + s as usize] = 1.0;
+                }
+                errors[i] = error_and_gradient(kind, &pred, &target, &mut g);
+                for (pos, &s) in messages[i].iter().enumerate() {
+                    target[pos * vocab + s as usize] = 0.0;
+                }
+            }
+        }
         errors
     }
+}
+
+/// Rows grouped by object (their concepts): the model predicts one message per object, so
+/// the work of a training step scales with the number of distinct objects, not of rows.
+struct Groups {
+    /// Concepts of each object, in attribute order.
+    members: Vec<Vec<usize>>,
+    /// Rows of each object, in row order.
+    rows: Vec<Vec<usize>>,
+    n_rows: usize,
+}
+
+impl Groups {
+    /// Objects in order of first appearance.
+    fn new(concept_rows: &[Vec<usize>]) -> Self {
+        let mut index: std::collections::HashMap<&[usize], usize> = Default::default();
+        let (mut members, mut rows) = (Vec::new(), Vec::<Vec<usize>>::new());
+        for (i, r) in concept_rows.iter().enumerate() {
+            let g = *index.entry(r.as_slice()).or_insert_with(|| {
+                members.push(r.clone());
+                rows.push(Vec::new());
+                members.len() - 1
+            });
+            rows[g].push(i);
+        }
+        Groups {
+            members,
+            rows,
+            n_rows: concept_rows.len(),
+        }
+    }
+}
+
+/// Per object, the one-hot coordinates its rows set, in increasing order, with how many of
+/// its rows set each.
+fn one_counts(groups: &Groups, messages: &[Vec<u32>], vocab: usize) -> Vec<Vec<(usize, f64)>> {
+    groups
+        .rows
+        .iter()
+        .map(|rows| {
+            let mut coords: Vec<usize> = rows
+                .iter()
+                .flat_map(|&i| {
+                    messages[i]
+                        .iter()
+                        .enumerate()
+                        .map(|(pos, &s)| pos * vocab + s as usize)
+                })
+                .collect();
+            coords.sort_unstable();
+            let mut out: Vec<(usize, f64)> = Vec::new();
+            for j in coords {
+                match out.last_mut() {
+                    Some((last, k)) if *last == j => *k += 1.0,
+                    _ => out.push((j, 1.0)),
+                }
+            }
+            out
+        })
+        .collect()
+}
+
+/// One-hot coordinates per block of the additive L1 path: a block's parameters, moments and
+/// counts stay in cache through all its steps.
+const BLOCK_COORDS: usize = 512;
+
+/// Additive composition with the L1 error: every one-hot coordinate (position, token) is a
+/// separate problem (its prediction is a sum of the concepts' weights at that coordinate, its
+/// error a sum over rows, and Adam and RMSprop update each parameter from its own gradient),
+/// so blocks of coordinates train independently, all steps at a time, in parallel; the
+/// result does not depend on the thread count. A step costs objects x width, not rows x width.
+fn train_additive_l1(
+    model: &Model,
+    groups: &Groups,
+    messages: &[Vec<u32>],
+    cfg: &TreConfig,
+    params: &mut [f64],
+) {
+    use rayon::prelude::*;
+    let (w, vocab, len) = (model.width(), model.vocab, model.len);
+    let per_block = (BLOCK_COORDS / vocab.max(1)).max(1);
+    let blocks: Vec<std::ops::Range<usize>> = (0..len)
+        .step_by(per_block)
+        .map(|p0| p0..(p0 + per_block).min(len))
+        .collect();
+    let start: &[f64] = params;
+    let trained: Vec<Vec<f64>> = blocks
+        .par_iter()
+        .with_max_len(1)
+        .map(|positions| train_block(model, groups, messages, cfg, start, positions.clone()))
+        .collect();
+    for (positions, e) in blocks.iter().zip(trained) {
+        let (j0, b) = (positions.start * vocab, positions.len() * vocab);
+        for c in 0..model.n_concepts() {
+            params[c * w + j0..c * w + j0 + b].copy_from_slice(&e[c * b..(c + 1) * b]);
+        }
+    }
+}
+
+/// All training steps of the coordinates of `positions` (see [`train_additive_l1`]); returns
+/// their trained weights, concept-major.
+fn train_block(
+    model: &Model,
+    groups: &Groups,
+    messages: &[Vec<u32>],
+    cfg: &TreConfig,
+    params: &[f64],
+    positions: std::ops::Range<usize>,
+) -> Vec<f64> {
+    let (w, vocab) = (model.width(), model.vocab);
+    let (j0, b) = (positions.start * vocab, positions.len() * vocab);
+    let (nc, ng) = (model.n_concepts(), groups.members.len());
+    let mut e: Vec<f64> = (0..nc)
+        .flat_map(|c| params[c * w + j0..c * w + j0 + b].iter().copied())
+        .collect();
+    // Per object and coordinate: how many of its rows have target 1 there, and how many 0.
+    let mut ones = vec![0.0; ng * b];
+    for (g, rows) in groups.rows.iter().enumerate() {
+        for &i in rows {
+            for pos in positions.clone() {
+                ones[g * b + (pos - positions.start) * vocab + messages[i][pos] as usize] += 1.0;
+            }
+        }
+    }
+    let zeros: Vec<f64> = ones
+        .chunks(b.max(1))
+        .zip(&groups.rows)
+        .flat_map(|(o, rows)| o.iter().map(|k| rows.len() as f64 - k))
+        .collect();
+    let n = groups.n_rows as f64;
+    let (mut m1, mut m2, mut grad) = (vec![0.0; nc * b], vec![0.0; nc * b], vec![0.0; nc * b]);
+    let (mut x, mut gs) = (vec![0.0; b], vec![0.0; b]);
+    let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8);
+    for step in 1..=cfg.steps {
+        grad.iter_mut().for_each(|v| *v = 0.0);
+        for (g, members) in groups.members.iter().enumerate() {
+            x.iter_mut().for_each(|v| *v = 0.0);
+            for &c in members {
+                for (xi, ei) in x.iter_mut().zip(&e[c * b..(c + 1) * b]) {
+                    *xi += ei;
+                }
+            }
+            let (z, o) = (&zeros[g * b..(g + 1) * b], &ones[g * b..(g + 1) * b]);
+            for (((s, &xi), &zi), &oi) in gs.iter_mut().zip(&x).zip(z).zip(o) {
+                *s = zi * sign(xi, 0.0) + oi * sign(xi, 1.0);
+            }
+            for &c in members {
+                for (d, s) in grad[c * b..(c + 1) * b].iter_mut().zip(&gs) {
+                    *d += s;
+                }
+            }
+        }
+        match cfg.optimizer {
+            Optimizer::Adam => {
+                let (c1, c2) = (1.0 - b1.powi(step as i32), 1.0 - b2.powi(step as i32));
+                for (((p, m1), m2), &d) in e.iter_mut().zip(&mut m1).zip(&mut m2).zip(&grad) {
+                    let g = d / n;
+                    *m1 = b1 * *m1 + (1.0 - b1) * g;
+                    *m2 = b2 * *m2 + (1.0 - b2) * g * g;
+                    *p -= cfg.lr * (*m1 / c1) / ((*m2 / c2).sqrt() + eps);
+                }
+            }
+            Optimizer::Rmsprop => {
+                for ((p, m2), &d) in e.iter_mut().zip(&mut m2).zip(&grad) {
+                    let g = d / n;
+                    *m2 = 0.99 * *m2 + 0.01 * g * g;
+                    *p -= cfg.lr * g / (m2.sqrt() + eps);
+                }
+            }
+        }
+    }
+    e
 }
 
 /// Error of `pred` against `target`, writing d(error)/d(pred) into `g`.
@@ -288,13 +542,7 @@ fn error_and_gradient(kind: TreError, pred: &[f64], target: &[f64], g: &mut [f64
             for ((gi, x), t) in g.iter_mut().zip(pred).zip(target) {
                 e += (x - t).abs();
                 // Subgradient 0 at equality (torch's sign), so exact fits stay put.
-                *gi = if x > t {
-                    1.0
-                } else if x < t {
-                    -1.0
-                } else {
-                    0.0
-                };
+                *gi = sign(*x, *t);
             }
             e
         }
@@ -368,17 +616,8 @@ pub fn tre_fit(
         vocab,
         composition: cfg.composition,
     };
+    let groups = Groups::new(&rows);
     let width = model.width();
-    let targets: Vec<Vec<f64>> = messages
-        .iter()
-        .map(|m| {
-            let mut t = vec![0.0; width];
-            for (p, &s) in m.iter().enumerate() {
-                t[p * vocab + s as usize] = 1.0;
-            }
-            t
-        })
-        .collect();
     let n_params = model.n_params();
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let normal = Normal::new(0.0, 0.01).expect("valid sd");
@@ -391,29 +630,34 @@ pub fn tre_fit(
         }
         params.extend(std::iter::repeat_n(0.0, len));
     }
-    let (mut m1, mut m2) = (vec![0.0; n_params], vec![0.0; n_params]);
-    let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8);
-    let mut grad = vec![0.0; n_params];
-    for step in 1..=cfg.steps {
-        model.errors_and_gradient(&params, &rows, &targets, cfg.error, &mut grad);
-        match cfg.optimizer {
-            Optimizer::Adam => {
-                let (c1, c2) = (1.0 - b1.powi(step as i32), 1.0 - b2.powi(step as i32));
-                for i in 0..n_params {
-                    m1[i] = b1 * m1[i] + (1.0 - b1) * grad[i];
-                    m2[i] = b2 * m2[i] + (1.0 - b2) * grad[i] * grad[i];
-                    params[i] -= cfg.lr * (m1[i] / c1) / ((m2[i] / c2).sqrt() + eps);
+    if (cfg.composition, cfg.error) == (Composition::Additive, TreError::L1) {
+        train_additive_l1(&model, &groups, messages, cfg, &mut params);
+    } else {
+        let ones = one_counts(&groups, messages, vocab);
+        let (mut m1, mut m2) = (vec![0.0; n_params], vec![0.0; n_params]);
+        let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8);
+        let mut grad = vec![0.0; n_params];
+        for step in 1..=cfg.steps {
+            model.gradient(&params, &groups, &ones, messages, cfg.error, &mut grad);
+            match cfg.optimizer {
+                Optimizer::Adam => {
+                    let (c1, c2) = (1.0 - b1.powi(step as i32), 1.0 - b2.powi(step as i32));
+                    for i in 0..n_params {
+                        m1[i] = b1 * m1[i] + (1.0 - b1) * grad[i];
+                        m2[i] = b2 * m2[i] + (1.0 - b2) * grad[i] * grad[i];
+                        params[i] -= cfg.lr * (m1[i] / c1) / ((m2[i] / c2).sqrt() + eps);
+                    }
                 }
-            }
-            Optimizer::Rmsprop => {
-                for i in 0..n_params {
-                    m2[i] = 0.99 * m2[i] + 0.01 * grad[i] * grad[i];
-                    params[i] -= cfg.lr * grad[i] / (m2[i].sqrt() + eps);
+                Optimizer::Rmsprop => {
+                    for i in 0..n_params {
+                        m2[i] = 0.99 * m2[i] + 0.01 * grad[i] * grad[i];
+                        params[i] -= cfg.lr * grad[i] / (m2[i].sqrt() + eps);
+                    }
                 }
             }
         }
     }
-    let errors = model.errors_and_gradient(&params, &rows, &targets, cfg.error, &mut grad);
+    let errors = model.row_errors(&params, &groups, messages, cfg.error);
     let mut concepts = vec![(0, 0); index.len()];
     for (&k, &i) in &index {
         concepts[i] = k;
@@ -665,7 +909,8 @@ mod tests {
     #[test]
     fn gradients_match_finite_differences() {
         // Two attributes (concepts 0-1 in slot 0, 2-3 in slot 1), messages of 2 positions over
-        // 3 symbols; mean cosine and L1 errors over three rows.
+        // 3 symbols; mean cosine and L1 errors over four rows, two of them one object with
+        // different messages (so its gradient sums two targets).
         let model = Model {
             slot: vec![0, 0, 1, 1],
             n_attr: 2,
@@ -678,21 +923,35 @@ mod tests {
         let p: Vec<f64> = (0..model.n_params())
             .map(|_| normal.sample(&mut rng))
             .collect();
-        let rows = vec![vec![0, 3], vec![1, 2], vec![0, 2]];
-        let targets = vec![
-            vec![1.0, 0.0, 0.0, 0.0, 0.0, 1.0],
-            vec![0.0, 1.0, 0.0, 1.0, 0.0, 0.0],
-            vec![0.0, 0.0, 1.0, 0.0, 1.0, 0.0],
-        ];
+        let rows = vec![vec![0, 3], vec![1, 2], vec![0, 2], vec![1, 2]];
+        let messages = vec![vec![0, 2], vec![1, 0], vec![2, 1], vec![1, 1]];
+        let targets: Vec<Vec<f64>> = messages
+            .iter()
+            .map(|m: &Vec<u32>| {
+                let mut t = vec![0.0; 6];
+                for (pos, &s) in m.iter().enumerate() {
+                    t[pos * 3 + s as usize] = 1.0;
+                }
+                t
+            })
+            .collect();
+        let groups = Groups::new(&rows);
+        assert_eq!(groups.rows, vec![vec![0], vec![1, 3], vec![2]]);
+        let ones = one_counts(&groups, &messages, 3);
         for kind in [TreError::Cosine, TreError::L1] {
             let mut grad = vec![0.0; model.n_params()];
+            let mut per_row = grad.clone();
             let mut scratch = grad.clone();
             let mut loss = |p: &[f64]| -> f64 {
-                let e = model.errors_and_gradient(p, &rows, &targets, kind, &mut scratch);
-                e.iter().sum::<f64>() / 3.0
+                let e =
+                    reference::errors_and_gradient(&model, p, &rows, &targets, kind, &mut scratch);
+                e.iter().sum::<f64>() / 4.0
             };
             let base = loss(&p);
-            model.errors_and_gradient(&p, &rows, &targets, kind, &mut grad);
+            model.gradient(&p, &groups, &ones, &messages, kind, &mut grad);
+            reference::errors_and_gradient(&model, &p, &rows, &targets, kind, &mut per_row);
+            let errors = model.row_errors(&p, &groups, &messages, kind);
+            assert_eq!(errors.iter().sum::<f64>() / 4.0, base);
             for i in 0..p.len() {
                 let (mut hi, mut lo) = (p.clone(), p.clone());
                 hi[i] += 1e-6;
@@ -703,8 +962,93 @@ mod tests {
                     "{kind:?} param {i}: {fd} vs {} (loss {base})",
                     grad[i]
                 );
+                assert!((grad[i] - per_row[i]).abs() < 1e-12, "{kind:?} param {i}");
             }
         }
+    }
+
+    /// Rows with repeated objects and messages of `len` tokens over `vocab`, seeded.
+    fn repeated_objects(n: usize, len: usize, vocab: u32, seed: u64) -> TreData {
+        use rand::RngExt;
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let objs: Vec<Vec<u32>> = (0..n)
+            .map(|_| vec![rng.random_range(0..3), rng.random_range(0..4)])
+            .collect();
+        // Mostly compositional (the first tokens name the attributes), the rest noise.
+        let msgs = objs
+            .iter()
+            .map(|o| {
+                (0..len)
+                    .map(|pos| match pos {
+                        0 => o[0] % vocab,
+                        1 => (3 + o[1]) % vocab,
+                        _ => rng.random_range(0..vocab),
+                    })
+                    .collect()
+            })
+            .collect();
+        (objs, msgs)
+    }
+
+    type TreData = (Vec<Vec<u32>>, Vec<Vec<u32>>);
+
+    #[test]
+    fn grouped_and_blocked_training_match_the_per_row_reference() {
+        // N a power of two: every gradient is a multiple of 1/N, summed exactly in any order,
+        // so the L1 fits are bit-identical; otherwise equal to rounding.
+        let grid_objs = grid(4, 4);
+        let grid_msgs: Vec<Vec<u32>> = grid_objs
+            .iter()
+            .map(|o| vec![o[0], 4 + o[1], (o[0] + o[1]) % 8])
+            .collect();
+        for c in all_configs() {
+            let fast = tre_fit(&grid_objs, &grid_msgs, 8, &c).unwrap();
+            let slow = reference::reference_fit(&grid_objs, &grid_msgs, 8, &c);
+            if c.error == TreError::L1 {
+                assert_eq!(fast, slow, "{c:?}");
+            } else {
+                assert!((fast.mean_error - slow.mean_error).abs() < 1e-9, "{c:?}");
+            }
+        }
+        // 37 rows over 12 objects; 40 positions x 30 tokens = 1,200 coordinates: three blocks.
+        for (n, len, vocab) in [(37, 3, 5), (37, 40, 30)] {
+            let (objs, msgs) = repeated_objects(n, len, vocab, 11);
+            for mut c in all_configs() {
+                c.steps = 150;
+                for optimizer in [Optimizer::Adam, Optimizer::Rmsprop] {
+                    c.optimizer = optimizer;
+                    let fast = tre_fit(&objs, &msgs, vocab as usize, &c).unwrap();
+                    let slow = reference::reference_fit(&objs, &msgs, vocab as usize, &c);
+                    let scale = slow.mean_error.abs().max(1.0);
+                    assert!(
+                        (fast.mean_error - slow.mean_error).abs() < 1e-9 * scale,
+                        "{n} {len} {c:?}: {} vs {}",
+                        fast.mean_error,
+                        slow.mean_error
+                    );
+                    for (a, b) in fast.errors.iter().zip(&slow.errors) {
+                        assert!((a - b).abs() < 1e-9 * scale, "{c:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn additive_l1_is_the_same_on_one_thread_and_two() {
+        let (objs, msgs) = repeated_objects(41, 60, 20, 3);
+        let cfg = TreConfig {
+            steps: 50,
+            ..Default::default()
+        };
+        let run = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| tre_fit(&objs, &msgs, 20, &cfg).unwrap())
+        };
+        assert_eq!(run(1), run(2));
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! The field's compositional-generalisation test suites beside the complexity view (issue 26).
+//! The field's compositional-generalisation test suites beside the complexity view.
 //!
 //! - [`pcfgset`]: PCFG SET (Hupkes, Dankers, Mul, Bruni, "Compositionality decomposed: how do
 //!   neural networks generalise?", JAIR 2020): the interpreter (the ground-truth program), the

@@ -8,7 +8,7 @@
 //!   the target, so a crash or a full disk never leaves a truncated file that `--resume`
 //!   trusts, and a symbolic link planted at the target is replaced, never followed.
 //!   [`create_dirs_under`] creates folders below a trusted root without following links.
-//! - Output folders: [`lock_dir`] takes an exclusive `flock` on `DIR/.kcomp.lock`, so a
+//! - Output folders: [`lock_dir`] takes an exclusive `flock` on the folder itself, so a
 //!   second run on the same folder stops with one line instead of racing the first.
 
 use std::fs::{File, OpenOptions};
@@ -20,6 +20,8 @@ use crate::error::{KcompError, Result};
 use crate::io::limits::human_bytes;
 
 /// Name of the lock file [`lock_dir`] takes in an output folder.
+/// The lock file older versions left in each output folder (ignored where found; the lock is
+/// now taken on the folder itself).
 pub const LOCK_FILE: &str = ".kcomp.lock";
 
 /// Opens `path` for reading if it is a regular file; returns the file and its size. The open
@@ -244,35 +246,24 @@ pub struct DirLock {
     _file: File,
 }
 
-/// Creates `dir` and takes an exclusive lock on `dir/.kcomp.lock` (flock, released when the
-/// process ends, even by kill -9). A second run on the same folder gets a one-line error.
+/// Creates `dir` and takes an exclusive lock on the folder itself (flock on its descriptor,
+/// released when the process ends, even by kill -9): nothing is left in the folder. A second
+/// run on the same folder gets a one-line error.
 pub fn lock_dir(dir: &Path) -> Result<DirLock> {
     std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
-    let path = dir.join(LOCK_FILE);
     let file = OpenOptions::new()
         .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o644)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-        .open(&path)
-        .map_err(|e| KcompError::io(&path, e))?;
-    if !file
-        .metadata()
-        .map_err(|e| KcompError::io(&path, e))?
-        .is_file()
-    {
-        return Err(KcompError::file(&path, "is not a regular file"));
-    }
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(dir)
+        .map_err(|e| KcompError::io(dir, e))?;
     match file.try_lock() {
         Ok(()) => Ok(DirLock { _file: file }),
         Err(std::fs::TryLockError::WouldBlock) => Err(KcompError::file(
             dir,
-            "another kcomp run is writing to this folder (it holds .kcomp.lock); wait for it \
+            "another kcomp run is writing to this folder (it holds a lock on it); wait for it \
              to end or choose another output folder",
         )),
-        Err(std::fs::TryLockError::Error(e)) => Err(KcompError::io(&path, e)),
+        Err(std::fs::TryLockError::Error(e)) => Err(KcompError::io(dir, e)),
     }
 }
 

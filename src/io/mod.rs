@@ -6,4 +6,6 @@ pub mod names;
 pub mod npy;
 pub mod out_dir;
 pub mod table;
+pub mod text;
 pub mod user_data;
+pub mod w_input;

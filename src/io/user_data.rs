@@ -19,6 +19,7 @@ use ndarray::ArrayD;
 
 use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
+use crate::io::w_input::{RaggedIds, WFormat, WInfo, WOptions, ids_of};
 
 /// Numbers read from a file, row-major.
 #[derive(Debug, Clone, PartialEq)]
@@ -182,6 +183,11 @@ impl TableFile {
             .and_then(|e| e.to_str())
             .unwrap_or("")
             .to_ascii_lowercase();
+        Self::open_as(path, ext)
+    }
+
+    /// Opens `path` as a table of format `ext` (npy, csv, jsonl or ndjson).
+    fn open_as(path: &Path, ext: String) -> Result<TableFile> {
         if !matches!(ext.as_str(), "npy" | "csv" | "jsonl" | "ndjson") {
             return Err(KcompError::file(
                 path,
@@ -239,12 +245,47 @@ impl TableFile {
     fn read(self, path: &Path) -> Result<Table> {
         let t = match self.ext.as_str() {
             "npy" => read_npy_table(path, self.file)?,
-            "csv" => read_csv_table(path, self.file, self.max_values)?,
-            _ => read_jsonl_table(path, self.file, self.max_values)?,
+            "csv" => read_csv_table(path, self.file, self.max_values, false)?.rectangular()?,
+            _ => read_jsonl_table(path, self.file, self.max_values, false)?.rectangular()?,
         };
         check_table(&t, path)?;
         Ok(t)
     }
+
+    /// Reads W's integer ids: a text table's rows may differ in length.
+    fn read_ids(self, path: &Path) -> Result<RaggedIds> {
+        let rows = match self.ext.as_str() {
+            "npy" => {
+                let t = read_npy_table(path, self.file)?;
+                check_table(&t, path)?;
+                return Ok(RaggedIds::rectangular(
+                    t.rows,
+                    t.cols,
+                    ids_of(t.values, path)?,
+                ));
+            }
+            "csv" => read_csv_table(path, self.file, self.max_values, true)?,
+            _ => read_jsonl_table(path, self.file, self.max_values, true)?,
+        };
+        let values = ids_of(rows.values, path)?;
+        Ok(RaggedIds {
+            offsets: rows.offsets,
+            values,
+        })
+    }
+}
+
+/// Reads W's integer ids from a `.npy`, `.csv` or `.jsonl` file (`format`), after checking the
+/// memory loading takes; rows of a text table may differ in length.
+pub fn read_w_ids(path: &Path, format: WFormat) -> Result<RaggedIds> {
+    let ext = match format {
+        WFormat::Npy => "npy",
+        WFormat::Csv => "csv",
+        _ => "jsonl",
+    };
+    let f = TableFile::open_as(path, ext.to_string())?;
+    check_load_memory(&[(path, f.estimate)])?;
+    f.read_ids(path)
 }
 
 /// Commas and line ends (`\n` and `\r`, which the CSV reader also takes as one) in a text
@@ -338,11 +379,39 @@ struct Rows<'a> {
     cols: usize,
     rows: usize,
     max_values: u64,
+    /// Rows may differ in length (W's ids); `offsets` then bound each row.
+    ragged: bool,
+    offsets: Vec<usize>,
+}
+
+/// A text table's values row by row: row `r` is `values[offsets[r]..offsets[r + 1]]`.
+struct TextRows<'a> {
+    path: &'a Path,
+    offsets: Vec<usize>,
+    values: Values,
+}
+
+impl TextRows<'_> {
+    /// The rows as a rectangular table (read with `ragged` false, so they are).
+    fn rectangular(self) -> Result<Table> {
+        let rows = self.offsets.len() - 1;
+        let cols = self.offsets.get(1).copied().unwrap_or(0);
+        if rows == 0 {
+            return Err(KcompError::file(self.path, "empty file: no data rows"));
+        }
+        Ok(Table {
+            rows,
+            cols,
+            values: self.values,
+        })
+    }
 }
 
 impl<'a> Rows<'a> {
-    fn new(path: &'a Path, max_values: u64) -> Self {
+    fn new(path: &'a Path, max_values: u64, ragged: bool) -> Self {
         Rows {
+            ragged,
+            offsets: vec![0],
             path,
             // The counted bound is exact enough to reserve: no reallocation copies, and pages
             // never written are never resident.
@@ -355,19 +424,19 @@ impl<'a> Rows<'a> {
 
     /// Adds one row of `n` values from `values`.
     fn push(&mut self, n: usize, values: impl Iterator<Item = Result<f64>>) -> Result<()> {
-        if self.rows == 0 {
-            if n > MAX_COLUMNS {
-                return Err(wide(self.path, n as u64));
-            }
+        if n > MAX_COLUMNS {
+            return Err(wide(self.path, n as u64));
+        }
+        if self.rows == 0 && !self.ragged {
             if n == 0 {
                 return Err(KcompError::file(self.path, "rows have no values"));
             }
             self.cols = n;
-        } else if n != self.cols {
+        } else if n != self.cols && !self.ragged {
             return Err(KcompError::file(
                 self.path,
                 format!(
-                    "row {} has {n} values, row 1 has {}",
+                    "row {} has {n} values, row 1 has {} (rows of different lengths are read                      for W only, where kcomp pads them)",
                     self.rows + 1,
                     self.cols
                 ),
@@ -380,10 +449,11 @@ impl<'a> Rows<'a> {
             self.values.push(v?);
         }
         self.rows += 1;
+        self.offsets.push(self.values.len());
         Ok(())
     }
 
-    fn finish(self) -> Result<Table> {
+    fn finish(self) -> Result<TextRows<'a>> {
         if self.rows == 0 {
             return Err(KcompError::file(self.path, "empty file: no data rows"));
         }
@@ -398,20 +468,25 @@ impl<'a> Rows<'a> {
         } else {
             Values::Float(flat)
         };
-        Ok(Table {
-            rows: self.rows,
-            cols: self.cols,
+        Ok(TextRows {
+            path: self.path,
+            offsets: self.offsets,
             values,
         })
     }
 }
 
-fn read_csv_table(path: &Path, file: File, max_values: u64) -> Result<Table> {
+fn read_csv_table<'a>(
+    path: &'a Path,
+    file: File,
+    max_values: u64,
+    ragged: bool,
+) -> Result<TextRows<'a>> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
         .from_reader(file);
-    let mut rows = Rows::new(path, max_values);
+    let mut rows = Rows::new(path, max_values, ragged);
     let mut rec = csv::ByteRecord::new();
     let mut i = 0u64;
     loop {
@@ -440,10 +515,15 @@ fn read_csv_table(path: &Path, file: File, max_values: u64) -> Result<Table> {
     rows.finish()
 }
 
-fn read_jsonl_table(path: &Path, file: File, max_values: u64) -> Result<Table> {
+fn read_jsonl_table<'a>(
+    path: &'a Path,
+    file: File,
+    max_values: u64,
+    ragged: bool,
+) -> Result<TextRows<'a>> {
     use std::io::BufRead;
     let mut reader = std::io::BufReader::new(file);
-    let mut rows = Rows::new(path, max_values);
+    let mut rows = Rows::new(path, max_values, ragged);
     let mut line = String::new();
     let mut i = 0u64;
     loop {
@@ -545,34 +625,17 @@ pub fn check_table(t: &Table, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Interprets a table as tokens W (non-negative integers; vocabulary = max + 1).
-pub fn tokens_from_table(t: &Table, path: &Path) -> Result<TokenData> {
-    let v = match &t.values {
-        Values::Int(v) => v,
-        Values::Float(_) => {
-            return Err(KcompError::file(
-                path,
-                "W must hold integer tokens, found floating-point values",
-            ));
-        }
-    };
-    if let Some(i) = v.iter().position(|&x| x < 0 || x > u32::MAX as i64 / 2) {
-        return Err(KcompError::file(
-            path,
-            format!(
-                "row {}, column {}: token {} is not a non-negative integer below 2^31",
-                i / t.cols + 1,
-                i % t.cols + 1,
-                v[i]
-            ),
-        ));
-    }
-    let vocab = *v.iter().max().unwrap_or(&0) as usize + 1;
-    if vocab > 10_000_000 {
-        return Err(KcompError::file(path, "vocabulary larger than 1e7 tokens"));
-    }
-    TokenData::new(t.rows, t.cols, vocab, v.iter().map(|&x| x as u32).collect())
-        .map_err(|e| KcompError::file(path, e.to_string()))
+/// Interprets a table as tokens W: non-negative integer ids, remapped to dense ids, `pad`
+/// the user's padding token if any (see [`crate::io::w_input`]).
+pub fn tokens_from_table(t: &Table, path: &Path, pad: Option<i64>) -> Result<(TokenData, WInfo)> {
+    let ids = ids_of(t.values.clone(), path)?;
+    crate::io::w_input::dense_tokens(
+        path,
+        RaggedIds::rectangular(t.rows, t.cols, ids),
+        None,
+        pad,
+        WFormat::Npy,
+    )
 }
 
 /// Interprets a table as targets Z: discrete (integers, no precision) or continuous (floats
@@ -615,31 +678,52 @@ pub fn targets_from_table(t: &Table, path: &Path, precision: Option<f64>) -> Res
     }
 }
 
-/// Loads W and Z and checks they have the same number of rows.
+/// Loads W and Z and checks they have the same number of rows (W read with the default
+/// options: its format from the extension).
 pub fn load_user_data(
     w_path: &Path,
     z_path: &Path,
     precision: Option<f64>,
 ) -> Result<(TokenData, Targets)> {
-    // Both files are opened and measured first: W's table and tokens are still held while
-    // Z is read, so their estimates are checked together.
-    let (wf, zf) = (TableFile::open(w_path)?, TableFile::open(z_path)?);
-    check_load_memory(&[(w_path, wf.estimate), (z_path, zf.estimate)])?;
-    let wt = wf.read(w_path)?;
+    load_w_and_z(w_path, &WOptions::default(), z_path, precision).map(|(w, z, _)| (w, z))
+}
+
+/// Loads W (read with `options`: integer tables, ragged rows, sentences) and Z, checks they
+/// have the same number of rows, and says how W was read.
+pub fn load_w_and_z(
+    w_path: &Path,
+    options: &WOptions,
+    z_path: &Path,
+    precision: Option<f64>,
+) -> Result<(TokenData, Targets, WInfo)> {
+    let format = options.format.resolve(w_path)?;
+    // An integer W and Z are opened and measured first: W's table and tokens are still held
+    // while Z is read, so their estimates are checked together. Sentences are measured by
+    // their reader.
+    let zf = TableFile::open(z_path)?;
+    if format != WFormat::Text {
+        let ext = match format {
+            WFormat::Npy => "npy",
+            WFormat::Csv => "csv",
+            _ => "jsonl",
+        };
+        let wf = TableFile::open_as(w_path, ext.to_string())?;
+        check_load_memory(&[(w_path, wf.estimate), (z_path, zf.estimate)])?;
+    } else {
+        check_load_memory(&[(z_path, zf.estimate)])?;
+    }
+    let (w, info) = crate::io::w_input::read_w(w_path, options)?;
     let zt = zf.read(z_path)?;
-    if wt.rows != zt.rows {
+    if w.n != zt.rows {
         return Err(KcompError::file(
             z_path,
             format!(
                 "{} rows, but {} has {} rows",
                 zt.rows,
                 w_path.display(),
-                wt.rows
+                w.n
             ),
         ));
     }
-    Ok((
-        tokens_from_table(&wt, w_path)?,
-        targets_from_table(&zt, z_path, precision)?,
-    ))
+    Ok((w, targets_from_table(&zt, z_path, precision)?, info))
 }

@@ -65,9 +65,10 @@ pub fn check(family: &FamilySpec, value: &toml::Value) -> Result<()> {
 pub fn generate(family: &FamilySpec, value: &toml::Value, seed: u64) -> Result<Dataset> {
     if family.kind == "files" {
         let (w, z, precision) = files_of(family, value)?;
-        let (wd, zd) = crate::io::user_data::load_user_data(&w, &z, precision)?;
+        let options = files_params(family)?.w_options()?;
+        let (wd, zd, info) = crate::io::user_data::load_w_and_z(&w, &options, &z, precision)?;
         let files = vec![w.display().to_string(), z.display().to_string()];
-        return super::single::user_dataset(wd, zd, files);
+        return super::single::user_dataset_read(wd, zd, files, Some(&info));
     }
     let table = merged(family, value, seed)?;
     match family.kind.as_str() {
@@ -92,6 +93,30 @@ struct FilesParams {
     root: Option<std::path::PathBuf>,
     /// Grid spacing of continuous Z (as `compare --precision`).
     precision: Option<f64>,
+    /// How W is read (as `compare --w-format`): auto, npy, csv, jsonl or text.
+    w_format: Option<crate::io::w_input::WFormat>,
+    /// Tokeniser of sentence W (as `compare --tokeniser`): words, chars or a tokenizer.json.
+    tokeniser: Option<String>,
+    /// Keep the case of sentences (as `compare --keep-case`).
+    #[serde(default)]
+    keep_case: bool,
+    /// The padding token of an integer W (as `compare --pad`).
+    pad: Option<i64>,
+}
+
+impl FilesParams {
+    fn w_options(&self) -> Result<crate::io::w_input::WOptions> {
+        crate::io::w_input::WOptions::from_flags(
+            self.w_format,
+            self.tokeniser.as_deref(),
+            self.keep_case,
+            self.pad,
+        )
+    }
+}
+
+fn files_params(family: &FamilySpec) -> Result<FilesParams> {
+    parse(family.params.clone())
 }
 
 /// The W and Z files of one value of a `files` family: a folder holding `W.npy` and `Z.npy`
@@ -104,14 +129,14 @@ fn files_of(
     let params: FilesParams = parse(family.params.clone())?;
     let root = params.root.unwrap_or_default();
     let find = |dir: &std::path::Path, stem: &str| {
-        ["npy", "csv", "jsonl"]
+        ["npy", "csv", "jsonl", "txt"]
             .iter()
             .map(|ext| dir.join(format!("{stem}.{ext}")))
             .find(|p| p.is_file())
             .ok_or_else(|| {
                 KcompError::file(
                     dir,
-                    format!("no {stem}.npy, {stem}.csv or {stem}.jsonl here"),
+                    format!("no {stem}.npy, {stem}.csv, {stem}.jsonl or {stem}.txt here"),
                 )
             })
     };

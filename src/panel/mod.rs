@@ -7,7 +7,8 @@
 //! - [`run`]: the parallel, deterministic, resumable run;
 //! - [`single`]: one dataset (user files, a grid record) through a list of estimators;
 //! - [`tables`]: runs.csv, summary.csv/md, agreement.csv;
-//! - [`plots`]: C and scores against the family parameter, the agreement heat map.
+//! - [`plots`]: C and scores against the family parameter, the agreement heat map;
+//! - [`work`]: expected work of estimators and datasets (the progress bar's ETA).
 
 pub mod config;
 pub mod family;
@@ -16,6 +17,7 @@ pub mod registry;
 pub mod run;
 pub mod single;
 pub mod tables;
+pub mod work;
 
 pub use config::{FamilySpec, PanelConfig};
 pub use run::{PanelResult, PanelRow, run_panel};
@@ -24,7 +26,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::error::{KcompError, Result};
-use crate::estimators::interface::Progress;
+use crate::progress::WorkBar;
 use crate::sweeps::engine::{Sharding, finish_part};
 use crate::sweeps::summary::progress_bar;
 
@@ -35,7 +37,7 @@ pub fn run_and_report(
     out: &Path,
     threads: usize,
     resume: bool,
-    progress: &Progress,
+    progress: &WorkBar,
 ) -> Result<(PanelResult, Vec<PathBuf>)> {
     let result = run_panel(config, Some(out), threads, resume, progress)?;
     report(config, result, out)
@@ -68,6 +70,25 @@ pub struct PanelReport {
     /// Datasets read back with `resume`.
     pub resumed: usize,
     pub written: Vec<PathBuf>,
+    /// The results table ([`tables::summary_text`]).
+    pub table: String,
+    /// Datasets of different N compared side by side ([`tables::size_warnings`]).
+    pub warnings: Vec<String>,
+}
+
+impl PanelReport {
+    /// The report of a finished panel.
+    pub fn new(config: &PanelConfig, result: &PanelResult, written: Vec<PathBuf>) -> Self {
+        let summary = tables::summarise(result);
+        PanelReport {
+            datasets: result.plan.len(),
+            estimators: config.estimators.len(),
+            resumed: result.resumed,
+            written,
+            table: tables::summary_text(result, &summary),
+            warnings: tables::size_warnings(result),
+        }
+    }
 }
 
 /// How `kcomp compare CONFIG` runs: worker threads (0 = all cores), reuse of saved datasets,
@@ -109,7 +130,7 @@ pub fn run_panel_file(
         Some(s) if !s.summarises() => None,
         _ => Some(crate::io::files::lock_dir(out)?),
     };
-    let bar = progress_bar(run::plan(&config)?.len() as u64, "datasets");
+    let bar = progress_bar(run::plan(&config)?.len() as u64, "datasets", &config.name);
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
@@ -120,12 +141,9 @@ pub fn run_panel_file(
         return Ok(PanelOutcome::Part(finish_part(sharding)?));
     };
     let (result, written) = report(&config, result, out)?;
-    Ok(PanelOutcome::Report(PanelReport {
-        datasets: result.plan.len(),
-        estimators: config.estimators.len(),
-        resumed: result.resumed,
-        written,
-    }))
+    Ok(PanelOutcome::Report(PanelReport::new(
+        &config, &result, written,
+    )))
 }
 
 impl fmt::Display for PanelOutcome {
@@ -143,13 +161,14 @@ impl fmt::Display for PanelOutcome {
 pub fn run_files_to_folder(
     w: &Path,
     z: &Path,
+    w_options: &crate::io::w_input::WOptions,
     precision: Option<f64>,
     mut config: PanelConfig,
     out: &Path,
     threads: usize,
     force: bool,
     quiet: bool,
-) -> Result<PanelReport> {
+) -> Result<(PanelReport, Vec<String>)> {
     let name = |p: &Path| {
         p.file_name().map_or_else(
             || p.display().to_string(),
@@ -164,6 +183,32 @@ pub fn run_files_to_folder(
     if let Some(p) = precision {
         params.insert("precision".into(), p.into());
     }
+    let wo = w_options;
+    if wo.format != crate::io::w_input::WFormat::Auto {
+        let f = toml::Value::try_from(wo.format)
+            .map_err(|e| crate::error::KcompError::Other(e.to_string()))?;
+        params.insert("w_format".into(), f);
+    }
+    match &wo.tokeniser {
+        Some(crate::io::text::Tokeniser::Words { keep_case })
+        | Some(crate::io::text::Tokeniser::Chars { keep_case }) => {
+            let name = wo.tokeniser.as_ref().map(|t| t.name()).unwrap_or_default();
+            params.insert(
+                "tokeniser".into(),
+                name.trim_end_matches("+case").to_string().into(),
+            );
+            if *keep_case {
+                params.insert("keep_case".into(), true.into());
+            }
+        }
+        Some(crate::io::text::Tokeniser::HuggingFace(p)) => {
+            params.insert("tokeniser".into(), p.display().to_string().into());
+        }
+        None => {}
+    }
+    if let Some(p) = wo.pad {
+        params.insert("pad".into(), p.into());
+    }
     config.name = "files".into();
     config.families = vec![config::FamilySpec {
         name: Some("files".into()),
@@ -175,22 +220,31 @@ pub fn run_files_to_folder(
     config.validate()?;
     let stamp = serde_json::json!({"command": "compare", "config": &config});
     crate::io::out_dir::claim(out, &stamp, force)?;
-    let bar = progress_bar(1, "datasets");
+    let bar = progress_bar(1, "datasets", "compare");
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    let (result, written) = run_and_report(&config, out, threads, false, &bar)?;
+    let (result, mut written) = run_and_report(&config, out, threads, false, &bar)?;
     bar.finish_and_clear();
-    Ok(PanelReport {
-        datasets: result.plan.len(),
-        estimators: config.estimators.len(),
-        resumed: 0,
-        written,
-    })
+    // What W's dense ids stand for, when they are not the file's own ids.
+    let (wd, info) = crate::io::w_input::read_w(w, w_options)?;
+    if info.remapped || info.pad_source.is_some() {
+        let path = out.join("w_vocabulary.csv");
+        crate::io::files::atomic_write(&path, &info.vocabulary_csv(&wd)?)?;
+        written.push(path);
+    }
+    Ok((PanelReport::new(&config, &result, written), info.notes()))
 }
 
 impl fmt::Display for PanelReport {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&self.table)?;
+        if !self.table.is_empty() {
+            writeln!(f, "\n{}", tables::COMPARABILITY)?;
+        }
+        for w in &self.warnings {
+            writeln!(f, "warning: {w}")?;
+        }
         writeln!(
             f,
             "{} datasets x {} estimators ({} read back with --resume)",

@@ -64,8 +64,17 @@ pub fn plot_panel(
             }
         }
         let mut x_label = parameter_label(&fam.parameter);
+        // The key of the initials, for the caption.
+        let mut key = String::new();
         if abbreviated {
-            x_label.push_str(" (initials of hyphenated names)");
+            x_label.push_str(" (initials, key in the caption)");
+            let pairs: Vec<String> = short
+                .iter()
+                .zip(&values)
+                .filter(|(s, v)| s != v)
+                .map(|(s, v)| format!("{s} = {v}"))
+                .collect();
+            key = format!(" {}.", pairs.join(", "));
         }
         let what = family_description(&fam.kind, &label, &parameter_label(&fam.parameter));
         let mut panels = Vec::new();
@@ -111,7 +120,7 @@ pub fn plot_panel(
         let figure = Figure {
             panels,
             caption: format!(
-                "{what}. {bars} Every estimator's C uses the same K(Z) per dataset \
+                "{what}.{key} {bars} Every estimator's C uses the same K(Z) per dataset \
                  ({k_z_method}). Each score is drawn in its own units. Estimators absent from \
                  the figure do not apply to this family (summary.md says why)."
             ),
@@ -195,6 +204,23 @@ fn plot_agreement(
         result.config.families[0].label()
     };
     let names = &result.config.estimators;
+    // Oriented so that blue means "more compositional together": a lower-is-better score
+    // enters with its sign flipped (agreement.csv keeps the raw values).
+    let flipped: Vec<bool> = names
+        .iter()
+        .map(|n| super::registry::estimator_info(n).is_some_and(|i| i.direction == "lower"))
+        .collect();
+    let labels: Vec<String> = names
+        .iter()
+        .zip(&flipped)
+        .map(|(n, &f)| {
+            if f {
+                format!("{n} (flipped)")
+            } else {
+                n.clone()
+            }
+        })
+        .collect();
     let mut matrix = vec![vec![HeatCell::default(); names.len()]; names.len()];
     for (i, row) in matrix.iter_mut().enumerate() {
         row[i].value = Some(1.0);
@@ -204,10 +230,15 @@ fn plot_agreement(
         let a = names.iter().position(|n| *n == r.estimator_a);
         let b = names.iter().position(|n| *n == r.estimator_b);
         if let (Some(a), Some(b)) = (a, b) {
+            let sign = if flipped[a] != flipped[b] { -1.0 } else { 1.0 };
+            let interval = r
+                .kendall_ci_low
+                .zip(r.kendall_ci_high)
+                .map(|(lo, hi)| if sign < 0.0 { (-hi, -lo) } else { (lo, hi) });
             let cell = HeatCell {
-                value: r.kendall_tau_b,
+                value: r.kendall_tau_b.map(|t| sign * t),
                 n: r.n,
-                interval: r.kendall_ci_low.zip(r.kendall_ci_high),
+                interval,
             };
             matrix[a][b] = cell;
             matrix[b][a] = cell;
@@ -225,14 +256,16 @@ fn plot_agreement(
     plot::heatmap(
         &dir.join("agreement"),
         &format!("Rank agreement between estimators (Kendall tau-b), {group}"),
-        names,
+        &labels,
         &matrix,
         &format!(
             "Kendall's tau-b between two estimators' values over the datasets both rate (C for \
-             code lengths, the score otherwise, as they are: for a lower-is-better score \
-             agreement shows as negative tau). In brackets: 95 % bootstrap interval over seeds; \
-             n: datasets. Grey: fewer than {} datasets in common (too few to rank); n/a: no \
-             value.{few}",
+             code lengths, the score otherwise), oriented so that positive (blue) means they \
+             agree on which data is more compositional: scores where lower is more \
+             compositional are marked (flipped) and enter with their sign reversed \
+             (agreement.csv keeps the raw tau). In brackets: 95 % bootstrap interval over \
+             seeds; n: datasets. Grey: fewer than {} datasets in common (too few to rank); \
+             n/a: no value.{few}",
             plot::HEAT_MIN_N
         ),
     )

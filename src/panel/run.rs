@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{KcompError, Result};
 use crate::estimators::interface::{EstimateStatus, Estimator, Progress, run_estimator};
+use crate::progress::WorkBar;
 use crate::sweeps::engine::{EngineOptions, JsonStore, Sharding, Store, run_jobs, safe_file_name};
 
 use super::config::PanelConfig;
@@ -70,7 +71,12 @@ pub struct PanelRow {
     pub k_z_given_w_bits: Option<f64>,
     pub k_z_bits: f64,
     pub k_z_method: String,
+    /// K(Z)/K(Z|W): grows with N, so compare it between datasets of the same N.
     pub c: Option<f64>,
+    /// (K(Z) - K(Z|W)) / N in bits: comparable across N (recomputed from the row's own
+    /// fields, so rows saved before the column existed get it too).
+    #[serde(default)]
+    pub bits_saved_per_row: Option<f64>,
     pub score: Option<f64>,
     pub seconds: f64,
     /// The estimator's native fields as JSON text.
@@ -194,6 +200,7 @@ fn run_dataset(
                 .and_then(|v| v.as_str().map(str::to_string))
                 .unwrap_or_default(),
             c: row.c,
+            bits_saved_per_row: row.bits_saved_per_row,
             score: row.score,
             seconds: row.seconds,
             native: serde_json::Value::Object(row.native).to_string(),
@@ -210,7 +217,7 @@ pub fn run_panel(
     out: Option<&Path>,
     threads: usize,
     resume: bool,
-    progress: &Progress,
+    progress: &WorkBar,
 ) -> Result<PanelResult> {
     run_panel_part(config, out, threads, resume, progress, None)?
         .ok_or_else(|| KcompError::Other("a panel without sharding has results".into()))
@@ -223,7 +230,7 @@ pub fn run_panel_part(
     out: Option<&Path>,
     threads: usize,
     resume: bool,
-    progress: &Progress,
+    progress: &WorkBar,
     sharding: Option<&Sharding>,
 ) -> Result<Option<PanelResult>> {
     config.validate()?;
@@ -241,10 +248,16 @@ pub fn run_panel_part(
         path: move |planned: &PlannedDataset| run_path(dir, planned),
         settings: |planned: &PlannedDataset| settings_of(config, planned),
     });
+    // Datasets differ by orders of magnitude in cost: the ETA follows their expected work.
+    let weights = match sharding {
+        Some(s) if s.summarises() => None,
+        _ => Some(super::work::plan_weights(config, &plan)),
+    };
     let options = EngineOptions {
         threads,
         resume,
         progress,
+        weights: weights.as_deref(),
         sharding,
     };
     let Some(finished) = run_jobs(
@@ -256,10 +269,16 @@ pub fn run_panel_part(
     else {
         return Ok(None);
     };
+    let mut rows: Vec<PanelRow> = finished.results.into_iter().flatten().collect();
+    for r in &mut rows {
+        r.bits_saved_per_row = r
+            .k_z_given_w_bits
+            .map(|k| crate::estimators::interface::bits_saved_per_row(r.k_z_bits, k, r.n));
+    }
     Ok(Some(PanelResult {
         config: config.clone(),
         plan,
-        rows: finished.results.into_iter().flatten().collect(),
+        rows,
         resumed: finished.resumed,
     }))
 }

@@ -10,9 +10,11 @@ use serde::{Deserialize, Serialize};
 use crate::dataset::{Dataset, KzMethod, KzReference, Provenance, Targets, TokenData};
 pub use crate::datasets::string_grid::dataset::record_dataset as grid_record_dataset;
 use crate::error::{KcompError, Result};
-use crate::estimators::interface::{EstimateRow, Progress, run_estimator};
+use crate::estimators::interface::{EstimateRow, EstimateStatus, run_estimator};
 use crate::estimators::prequential::naive::naive_bits;
-use crate::io::user_data::load_user_data;
+use crate::io::user_data::load_w_and_z;
+use crate::io::w_input::{WInfo, WOptions};
+use crate::progress::WorkBar;
 use crate::sweeps::summary::progress_bar;
 
 use crate::estimators::topsim::TopsimConfig;
@@ -23,6 +25,17 @@ use super::registry;
 
 /// A user's W and Z as a dataset with the user-data K(Z) convention.
 pub fn user_dataset(w: TokenData, z: Targets, files: Vec<String>) -> Result<Dataset> {
+    user_dataset_read(w, z, files, None)
+}
+
+/// [`user_dataset`] with how W was read (`info`), kept in the provenance (`w_input`) and said
+/// under every result.
+pub fn user_dataset_read(
+    w: TokenData,
+    z: Targets,
+    files: Vec<String>,
+    info: Option<&WInfo>,
+) -> Result<Dataset> {
     let all: Vec<usize> = (0..z.n()).collect();
     let method = match z {
         Targets::Discrete { .. } => KzMethod::Uniform,
@@ -49,11 +62,17 @@ pub fn user_dataset(w: TokenData, z: Targets, files: Vec<String>) -> Result<Data
         Targets::Continuous { .. } => naive_bits(&z, &all),
     };
     let k_z = KzReference { bits, method };
-    let provenance = Provenance {
+    let mut provenance = Provenance {
         family: "user".into(),
         files,
         ..Provenance::default()
     };
+    if let Some(info) = info {
+        provenance.params.insert("w_input".into(), info.summary());
+        provenance
+            .params
+            .insert("w_notes".into(), info.notes().into());
+    }
     Dataset::new(w, z, provenance, k_z, None)
 }
 
@@ -62,6 +81,7 @@ pub fn user_dataset(w: TokenData, z: Targets, files: Vec<String>) -> Result<Data
 pub fn single_dataset(
     grid: Option<(&Path, usize, Option<&str>)>,
     w_z: Option<(&Path, &Path)>,
+    w_options: &WOptions,
     precision: Option<f64>,
 ) -> Result<Dataset> {
     if let Some((path, record, setting)) = grid {
@@ -73,9 +93,9 @@ pub fn single_dataset(
                 .into(),
         ));
     };
-    let (w, z) = load_user_data(w_path, z_path, precision)?;
+    let (w, z, info) = load_w_and_z(w_path, w_options, z_path, precision)?;
     let files = vec![w_path.display().to_string(), z_path.display().to_string()];
-    user_dataset(w, z, files)
+    user_dataset_read(w, z, files, Some(&info))
 }
 
 /// The prequential settings `kcomp compare --w --z` takes from flags.
@@ -117,6 +137,8 @@ pub struct SingleComparison {
     pub dataset: serde_json::Value,
     pub k_z: KzReference,
     pub estimates: Vec<EstimateRow>,
+    /// What a reader must know to compare the numbers with other runs (C grows with N, ...).
+    pub notes: Vec<String>,
 }
 
 /// Estimator settings of a single-dataset comparison: the estimator sections of a panel
@@ -193,7 +215,7 @@ pub fn compare_single(
 ) -> Result<SingleComparison> {
     let mut config = single_config(estimators, llm_report, settings)?;
     prequential.apply(&mut config.prequential.config)?;
-    let bar = progress_bar(config.estimators.len() as u64, "estimators");
+    let bar = progress_bar(config.estimators.len() as u64, "estimators", "compare");
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
@@ -203,7 +225,9 @@ pub fn compare_single(
 }
 
 impl fmt::Display for SingleComparison {
-    /// The table of `kcomp compare` on one dataset (lengths in bits).
+    /// The table of `kcomp compare` on one dataset (lengths in bits): one line per estimator
+    /// that ran, the ones that do not apply to this data on one line per reason, then what a
+    /// reader must know before comparing the numbers.
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         writeln!(
             f,
@@ -222,21 +246,36 @@ impl fmt::Display for SingleComparison {
             .max(9);
         writeln!(
             f,
-            "{:<w$} {:>14} {:>10} {:>10} {:>8}  status",
-            "estimator", "K(Z|W) bits", "C", "score", "s"
+            "{:<w$} {:>12} {:>9} {:>14} {:>10} {:>7}  status",
+            "estimator", "K(Z|W) bits", "C", "bits saved/row", "score", "s"
         )?;
         let num = |v: Option<f64>, d: usize| v.map_or("-".to_string(), |x| format!("{x:.d$}"));
+        let mut not_applicable: Vec<(&str, Vec<&str>)> = Vec::new();
         for e in &self.estimates {
+            if let EstimateStatus::NotApplicable(reason) = &e.status {
+                match not_applicable.iter_mut().find(|(r, _)| r == reason) {
+                    Some((_, names)) => names.push(&e.estimator),
+                    None => not_applicable.push((reason, vec![&e.estimator])),
+                }
+                continue;
+            }
             writeln!(
                 f,
-                "{:<w$} {:>14} {:>10} {:>10} {:>8.2}  {}",
+                "{:<w$} {:>12} {:>9} {:>14} {:>10} {:>7.2}  {}",
                 e.estimator,
                 num(e.k_z_given_w_bits, 1),
                 num(e.c, 3),
+                num(e.bits_saved_per_row, 3),
                 num(e.score, 4),
                 e.seconds,
                 e.status
             )?;
+        }
+        for (reason, names) in &not_applicable {
+            writeln!(f, "{}: not applicable: {reason}", names.join(", "))?;
+        }
+        for note in &self.notes {
+            writeln!(f, "{note}")?;
         }
         // Which scheme a prequential row used: the two give different numbers on one dataset.
         for e in &self.estimates {
@@ -249,7 +288,8 @@ impl fmt::Display for SingleComparison {
             };
             writeln!(f, "{}: {scheme}; --protocol to change", e.estimator)?;
         }
-        // Which learner the online prequential code rests on (names are kcomp's own).
+        // Which learner the online prequential code rests on (names are kcomp's own; a
+        // padding token the rule learner read is said in a note, not in the name).
         for e in &self.estimates {
             let Some(serde_json::Value::Array(ls)) = e.native.get("learners") else {
                 continue;
@@ -258,6 +298,7 @@ impl fmt::Display for SingleComparison {
                 .iter()
                 .filter_map(|l| {
                     let name = l.get("name")?.as_str()?;
+                    let name = name.split_once("+pad=").map_or(name, |(n, _)| n);
                     let share = l.get("share")?.as_f64()?;
                     Some(format!("{name} {:.1} %", 100.0 * share))
                 })
@@ -268,6 +309,14 @@ impl fmt::Display for SingleComparison {
                 e.estimator,
                 parts.join(", ")
             )?;
+        }
+        // How W was read (dense ids, tokeniser, padding).
+        if let Some(serde_json::Value::Array(notes)) =
+            self.dataset.pointer("/provenance/params/w_notes")
+        {
+            for n in notes.iter().filter_map(|n| n.as_str()) {
+                writeln!(f, "note (W): {n}")?;
+            }
         }
         // Caveats under the table: what a reader must know before trusting a row.
         if let Some(caveat) = self.k_z.method.caveat() {
@@ -282,26 +331,73 @@ impl fmt::Display for SingleComparison {
     }
 }
 
+/// What the online code's rule learner took for padding (its learner is named `rules+pad=T`),
+/// in words: a token that ends every message is an end-of-sequence symbol of fixed-length
+/// messages, not the padding of shorter ones.
+fn padding_note(row: &EstimateRow, w: &TokenData) -> Option<String> {
+    let serde_json::Value::Array(ls) = row.native.get("learners")? else {
+        return None;
+    };
+    let token: u32 = ls.iter().find_map(|l| {
+        let name = l.get("name")?.as_str()?;
+        name.split_once("+pad=")?.1.parse().ok()
+    })?;
+    let rows = w.n.max(1);
+    let ending = (0..w.n)
+        .filter(|&i| w.row(i).last() == Some(&token))
+        .count();
+    Some(if ending == rows {
+        format!(
+            "the rule learner reads token {token} as the end of a message: it ends every \
+             message (an end-of-sequence symbol; the messages have one length), so it also \
+             counts positions from the message end"
+        )
+    } else {
+        format!(
+            "the rule learner reads token {token} as padding: it only ever ends a message, as \
+             a run ({ending} of {rows} messages end with it); positions are also counted from \
+             the message end (`kcomp prequential --pad T` names it)"
+        )
+    })
+}
+
 /// Runs `names` on `data` with the settings of `config` (prequential, topsim).
 pub fn compare_one(
     data: &Dataset,
     names: &[String],
     config: &PanelConfig,
-    progress: &Progress,
+    progress: &WorkBar,
 ) -> Result<SingleComparison> {
     let estimators = names
         .iter()
         .map(|n| registry::build(n, config))
         .collect::<Result<Vec<_>>>()?;
-    let estimates = estimators
+    // Estimators differ by orders of magnitude in cost (entropy against tre or the
+    // prequential code): the ETA follows their expected work, and each one's own progress
+    // (the prequential learners) moves it while it runs.
+    let shape = super::work::Shape::of(data);
+    let works: Vec<f64> = estimators
         .iter()
-        .map(|e| {
-            progress.set_message(e.name().to_string());
-            let row = run_estimator(e.as_ref(), data, progress);
-            progress.inc(1);
-            row
+        .map(|e| match e.applies_to(data) {
+            Ok(()) => super::work::estimator_work(e.name(), shape, config),
+            Err(_) => 0.0,
         })
         .collect();
+    progress.add_work(works.iter().sum());
+    let mut estimates: Vec<EstimateRow> = estimators
+        .iter()
+        .zip(&works)
+        .map(|(e, &work)| {
+            progress.set_message(e.name().to_string());
+            let item = progress.start_item(work);
+            run_estimator(e.as_ref(), data, item.progress())
+        })
+        .collect();
+    for row in &mut estimates {
+        if let Some(note) = padding_note(row, &data.w) {
+            row.notes.push(note);
+        }
+    }
     let z = match &data.z {
         Targets::Discrete { n_attr, n_vals, .. } => {
             serde_json::json!({"kind": "discrete", "attributes": n_attr, "values": n_vals})
@@ -314,11 +410,17 @@ pub fn compare_one(
         n: data.n(),
         dataset: serde_json::json!({
             "n": data.n(),
-            "w": {"length": data.w.n_words, "vocab": data.w.vocab},
+            "w": {"length": data.w.n_words, "vocab": data.w.vocab, "pad": data.w.pad},
             "z": z,
             "provenance": data.provenance,
         }),
         k_z: data.k_z,
+        notes: estimates
+            .iter()
+            .any(|e| e.c.is_some())
+            .then(|| crate::estimators::interface::COMPARABILITY.to_string())
+            .into_iter()
+            .collect(),
         estimates,
     })
 }

@@ -23,12 +23,18 @@ pub struct SummaryRow {
     pub value: String,
     pub value_index: usize,
     pub estimator: String,
+    /// Rows N of the datasets (their mean when seeds differ in size): C grows with N.
+    pub dataset_rows: f64,
     /// Datasets where the estimator gave a value.
     pub n: usize,
     /// Datasets where it did not apply or failed.
     pub n_missing: usize,
     pub c_mean: Option<f64>,
+    /// Sample sd over seeds; empty when fewer than two datasets gave a value.
     pub c_sd: Option<f64>,
+    /// (K(Z) - K(Z|W)) / N in bits, comparable across N.
+    pub bits_saved_per_row_mean: Option<f64>,
+    pub bits_saved_per_row_sd: Option<f64>,
     pub score_mean: Option<f64>,
     pub score_sd: Option<f64>,
     pub k_z_given_w_bits_mean: Option<f64>,
@@ -84,7 +90,10 @@ pub fn summarise(result: &PanelResult) -> Vec<SummaryRow> {
             let pick = |f: fn(&PanelRow) -> Option<f64>| -> Option<Stat> {
                 Stat::of(&rows.iter().filter_map(|r| f(r)).collect::<Vec<_>>())
             };
+            // A standard deviation over one dataset is undefined, not 0.
+            let sd = |s: Option<Stat>| s.filter(|s| s.n >= 2).map(|s| s.std);
             let c = pick(|r| r.c);
+            let saved = pick(|r| r.bits_saved_per_row);
             let score = pick(|r| r.score);
             let bits = pick(|r| r.k_z_given_w_bits);
             let ok = rows.iter().filter(|r| r.status == "ok").count();
@@ -94,14 +103,17 @@ pub fn summarise(result: &PanelResult) -> Vec<SummaryRow> {
                 value: first.value.clone(),
                 value_index: first.value_index,
                 estimator: first.estimator.clone(),
+                dataset_rows: rows.iter().map(|r| r.n as f64).sum::<f64>() / rows.len() as f64,
                 n: ok,
                 n_missing: rows.len() - ok,
                 c_mean: c.map(|s| s.mean),
-                c_sd: c.map(|s| s.std),
+                c_sd: sd(c),
+                bits_saved_per_row_mean: saved.map(|s| s.mean),
+                bits_saved_per_row_sd: sd(saved),
                 score_mean: score.map(|s| s.mean),
-                score_sd: score.map(|s| s.std),
+                score_sd: sd(score),
                 k_z_given_w_bits_mean: bits.map(|s| s.mean),
-                k_z_given_w_bits_sd: bits.map(|s| s.std),
+                k_z_given_w_bits_sd: sd(bits),
                 k_z_bits_mean: Stat::of(&rows.iter().map(|r| r.k_z_bits).collect::<Vec<_>>())
                     .map_or(f64::NAN, |s| s.mean),
                 seconds_mean: Stat::of(&rows.iter().map(|r| r.seconds).collect::<Vec<_>>())
@@ -205,7 +217,8 @@ fn seed_grid(
 pub fn summary_markdown(result: &PanelResult, summary: &[SummaryRow]) -> String {
     let mut md = format!(
         "# Panel `{}`\n\nC = K(Z)/K(Z|W) with the dataset's shared K(Z); scores are not code \
-         lengths. Mean +- sd over seeds (n = datasets with a value). Lengths in bits.\n",
+         lengths. Mean +- sd over seeds (n = datasets with a value; no sd when n = 1). Lengths \
+         in bits. {COMPARABILITY}\n",
         result.config.name
     );
     if result.config.estimators.iter().any(|e| e == "prequential") {
@@ -217,25 +230,31 @@ pub fn summary_markdown(result: &PanelResult, summary: &[SummaryRow]) -> String 
             }
         ));
     }
+    for warning in size_warnings(result) {
+        md.push_str(&format!("\n**Warning:** {}\n", markdown_cell(&warning)));
+    }
     for fam in &result.config.families {
         let label = fam.label();
         let parameter = markdown_cell(&fam.parameter);
         md.push_str(&format!(
-            "\n## {} ({} over `{parameter}`)\n\n| {parameter} | estimator | n | C | score | K(Z\\|W) bits | K(Z) bits | s |\n|---|---|---|---|---|---|---|---|\n",
+            "\n## {} ({} over `{parameter}`)\n\n| {parameter} | N | estimator | n | C | bits saved / row | score | K(Z\\|W) bits | K(Z) bits | s |\n|---|---|---|---|---|---|---|---|---|---|\n",
             markdown_cell(&label),
             fam.kind,
         ));
         for r in summary.iter().filter(|r| r.family == label) {
             let pm = |m: Option<f64>, s: Option<f64>, d: usize| match (m, s) {
                 (Some(m), Some(s)) => format!("{m:.d$} +- {s:.d$}"),
+                (Some(m), None) => format!("{m:.d$}"),
                 _ => "-".into(),
             };
             md.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {:.0} | {:.2} |\n",
+                "| {} | {:.0} | {} | {} | {} | {} | {} | {} | {:.0} | {:.2} |\n",
                 markdown_cell(&r.value),
+                r.dataset_rows,
                 markdown_cell(&r.estimator),
                 r.n,
                 pm(r.c_mean, r.c_sd, 3),
+                pm(r.bits_saved_per_row_mean, r.bits_saved_per_row_sd, 3),
                 pm(r.score_mean, r.score_sd, 3),
                 pm(r.k_z_given_w_bits_mean, r.k_z_given_w_bits_sd, 0),
                 r.k_z_bits_mean,
@@ -245,6 +264,127 @@ pub fn summary_markdown(result: &PanelResult, summary: &[SummaryRow]) -> String 
         md.push_str(&missing_reasons(result, &label));
     }
     md
+}
+
+pub use crate::estimators::interface::COMPARABILITY;
+
+/// Warnings for a panel whose rows compare datasets of different N: per family (the values a
+/// figure puts side by side), and across families when agreement is pooled over them.
+pub fn size_warnings(result: &PanelResult) -> Vec<String> {
+    let mut out = Vec::new();
+    let range = |ns: &[usize]| -> Option<(usize, usize)> {
+        let lo = *ns.iter().min()?;
+        let hi = *ns.iter().max()?;
+        (lo != hi).then_some((lo, hi))
+    };
+    let mut all = Vec::new();
+    for fam in &result.config.families {
+        let label = fam.label();
+        let ns: Vec<usize> = result
+            .rows
+            .iter()
+            .filter(|r| r.family == label)
+            .map(|r| r.n)
+            .collect();
+        all.extend_from_slice(&ns);
+        if let Some((lo, hi)) = range(&ns) {
+            out.push(format!(
+                "family {label} compares datasets of different N ({lo} to {hi} rows): C grows \
+                 with N, so read bits_saved_per_row across its values, or C only between \
+                 datasets of the same N"
+            ));
+        }
+    }
+    if out.is_empty()
+        && result.config.families.len() > 1
+        && let Some((lo, hi)) = range(&all)
+    {
+        out.push(format!(
+            "the pooled agreement ranks datasets of different N ({lo} to {hi} rows) by C, which \
+             grows with N: read the per-family agreement, or bits_saved_per_row"
+        ));
+    }
+    out
+}
+
+/// The panel's results as `kcomp compare CONFIG --out DIR` prints them: per family, one line
+/// per value and a column per estimator (C with the bits saved per row for code lengths, the
+/// score for scores; means over seeds), at most six estimators side by side.
+pub fn summary_text(result: &PanelResult, summary: &[SummaryRow]) -> String {
+    const PER_BLOCK: usize = 6;
+    let mut text = String::new();
+    let cell = |r: Option<&SummaryRow>| -> String {
+        match r {
+            Some(r) => match (r.c_mean, r.bits_saved_per_row_mean, r.score_mean) {
+                (Some(c), Some(b), _) => format!("{} ({b:.2})", short(c)),
+                (Some(c), None, _) => short(c),
+                (None, _, Some(s)) => format!("{s:.3}"),
+                _ => "-".into(),
+            },
+            None => "-".into(),
+        }
+    };
+    for fam in &result.config.families {
+        let label = fam.label();
+        let rows: Vec<&SummaryRow> = summary.iter().filter(|r| r.family == label).collect();
+        let mut values: Vec<(usize, &str, f64)> = Vec::new();
+        for r in &rows {
+            if !values.iter().any(|v| v.0 == r.value_index) {
+                values.push((r.value_index, &r.value, r.dataset_rows));
+            }
+        }
+        let first_width = values
+            .iter()
+            .map(|v| crate::io::names::terminal(v.1).chars().count())
+            .chain([fam.parameter.chars().count(), 6])
+            .max()
+            .unwrap_or(6);
+        text += &format!(
+            "\n{} ({} over {}): C (bits saved per row) for code lengths, the score for scores; \
+             mean over seeds\n",
+            crate::io::names::terminal(&label),
+            fam.kind,
+            crate::io::names::terminal(&fam.parameter)
+        );
+        for block in result.config.estimators.chunks(PER_BLOCK) {
+            let widths: Vec<usize> = block.iter().map(|e| e.len().max(14)).collect();
+            text += &format!(
+                "{:<first_width$} {:>7}",
+                crate::io::names::terminal(&fam.parameter),
+                "N"
+            );
+            for (e, w) in block.iter().zip(&widths) {
+                text += &format!(" {e:>w$}");
+            }
+            text += "\n";
+            for (index, value, n) in &values {
+                text += &format!(
+                    "{:<first_width$} {n:>7.0}",
+                    crate::io::names::terminal(value)
+                );
+                for (e, w) in block.iter().zip(&widths) {
+                    let r = rows
+                        .iter()
+                        .find(|r| r.value_index == *index && &r.estimator == e)
+                        .copied();
+                    text += &format!(" {:>w$}", cell(r));
+                }
+                text += "\n";
+            }
+        }
+    }
+    text
+}
+
+/// C with three significant digits, at least one decimal.
+fn short(c: f64) -> String {
+    if c.abs() >= 100.0 {
+        format!("{c:.0}")
+    } else if c.abs() >= 10.0 {
+        format!("{c:.1}")
+    } else {
+        format!("{c:.2}")
+    }
 }
 
 /// Why estimators gave no value on a family: one line per (estimator, status, reason) with

@@ -279,13 +279,19 @@ fn write_outputs(
         }),
     )?;
     let mut files = vec![w_path, json_path, csv_path, grid_path, curve_path];
-    files.extend(figure(&dir.join("represent"), s, z)?);
+    files.extend(figure(&dir.join("represent"), s, z, learner)?);
     Ok((files, json))
 }
 
 /// The figure: the winner's training curve (bits per row against epoch) and the total code
 /// length of every grid point against V, one line per M, beside the naive code.
-fn figure(stem: &Path, s: &Selection, z: &Targets) -> Result<Vec<PathBuf>> {
+fn figure(stem: &Path, s: &Selection, z: &Targets, learner: &str) -> Result<Vec<PathBuf>> {
+    // k-means has Lloyd iterations, not epochs of gradient training.
+    let step = if learner == "kmeans" {
+        "k-means iteration (Lloyd)"
+    } else {
+        "epoch"
+    };
     let n = z.n() as f64;
     let curve = &s.learned.curve;
     let pts = |f: &dyn Fn(&super::EpochRecord) -> f64| -> Vec<Point> {
@@ -299,8 +305,11 @@ fn figure(stem: &Path, s: &Selection, z: &Targets) -> Result<Vec<PathBuf>> {
             .collect()
     };
     let training = Panel {
-        title: format!("Training at M = {}, V = {}", s.terms.length, s.terms.vocab),
-        x_label: "epoch".into(),
+        title: format!(
+            "Fit of the sentences at M = {}, V = {} ({learner})",
+            s.terms.length, s.terms.vocab
+        ),
+        x_label: step.into(),
         y_label: "bits per row".into(),
         x_axis: XAxis::Linear { integer: true },
         y_log: false,
@@ -324,7 +333,7 @@ fn figure(stem: &Path, s: &Selection, z: &Targets) -> Result<Vec<PathBuf>> {
     let mut lengths: Vec<usize> = s.points.iter().map(|p| p.length).collect();
     lengths.sort_unstable();
     lengths.dedup();
-    let mut series: Vec<Series> = lengths
+    let series: Vec<Series> = lengths
         .iter()
         .enumerate()
         .map(|(k, &m)| {
@@ -347,27 +356,6 @@ fn figure(stem: &Path, s: &Selection, z: &Targets) -> Result<Vec<PathBuf>> {
             }
         })
         .collect();
-    let vocabs: Vec<f64> = s.points.iter().map(|p| p.vocab as f64).collect();
-    let (lo, hi) = vocabs
-        .iter()
-        .fold((f64::INFINITY, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
-    series.push(Series {
-        label: "naive code of Z".into(),
-        points: vec![
-            Point {
-                x: lo,
-                y: s.terms.naive_bits / n,
-                err: 0.0,
-            },
-            Point {
-                x: hi,
-                y: s.terms.naive_bits / n,
-                err: 0.0,
-            },
-        ],
-        reference: true,
-        color: 1,
-    });
     let totals = Panel {
         title: "Total code length per sentence space".into(),
         x_label: "vocabulary size V".into(),
@@ -377,14 +365,23 @@ fn figure(stem: &Path, s: &Selection, z: &Targets) -> Result<Vec<PathBuf>> {
         y_log: false,
         y_range: None,
         series,
-        reference_line: None,
+        // The naive code is one number, not a measurement per V: a dashed line, explained
+        // in the legend.
+        reference_line: Some(plot::RefLine {
+            y: s.terms.naive_bits / n,
+            label: format!(
+                "naive code of Z, {:.1} bits per row",
+                s.terms.naive_bits / n
+            ),
+        }),
     };
     let figure = Figure {
         panels: vec![training, totals],
         caption: format!(
-            "Left: the selected learner's training curve. Right: space + K(W) + K(Z|W) per row \
-             for every (M, V) tried (crosses: the naive code of Z). Selected: M = {}, V = {}; \
-             K(Z) = {:.1} bits, C(Z) = {:.3}{}.",
+            "Left: the selected sentence space's fit, bits per row by {step} ({} points). Right: \
+             space + K(W) + K(Z|W) per row for every (M, V) tried; dashed: the naive code of Z. \
+             Selected: M = {}, V = {}; K(Z) = {:.1} bits, C(Z) = {:.3}{}.",
+            curve.len(),
             s.terms.length,
             s.terms.vocab,
             s.terms.k_z_bits,

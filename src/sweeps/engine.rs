@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::{KcompError, Result};
-use crate::estimators::interface::Progress;
+use crate::progress::WorkBar;
 
 /// Where finished jobs are kept between invocations.
 pub trait Store<J, R>: Sync {
@@ -88,8 +88,11 @@ pub struct EngineOptions<'a> {
     pub threads: usize,
     /// Reuse saved results whose settings match.
     pub resume: bool,
-    /// Advanced once per finished job.
-    pub progress: &'a Progress,
+    /// Advanced once per finished job; its ETA by the jobs' expected work (`weights`).
+    pub progress: &'a WorkBar,
+    /// Expected work of each job of the plan given to [`run_jobs`] (same order; any unit),
+    /// for an ETA by work; `None`: every job the same.
+    pub weights: Option<&'a [f64]>,
     /// Run only a part of the plan, list it or merge it (`None`: run every job).
     pub sharding: Option<&'a Sharding>,
 }
@@ -355,8 +358,16 @@ where
     R: Send,
     F: Fn(&J) -> Result<R> + Sync,
 {
+    let weight = |i: usize| {
+        options
+            .weights
+            .and_then(|w| w.get(i))
+            .copied()
+            .unwrap_or(1.0)
+    };
     let Some(sharding) = options.sharding else {
-        return run_all(jobs, store, options, options.resume, compute).map(Some);
+        let weights: Vec<f64> = (0..jobs.len()).map(weight).collect();
+        return run_all(jobs, &weights, store, options, options.resume, compute).map(Some);
     };
     let offset = sharding.begin(jobs.len());
     let store = store.ok_or_else(|| {
@@ -401,16 +412,21 @@ where
             Ok(None)
         }
         part @ (Part::Shard { .. } | Part::Job(_)) => {
-            let selected: Vec<&J> = jobs
+            let (selected, weights): (Vec<&J>, Vec<f64>) = jobs
                 .iter()
                 .enumerate()
                 .filter(|(i, _)| part.selects(offset + i))
-                .map(|(_, job)| job)
-                .collect();
+                .map(|(i, job)| (job, weight(i)))
+                .unzip();
             // Always resume: a task rerun (a resubmission) skips the jobs it already saved.
-            let finished = run_all(&selected, Some(&ByRef(store)), options, true, |job| {
-                compute(job)
-            })?;
+            let finished = run_all(
+                &selected,
+                &weights,
+                Some(&ByRef(store)),
+                options,
+                true,
+                |job| compute(job),
+            )?;
             let mut tally = sharding.lock();
             tally.read_back += finished.resumed;
             tally.computed += finished.results.len() - finished.resumed;
@@ -436,6 +452,7 @@ impl<J, R> Store<&J, R> for ByRef<'_, J, R> {
 
 fn run_all<J, R, F>(
     jobs: &[J],
+    weights: &[f64],
     store: Option<&dyn Store<J, R>>,
     options: &EngineOptions,
     resume: bool,
@@ -447,16 +464,19 @@ where
     F: Fn(&J) -> Result<R> + Sync,
 {
     let workers = check_threads(options.threads)?.min(jobs.len()).max(1);
-    let run_one = |job: &J| -> Result<(R, bool)> {
+    options.progress.add_work(weights.iter().sum());
+    let run_one = |i: usize, job: &J| -> Result<(R, bool)> {
+        let work = weights.get(i).copied().unwrap_or(1.0);
         if resume && let Some(result) = store.and_then(|s| s.load(job)) {
-            options.progress.inc(1);
+            // Read back in no time: out of the ETA's work, or it would look fast.
+            options.progress.skip_item(work);
             return Ok((result, true));
         }
         let result = compute(job)?;
         if let Some(s) = store {
             s.save(job, &result)?;
         }
-        options.progress.inc(1);
+        options.progress.finish_item(work);
         Ok((result, false))
     };
     // Plain worker threads pulling jobs from a shared counter, not a rayon pool: a job's own
@@ -472,7 +492,7 @@ where
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(job) = jobs.get(i) else { break };
-                    let outcome = run_one(job);
+                    let outcome = run_one(i, job);
                     *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
                 }
             });
@@ -563,12 +583,13 @@ mod tests {
             salt.fetch_add(1, Ordering::Relaxed);
             Ok(vec![j * j])
         };
-        let hidden = Progress::hidden();
+        let hidden = WorkBar::hidden();
         for threads in [1, 3] {
             let opts = EngineOptions {
                 threads,
                 resume: false,
                 progress: &hidden,
+                weights: None,
                 sharding: None,
             };
             let done = run_jobs(&jobs, Some(&store), &opts, compute)
@@ -582,6 +603,7 @@ mod tests {
             threads: 2,
             resume: true,
             progress: &hidden,
+            weights: None,
             sharding: None,
         };
         let done = run_jobs(&jobs, Some(&store), &opts, compute)
@@ -602,11 +624,12 @@ mod tests {
     #[test]
     fn the_first_error_in_job_order_is_returned() {
         let jobs: Vec<u64> = (0..10).collect();
-        let hidden = Progress::hidden();
+        let hidden = WorkBar::hidden();
         let opts = EngineOptions {
             threads: 2,
             resume: false,
             progress: &hidden,
+            weights: None,
             sharding: None,
         };
         let err = run_jobs::<u64, u64, _>(&jobs, None, &opts, |j| {
@@ -629,13 +652,14 @@ mod tests {
             path: |j: &u64| dir.path().join(format!("{j}.json")),
             settings: |j: &u64| serde_json::json!({ "job": j }),
         };
-        let hidden = Progress::hidden();
+        let hidden = WorkBar::hidden();
         let run = |part: Part| -> (Tally, Vec<Option<Finished<u64>>>) {
             let sharding = Sharding::new(part).unwrap();
             let opts = EngineOptions {
                 threads: 2,
                 resume: false,
                 progress: &hidden,
+                weights: None,
                 sharding: Some(&sharding),
             };
             let out = plans
@@ -657,6 +681,7 @@ mod tests {
             threads: 1,
             resume: false,
             progress: &hidden,
+            weights: None,
             sharding: Some(&sharding),
         };
         let err = run_jobs(&plans[0], Some(&store), &opts, |j| Ok(*j))

@@ -11,6 +11,7 @@ use crate::error::{KcompError, Result};
 use crate::estimators::interface::Progress;
 use crate::estimators::prequential::code::Scheme;
 use crate::estimators::prequential::code::progress_bar;
+use crate::estimators::prequential::report::bits_saved_per_row;
 use crate::estimators::prequential::report::{
     EMERGENT_C_L_ITERATED, EMERGENT_C_L_NO_ITERATED, HPoint, write_h_sweep_figure,
 };
@@ -134,11 +135,12 @@ pub fn run_sweep(
 ) -> Result<Option<Vec<PrequentialResult>>> {
     std::fs::create_dir_all(out).map_err(|e| KcompError::io(out, e))?;
     // The bar counts the engine's work (each run adds its own); the engine's count stays hidden.
-    let hidden = Progress::hidden();
+    let hidden = crate::progress::WorkBar::hidden();
     let options = EngineOptions {
         threads: 1,
         resume,
         progress: &hidden,
+        weights: None,
         sharding,
     };
     if let Some(s) = sharding {
@@ -257,7 +259,7 @@ impl HSweep {
             .runs
             .iter()
             .zip(&results)
-            .map(|(run, r)| serde_json::json!({"h": run.h, "seed": run.seed, "scheme": r.scheme, "c_l": r.c_l, "k_data": r.k_data, "k_z": r.k_z}))
+            .map(|(run, r)| serde_json::json!({"h": run.h, "seed": run.seed, "scheme": r.scheme, "c_l": r.c_l, "bits_saved_per_row": bits_saved_per_row(r), "k_data": r.k_data, "k_z": r.k_z}))
             .collect();
         Ok(HSweepOutput { markdown, json })
     }
@@ -280,6 +282,8 @@ struct RunRow {
     #[serde(serialize_with = "decimal")]
     c_l: f64,
     #[serde(serialize_with = "decimal")]
+    bits_saved_per_row: f64,
+    #[serde(serialize_with = "decimal")]
     wall_seconds: f64,
 }
 
@@ -299,6 +303,9 @@ pub struct HSummary {
     pub c_l_max: f64,
     #[serde(serialize_with = "decimal")]
     pub k_data_mean_bits: f64,
+    /// Mean (K(Z) - K(Z|W)) / N, bits.
+    #[serde(serialize_with = "decimal")]
+    pub bits_saved_per_row_mean: f64,
 }
 
 /// Writes runs.csv, table.csv, table.md and the figure; returns the Markdown table.
@@ -321,6 +328,7 @@ pub fn write_tables(
             k_data_given_f_bits: r.k_data_given_f,
             k_f_bits: r.k_f,
             c_l: r.c_l,
+            bits_saved_per_row: bits_saved_per_row(r),
             wall_seconds: r.wall_seconds,
         }),
     )?;
@@ -334,6 +342,7 @@ pub fn write_tables(
             .collect();
         let c: Vec<f64> = at_h.iter().map(|r| r.c_l).collect();
         let k: Vec<f64> = at_h.iter().map(|r| r.k_data).collect();
+        let saved: Vec<f64> = at_h.iter().map(|r| bits_saved_per_row(r)).collect();
         let (Some(c_stat), Some(k_stat)) = (Stat::of(&c), Stat::of(&k)) else {
             continue;
         };
@@ -345,15 +354,23 @@ pub fn write_tables(
             c_l_min: c.iter().copied().fold(f64::INFINITY, f64::min),
             c_l_max: c.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             k_data_mean_bits: k_stat.mean,
+            bits_saved_per_row_mean: saved.iter().sum::<f64>() / saved.len() as f64,
         });
     }
     let mut md = String::from(
-        "| h | seeds | C^L mean | C^L std | min | max | K(Z|W) mean (bits) |\n|---|---|---|---|---|---|---|\n",
+        "| h | seeds | C^L mean | C^L std | min | max | K(Z|W) mean (bits) | bits saved / row |\n|---|---|---|---|---|---|---|---|\n",
     );
     for s in &summaries {
         md += &format!(
-            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.0} |\n",
-            s.h, s.n_seeds, s.c_l_mean, s.c_l_std, s.c_l_min, s.c_l_max, s.k_data_mean_bits
+            "| {} | {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.0} | {:.3} |\n",
+            s.h,
+            s.n_seeds,
+            s.c_l_mean,
+            s.c_l_std,
+            s.c_l_min,
+            s.c_l_max,
+            s.k_data_mean_bits,
+            s.bits_saved_per_row_mean
         );
     }
     md += &format!("\n{}\n", published_note(scheme));

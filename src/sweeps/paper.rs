@@ -69,7 +69,7 @@ pub fn run_all(
         .iter()
         .map(|c| c.plan().map(|p| p.len()))
         .sum::<Result<usize>>()?;
-    let bar = (!quiet).then(|| progress_bar(total as u64, "sweeps"));
+    let bar = (!quiet).then(|| progress_bar(total as u64, "runs", "sweeps"));
     let mut results = Vec::new();
     for config in configs {
         if let Some(b) = &bar {

@@ -35,6 +35,29 @@ impl SynthSpec {
         }
     }
 
+    /// Expected work of the run, for an ETA by work (only ratios matter): the samples' cells
+    /// N (M + D), plus for a lookup table its K^q x Dq/M entries, each coded (above 2^24 only
+    /// the used rows are materialised). Measured: q = 16, K = 2 takes about 50x the time of
+    /// q = 1 at N = 1,000, M = 16, D = 64, as its 4.2 million entries against 80,000 cells say.
+    pub fn expected_work(&self) -> f64 {
+        let (n, m, d) = self.shape();
+        let cells = n as f64 * (m + d) as f64;
+        match self {
+            SynthSpec::Lookup(p) => {
+                let rows = (p.vocab as f64).powi(p.ngram.min(64) as i32);
+                let cols = (p.dim * p.ngram) as f64 / p.length.max(1) as f64;
+                let entries = rows * cols;
+                let table = if entries > (1u64 << 24) as f64 {
+                    n as f64 * cols
+                } else {
+                    entries
+                };
+                cells + table
+            }
+            SynthSpec::Grammar(_) => cells,
+        }
+    }
+
     /// The seed of the run.
     pub fn seed(&self) -> u64 {
         match self {
@@ -67,6 +90,13 @@ pub struct RunRecord {
     pub c: f64,
     /// C(Z) in the per-sample convention of the published figures.
     pub c_per_sample: f64,
+    /// Rows N (samples).
+    #[serde(default)]
+    pub samples: usize,
+    /// (K(Z) - K(Z|W)) / N, bits: comparable across N where C grows with N (`None` in
+    /// records saved before the field existed).
+    #[serde(default)]
+    pub bits_saved_per_row: Option<f64>,
     /// Topological similarity (None when not computed).
     pub topsim: Option<f64>,
     /// Notes on how terms were obtained (e.g. analytic charge of unused table rows).
@@ -86,6 +116,8 @@ impl RunRecord {
             k_z_given_w: terms.k_z_given_w(),
             c: terms.c(),
             c_per_sample: terms.c_per_sample(),
+            samples: 0,
+            bits_saved_per_row: None,
             topsim,
             notes: Vec::new(),
         }
@@ -147,6 +179,12 @@ pub fn run(spec: &SynthSpec, topsim: Option<&TopsimConfig>) -> Result<(RunRecord
         }
     };
     record.notes = notes;
+    record.samples = spec.shape().0;
+    record.bits_saved_per_row = Some(crate::estimators::interface::bits_saved_per_row(
+        record.k_z,
+        record.k_z_given_w,
+        record.samples,
+    ));
     if let Some(cfg) = topsim {
         // An undefined correlation (a constant distance) is reported, not turned into NaN.
         match topsim_grid(&data.w, &data.z, data.precision, cfg) {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use indicatif::ProgressBar;
+use crate::progress::WorkBar;
 use serde::Serialize;
 
 use crate::error::{KcompError, Result};
@@ -71,6 +71,8 @@ pub struct ValueSummary {
     pub c_per_sample: Stat,
     /// Topological similarity (absent when never computed).
     pub topsim: Option<Stat>,
+    /// (K(Z) - K(Z|W)) / N, bits (`None` for records saved without it).
+    pub bits_saved_per_row: Option<Stat>,
     /// K(Z) in bits.
     pub k_z_bits: Stat,
     /// K(Z|W) in bits.
@@ -97,13 +99,13 @@ pub struct SweepOptions<'a> {
     pub save_dir: Option<&'a Path>,
     /// Read back saved runs whose settings match instead of recomputing them.
     pub resume: bool,
-    pub progress: Option<&'a ProgressBar>,
+    pub progress: Option<&'a WorkBar>,
     /// Run a part of the plan, list it or merge it (needs `save_dir`).
     pub sharding: Option<&'a Sharding>,
 }
 
 /// Runs every (value, seed) of a sweep in parallel (see [`run_sweep_with`]).
-pub fn run_sweep(config: &SweepConfig, progress: Option<&ProgressBar>) -> Result<SweepResult> {
+pub fn run_sweep(config: &SweepConfig, progress: Option<&WorkBar>) -> Result<SweepResult> {
     run_sweep_with(
         config,
         &SweepOptions {
@@ -120,7 +122,8 @@ pub fn run_sweep(config: &SweepConfig, progress: Option<&ProgressBar>) -> Result
 pub fn run_sweep_with(config: &SweepConfig, options: &SweepOptions) -> Result<Option<SweepResult>> {
     let plan = config.plan()?;
     let topsim = config.topsim.then_some(&config.topsim_config);
-    let hidden = ProgressBar::hidden();
+    let hidden = WorkBar::hidden();
+    let weights: Vec<f64> = plan.iter().map(|p| p.spec.expected_work()).collect();
     let store = options.save_dir.map(|dir| JsonStore {
         path: move |p: &PlannedRun| {
             dir.join("runs")
@@ -138,6 +141,7 @@ pub fn run_sweep_with(config: &SweepConfig, options: &SweepOptions) -> Result<Op
         threads: options.threads,
         resume: options.resume,
         progress: options.progress.unwrap_or(&hidden),
+        weights: Some(&weights),
         sharding: options.sharding,
     };
     let Some(finished) = run_jobs(
@@ -194,6 +198,12 @@ fn summarise(runs: &[SweepRun]) -> Vec<ValueSummary> {
             c: Stat::of(&collect(&|r| r.c)).expect("non-empty group"),
             c_per_sample: Stat::of(&collect(&|r| r.c_per_sample)).expect("non-empty group"),
             topsim: Stat::of(&topsims),
+            bits_saved_per_row: Stat::of(
+                &group
+                    .iter()
+                    .filter_map(|r| r.record.bits_saved_per_row)
+                    .collect::<Vec<_>>(),
+            ),
             k_z_bits: Stat::of(&collect(&|r| r.k_z)).expect("non-empty group"),
             k_z_given_w_bits: Stat::of(&collect(&|r| r.k_z_given_w)).expect("non-empty group"),
         });
@@ -226,6 +236,8 @@ struct RunRow<'a> {
     #[serde(serialize_with = "decimal")]
     c_per_sample: f64,
     #[serde(serialize_with = "decimal_opt")]
+    bits_saved_per_row: Option<f64>,
+    #[serde(serialize_with = "decimal_opt")]
     topsim: Option<f64>,
 }
 
@@ -244,6 +256,8 @@ struct SummaryCsvRow<'a> {
     c_per_sample_mean: f64,
     #[serde(serialize_with = "decimal")]
     c_per_sample_std: f64,
+    #[serde(serialize_with = "decimal_opt")]
+    bits_saved_per_row_mean: Option<f64>,
     #[serde(serialize_with = "decimal_opt")]
     topsim_mean: Option<f64>,
     #[serde(serialize_with = "decimal_opt")]
@@ -277,6 +291,7 @@ pub fn write_tables(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
                 k_z_given_w_bits: rec.k_z_given_w,
                 c: rec.c,
                 c_per_sample: rec.c_per_sample,
+                bits_saved_per_row: rec.bits_saved_per_row,
                 topsim: rec.topsim,
             }
         }),
@@ -293,6 +308,7 @@ pub fn write_tables(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
             c_std: s.c.std,
             c_per_sample_mean: s.c_per_sample.mean,
             c_per_sample_std: s.c_per_sample.std,
+            bits_saved_per_row_mean: s.bits_saved_per_row.map(|t| t.mean),
             topsim_mean: s.topsim.map(|t| t.mean),
             topsim_std: s.topsim.map(|t| t.std),
             k_z_bits_mean: s.k_z_bits.mean,
@@ -316,7 +332,8 @@ pub fn write_tables(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(vec![runs_path, summary_path, json_path])
 }
 
-/// A progress bar for `total` runs (hidden when not on a terminal is handled by indicatif).
-pub fn progress_bar(total: u64, label: &str) -> ProgressBar {
-    crate::progress::bar(total, "runs", &format!("{label:>28}"))
+/// A progress bar over `total` items named `unit` (runs, datasets, estimators) with `label`
+/// in front, whose ETA follows the items' expected work.
+pub fn progress_bar(total: u64, unit: &str, label: &str) -> WorkBar {
+    crate::progress::work_bar(total, unit, &format!("{label:>28}"))
 }

@@ -117,6 +117,15 @@ impl fmt::Display for RunRecord {
             "C(Z) per sample",
             number(r.c_per_sample, 6)
         )?;
+        if let Some(saved) = r.bits_saved_per_row {
+            writeln!(
+                f,
+                "  {:<16} {:>14}   ((K(Z) - K(Z|W)) / N over N = {} rows: comparable across N, C is not)",
+                "bits saved/row",
+                number(saved, 3),
+                r.samples
+            )?;
+        }
         let topsim = r.topsim.map_or("-".to_string(), |t| number(t, 6));
         writeln!(f, "  {:<16} {:>14}", "topsim", topsim)?;
         for note in &r.notes {

@@ -154,6 +154,7 @@ pub(crate) fn encode(p: &Prepared, prog: &MappingMdl) -> Code {
         n_words: m,
         vocab: 0,
         tokens: p.w.clone(),
+        pad: None,
     };
     let (input_of, first) = distinct_inputs(&w);
     let (rep_rows, rep_inputs) = repeated_rows(&input_of, first.len());

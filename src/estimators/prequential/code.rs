@@ -392,7 +392,9 @@ pub fn validate(w: &TokenData, z: &Targets, cfg: &PrequentialConfig) -> Result<(
             }
         }
         cfg.online.validate()?;
+        // A padding token W carries replaces the setting (OnlineConfig::for_data).
         if let Some(p) = cfg.online.pad
+            && w.pad.is_none()
             && p as usize >= w.vocab
         {
             return Err(KcompError::param(

@@ -388,7 +388,8 @@ impl OnlineConfig {
         let batch = rows.min(512.0);
         let (vocab, words) = (w.vocab as f64, w.n_words as f64);
         let (mut nets, mut tables) = (0.0, 0.0);
-        let specs = self.learner_set();
+        let this = self.for_data(w);
+        let specs = this.learner_set();
         for spec in &specs {
             match spec {
                 LearnerSpec::Mlp {
@@ -441,7 +442,7 @@ impl OnlineConfig {
                         // Worst case as `RuleLearner::new`: every row opens a cell per
                         // context and basis (values, plus a total and an assignment each).
                         let padded =
-                            self.pad.is_some() || super::padding::detect_padding(w).is_some();
+                            this.pad.is_some() || super::padding::detect_padding(w).is_some();
                         let counts = super::learners::rules::RuleLearner::worst_counts(
                             w.n, w.n_words, *n_attr, *n_vals, s, padded,
                         );
@@ -465,6 +466,15 @@ impl OnlineConfig {
                 rows * (words * 4.0 + z.width() as f64 * 8.0 + 8.0 * (specs.len() + 1) as f64),
             ),
         ]
+    }
+
+    /// These settings for W: the padding token W carries (kcomp's own padding of a ragged or
+    /// text W, or a user's `--pad` translated to W's dense ids) replaces `pad`.
+    pub fn for_data(&self, w: &TokenData) -> OnlineConfig {
+        OnlineConfig {
+            pad: w.pad.or(self.pad),
+            ..self.clone()
+        }
     }
 
     /// The learners run on the data: `learners`, plus the default sequence learner when W is
@@ -598,7 +608,8 @@ pub fn online_code(
     cfg: &PrequentialConfig,
     progress: Option<&indicatif::ProgressBar>,
 ) -> Result<PrequentialCode> {
-    let oc = &cfg.online;
+    let for_w = cfg.online.for_data(w);
+    let oc = &for_w;
     oc.validate()?;
     let order = order_rows(z, cfg.ordering.for_code_length(), cfg.seed);
     let n = order.len();

@@ -11,6 +11,7 @@ use crate::plot::{self, Figure, Panel, Point, Series, XAxis};
 /// docs/json.md).
 pub fn to_json(r: &PrequentialResult) -> serde_json::Value {
     serde_json::json!({
+        "bits_saved_per_row": bits_saved_per_row(r),
         "scheme": r.scheme,
         "learners": r.learners,
         "k_data": r.k_data,
@@ -32,14 +33,33 @@ pub fn to_json(r: &PrequentialResult) -> serde_json::Value {
     })
 }
 
+/// (K(Z) - K(Z|W)) / N over the encoded rows (K(Z) and K(Data) cover the same rows): unlike
+/// C^L, comparable across N.
+pub fn bits_saved_per_row(r: &PrequentialResult) -> f64 {
+    crate::estimators::interface::bits_saved_per_row(r.k_z, r.k_data, r.n_encoded)
+}
+
 /// The text `kcomp prequential` prints for a run titled `title`.
 pub fn to_text(r: &PrequentialResult, title: &str) -> String {
     let k_z_label = format!("K(Z) ({})", format!("{:?}", r.k_z_method).to_lowercase());
     let mut text = format!(
         "{title}\nrows encoded        {}\nrows for validation {}\nK(Z|W) = K(Data)    {:.1} bits\n\
          K(Data|f)           {:.1} bits\nK(f)                {:.1} bits\n{k_z_label:<20}{:.1} bits\n\
-         C^L(Z)              {:.4}\nwall time           {:.1} s\n",
-        r.n_encoded, r.n_val, r.k_data, r.k_data_given_f, r.k_f, r.k_z, r.c_l, r.wall_seconds
+         C^L(Z)              {:.4}\nbits saved per row  {:.3}   ((K(Z) - K(Z|W)) / N)\n\
+         wall time           {:.1} s\n",
+        r.n_encoded,
+        r.n_val,
+        r.k_data,
+        r.k_data_given_f,
+        r.k_f,
+        r.k_z,
+        r.c_l,
+        bits_saved_per_row(r),
+        r.wall_seconds
+    );
+    text += &format!(
+        "note: {}\n",
+        crate::estimators::interface::COMPARABILITY.replace("C grows", "C^L grows")
     );
     if !r.learners.is_empty() {
         text += "learner             own code   share of the mixture's bits   final weight\n";
@@ -178,7 +198,12 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
     };
     let figure = Figure {
         panels: vec![Panel {
-            title: title.to_string(),
+            // The data in the title; the run's settings (after "; ") in the caption, so a long
+            // title does not wrap in the middle of a phrase.
+            title: format!(
+                "Prequential code: {}",
+                title.split_once("; ").map_or(title, |t| t.0)
+            ),
             x_label: x_label.into(),
             y_label: "code length of the chunk (bits per row)".into(),
             x_axis,
@@ -201,8 +226,13 @@ pub fn write_png(r: &PrequentialResult, path: &Path, title: &str) -> Result<()> 
             ],
         }],
         caption: format!(
-            "One run, no error bars. {} C^L = K(Z)/K(Z|W) = {:.3}; K(Z|W) = {:.0} bits over \
+            "{}One run, no error bars. {} C^L = K(Z)/K(Z|W) = {:.3}; K(Z|W) = {:.0} bits over \
              {} encoded rows ({} validation rows never encoded); K(Z) = {:.0} bits.",
+            title.split_once("; ").map_or(String::new(), |t| {
+                let mut c = t.1.chars();
+                let first = c.next().map(|f| f.to_uppercase().collect::<String>());
+                format!("{}{}. ", first.unwrap_or_default(), c.as_str())
+            }),
             if online {
                 "Each chunk: the mixture's bits per row, the model trained on the rows before it."
             } else {
@@ -306,6 +336,57 @@ pub fn write_h_sweep_figure(
         ),
     };
     plot::line_figure(stem, &figure)
+}
+
+/// The curve of one run for an overlay: bits per row of each chunk against the rows encoded by
+/// its end.
+pub fn overlay_curve(label: &str, r: &PrequentialResult) -> plot::overlay::Curve {
+    plot::overlay::Curve {
+        label: label.to_string(),
+        points: r
+            .chunks
+            .iter()
+            .filter(|c| c.end > c.start)
+            .map(|c| (c.end as f64, c.bits_per_sample))
+            .collect(),
+    }
+}
+
+/// `overlay.{png,svg}` of several runs on one Z (`kcomp prequential --overlay`,
+/// `kcomp.overlay`): one line per W, log x, y zoomed to the learned chunks (the first chunk,
+/// sent with the naive code, is drawn but not zoomed to). When every run has the same K(Z),
+/// K(Z)/N is drawn as a dashed line (the W-free code per row): a curve under it is what W saves.
+pub fn write_overlay(
+    runs: &[(String, PrequentialResult)],
+    stem: &Path,
+    title: &str,
+) -> Result<Vec<PathBuf>> {
+    let curves: Vec<plot::overlay::Curve> = runs.iter().map(|(l, r)| overlay_curve(l, r)).collect();
+    let same_k_z = runs.windows(2).all(|p| {
+        (p[0].1.k_z - p[1].1.k_z).abs() <= 1e-9 * p[0].1.k_z.abs()
+            && p[0].1.n_encoded + p[0].1.n_val == p[1].1.n_encoded + p[1].1.n_val
+    });
+    let reference = match (same_k_z, runs.first()) {
+        (true, Some((_, r))) if r.n_encoded + r.n_val > 0 => Some(plot::RefLine {
+            y: r.k_z / (r.n_encoded + r.n_val) as f64,
+            label: format!(
+                "K(Z)/N = {:.1} bits per row: the code of Z without W",
+                r.k_z / (r.n_encoded + r.n_val) as f64
+            ),
+        }),
+        _ => None,
+    };
+    let totals: Vec<String> = runs
+        .iter()
+        .map(|(l, r)| format!("{l}: K(Z|W) = {:.0} bits, C^L = {:.4}", r.k_data, r.c_l))
+        .collect();
+    let caption = format!(
+        "One run per line, no error bars; each point: the bits per row of one chunk, coded by \
+         what was learned from the rows before it. The y axis is zoomed to the chunks after \
+         the first (sent with the naive code). {}.",
+        totals.join("; ")
+    );
+    plot::overlay::code_length_overlay(stem, title, &curves, 1, reference, &caption)
 }
 
 #[cfg(test)]

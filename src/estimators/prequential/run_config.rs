@@ -11,7 +11,8 @@ use crate::config::{self, Shape, Shortcut, ShortcutTable};
 use crate::dataset::{Targets, TokenData};
 use crate::datasets::language_system::LanguageSystemConfig;
 use crate::error::{KcompError, Result};
-use crate::io::user_data::load_user_data;
+use crate::io::user_data::load_w_and_z;
+use crate::io::w_input::{WFormat, WInfo, WOptions};
 
 use super::code::{progress_bar, validate};
 use super::report::{to_text, write_csv, write_json, write_png};
@@ -21,12 +22,22 @@ use super::{PrequentialConfig, PrequentialResult, Scheme, language_compositional
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FilesConfig {
-    /// W: integer tokens (.npy, .csv or .jsonl), one row per sample.
+    /// W: integer tokens (.npy, .csv or .jsonl; rows of different lengths are padded), one
+    /// row per sample, or sentences (.txt), one per line.
     pub w: PathBuf,
     /// Z: integer attributes, or float vectors with `precision`.
     pub z: PathBuf,
     /// Grid spacing for continuous Z.
     pub precision: Option<f64>,
+    /// How W is read (default: by its extension).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub w_format: Option<WFormat>,
+    /// Tokeniser of sentence W: words (default), chars or a tokenizer.json.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokeniser: Option<String>,
+    /// Keep the case of sentences.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_case: bool,
 }
 
 /// Output settings.
@@ -85,8 +96,28 @@ pub const SHORTCUTS: &[Shortcut] = &[
     shaped(
         "w",
         "files.w",
-        "W file (.npy, .csv, .jsonl) of integer tokens; needs --z",
+        "W file: integer tokens (.npy, .csv, .jsonl; ragged rows are padded) or sentences \
+         (.txt, one per line); needs --z",
         Shape::Text,
+    ),
+    shaped(
+        "w-format",
+        "files.w_format",
+        "How --w is read: auto (by extension), npy, csv, jsonl or text (sentences)",
+        Shape::Text,
+    ),
+    shaped(
+        "tokeniser",
+        "files.tokeniser",
+        "Tokeniser of sentence W: words (default: Unicode lowercase, UAX #29 word boundaries, \
+         each punctuation character a token), chars (grapheme clusters) or a tokenizer.json",
+        Shape::Text,
+    ),
+    shaped(
+        "keep-case",
+        "files.keep_case",
+        "Keep the case of sentence W (words and chars lowercase by default)",
+        Shape::Switch,
     ),
     shaped(
         "z",
@@ -138,8 +169,9 @@ pub const SHORTCUTS: &[Shortcut] = &[
     flag(
         "pad",
         "prequential.online.pad",
-        "Padding token of variable-length messages (W padded at the end): the online scheme \
-         adds a GRU over the message with this padding mask",
+        "Padding token of variable-length messages (W padded at the end; for --w, an id of \
+         the file): the online scheme adds a GRU over the message with this padding mask. \
+         Ragged or sentence W is padded by kcomp with its own token without this flag",
     ),
     flag(
         "seed",
@@ -437,6 +469,8 @@ pub struct SingleRun {
     z: Targets,
     /// The validation-set size chosen by default, to tell before training.
     pub note: Option<String>,
+    /// How a user's W was read (dense ids, tokeniser, padding).
+    pub w_info: Option<WInfo>,
 }
 
 impl Resolved {
@@ -453,7 +487,7 @@ impl Resolved {
                 return Err(KcompError::param(name, "only applies to a --sweep-h sweep"));
             }
         }
-        let (w, z) = self.config.load_data()?;
+        let (w, z, w_info) = self.config.load_data_read()?;
         let note = self.settle_val_size(w.n);
         validate(&w, &z, &self.config.prequential)?;
         if let Some(dir) = &self.config.output.dir {
@@ -464,6 +498,7 @@ impl Resolved {
             w,
             z,
             note,
+            w_info,
         })
     }
 }
@@ -481,6 +516,14 @@ impl SingleRun {
         pb.finish_and_clear();
         if let Some(dir) = &self.config.output.dir {
             write_outputs(&r, &self.config, dir)?;
+            if let Some(info) = &self.w_info
+                && (info.remapped || info.pad_source.is_some())
+            {
+                crate::io::files::atomic_write(
+                    &dir.join("w_vocabulary.csv"),
+                    &info.vocabulary_csv(&self.w)?,
+                )?;
+            }
         }
         Ok(r)
     }
@@ -488,6 +531,9 @@ impl SingleRun {
     /// The text `kcomp prequential` prints for the run's result.
     pub fn render(&self, r: &PrequentialResult) -> String {
         let mut text = to_text(r, &self.config.title());
+        for n in self.w_info.iter().flat_map(|i| i.notes()) {
+            text += &format!("note (W): {n}\n");
+        }
         if let Some(dir) = &self.config.output.dir {
             text += &format!("outputs in          {}\n", dir.display());
         }
@@ -498,11 +544,27 @@ impl SingleRun {
 impl ConfigFile {
     /// Builds the data the config describes.
     pub fn load_data(&self) -> Result<(TokenData, Targets)> {
+        self.load_data_read().map(|(w, z, _)| (w, z))
+    }
+
+    /// [`ConfigFile::load_data`] with how a user's W was read. The padding token of the
+    /// online scheme (`pad`) names an id of the user's file: it is applied while W is read
+    /// (the learners then take W's dense id).
+    pub fn load_data_read(&self) -> Result<(TokenData, Targets, Option<WInfo>)> {
         match (&self.files, &self.language) {
-            (Some(f), _) => load_user_data(&f.w, &f.z, f.precision),
+            (Some(f), _) => {
+                let options = WOptions::from_flags(
+                    f.w_format,
+                    f.tokeniser.as_deref(),
+                    f.keep_case,
+                    self.prequential.online.pad.map(i64::from),
+                )?;
+                let (w, z, info) = load_w_and_z(&f.w, &options, &f.z, f.precision)?;
+                Ok((w, z, Some(info)))
+            }
             (None, language) => {
                 let ls = language.clone().unwrap_or_default().generate()?;
-                Ok((ls.w, ls.z))
+                Ok((ls.w, ls.z, None))
             }
         }
     }
@@ -524,7 +586,7 @@ impl ConfigFile {
     pub fn title(&self) -> String {
         let p = &self.prequential;
         let what = match (&self.files, &self.language) {
-            (Some(f), _) => format!("user data {} / {}", file_name(&f.w), file_name(&f.z)),
+            (Some(f), _) => files_title(&f.w, &f.z),
             (None, l) => {
                 let l = l.clone().unwrap_or_default();
                 format!(
@@ -545,6 +607,20 @@ impl ConfigFile {
             None => run,
         }
     }
+}
+
+/// "Z given W in FOLDER" for files named W.* and Z.* side by side, else "Z-FILE given W-FILE".
+fn files_title(w: &Path, z: &Path) -> String {
+    let stem = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let folder = |p: &Path| p.parent().map(|d| d.to_path_buf());
+    if stem(w).as_deref() == Some("W") && stem(z).as_deref() == Some("Z") && folder(w) == folder(z)
+    {
+        return match w.parent().and_then(|d| d.file_name()) {
+            Some(d) => format!("Z given W in {}", d.to_string_lossy()),
+            None => "Z given W".to_string(),
+        };
+    }
+    format!("{} given {}", file_name(z), file_name(w))
 }
 
 fn file_name(p: &Path) -> String {

@@ -196,6 +196,28 @@ pub fn figure(scores: &Scores, stem: &Path) -> Result<Vec<PathBuf>> {
     patterns.dedup();
     // NNNN first, VVVV last: sort by the number of verbs, then alphabetically.
     patterns.sort_by_key(|p| (p.matches('V').count(), p.clone()));
+    // Outputs behind each pattern's percentages (over the models: one number or a range).
+    let labels: Vec<String> = patterns
+        .iter()
+        .map(|p| {
+            let ns: Vec<usize> = scores
+                .patterns
+                .iter()
+                .filter(|r| &r.group == p)
+                .map(|r| r.outputs)
+                .collect();
+            let (lo, hi) = (
+                ns.iter().min().copied().unwrap_or(0),
+                ns.iter().max().copied().unwrap_or(0),
+            );
+            // No-break spaces: a label wraps between the pattern and its n, never inside n.
+            if lo == hi {
+                format!("{p} (n\u{a0}=\u{a0}{lo})")
+            } else {
+                format!("{p} (n\u{a0}=\u{a0}{lo}\u{a0}to\u{a0}{hi})")
+            }
+        })
+        .collect();
     let series = |value: &dyn Fn(&CoverageRow) -> Option<f64>| -> Vec<Series> {
         scores
             .models
@@ -209,11 +231,11 @@ pub fn figure(scores: &Scores, stem: &Path) -> Result<Vec<PathBuf>> {
                     .filter(|r| &r.model == m)
                     .filter_map(|r| {
                         let x = patterns.iter().position(|p| *p == r.group)? as f64;
-                        Some(Point {
-                            x,
-                            y: value(r)?,
-                            err: 0.0,
-                        })
+                        let y = value(r)?;
+                        // Binomial standard error of a percentage over the pattern's outputs.
+                        let q = y / 100.0;
+                        let err = 100.0 * (q * (1.0 - q) / r.outputs.max(1) as f64).sqrt();
+                        Some(Point { x, y, err })
                     })
                     .collect(),
                 reference: false,
@@ -225,7 +247,7 @@ pub fn figure(scores: &Scores, stem: &Path) -> Result<Vec<PathBuf>> {
         title: title.into(),
         x_label: "POS pattern of the specified order (N noun, V verb)".into(),
         y_label: "% of outputs".into(),
-        x_axis: XAxis::Categories(patterns.clone()),
+        x_axis: XAxis::Categories(labels.clone()),
         y_log: false,
         y_range: Some((0.0, 100.0)),
         series: s,
@@ -236,7 +258,7 @@ pub fn figure(scores: &Scores, stem: &Path) -> Result<Vec<PathBuf>> {
             panel("Coverage w/o order", series(&|r| r.coverage_pct)),
             panel("Ordered coverage", series(&|r| r.ordered_coverage_pct)),
         ],
-        caption: "Ordered CommonGen (Sakai et al., ACL 2025): % of outputs holding all four concepts (left) and holding them in the specified order (right), by the POS pattern of the specified order; concepts matched through kcomp's lemma table.".into(),
+        caption: "Ordered CommonGen (Sakai et al., ACL 2025): % of outputs holding all four concepts (left) and holding them in the specified order (right), by the POS pattern of the specified order (n: the outputs of a model behind each point); error bars: +-1 binomial standard error, sqrt(p (1 - p) / n); concepts matched through kcomp's lemma table.".into(),
     };
     line_figure(stem, &fig)
 }

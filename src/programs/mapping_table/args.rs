@@ -26,7 +26,9 @@ pub struct ScoreArgs {
     /// The LLM's answer (Markdown with a code block, or a bare program).
     #[arg(long)]
     pub answer: PathBuf,
-    /// `reference` (the published evaluator) or `robust`.
+    /// `reference` (default: the published evaluator of Xu et al., so C(P) compares with the
+    /// paper; it counts only dict and block tables and can be fooled by data hidden elsewhere)
+    /// or `robust` (every literal the program runs; hidden data flagged). The output names it.
     #[arg(long, default_value = "reference")]
     pub parser: String,
     /// Print the JSON record: the evaluator's fields (c_error = (N+M) E(P), c = L(P), in_acc =

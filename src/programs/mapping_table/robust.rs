@@ -53,6 +53,14 @@ fn letters_in(e: &Expr) -> usize {
 }
 
 /// (letters, output cells) of a string literal; (0, 0) unless it is a data string.
+///
+/// A *rule string* (letters with numbers, and cell symbols, between them: "A0**.. B0..**
+/// C1**.*" or "A:0,1 B:2,3", parsed at run time) is a data string too: its letters count as
+/// inputs, its symbols as cells, each number below M (a row, column or cell index, as a
+/// coordinate pair counts) as one output entry and a larger number as its bit length, and a
+/// part naming all N positions (a whole sample) as M cells at least, as a dict key does. Its
+/// table is then the one of the same rules written as a dict, so it costs its bits in L(P+)
+/// instead of being taken for hidden data.
 pub fn classify_string(s: &str) -> (usize, usize) {
     let a = alphabet();
     let allowed = |c: char| {
@@ -61,6 +69,24 @@ pub fn classify_string(s: &str) -> (usize, usize) {
             || matches!(c, '*' | '.' | '0' | '1')
             || ",:;-=>|()[]{}'\"/_".contains(c)
     };
+    let rule_string = s.chars().any(|c| a.is_letter(c))
+        && s.chars().any(|c| matches!(c, '2'..='9'))
+        && s.chars().all(|c| allowed(c) || c.is_ascii_digit());
+    if rule_string {
+        let (mut letters, mut m) = (0, 0);
+        for part in s.split(|c: char| c.is_whitespace() || c == ';' || c == '|') {
+            let n = part.chars().filter(|&c| a.is_letter(c)).count();
+            let cells =
+                part.chars().filter(|&c| c == '*' || c == '.').count() + number_entries(part);
+            letters += n;
+            m += if n >= n_positions() {
+                cells.max(m_cells())
+            } else {
+                cells
+            };
+        }
+        return (letters, m);
+    }
     if !s.chars().all(allowed) {
         let hex = s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
         if hex.len() >= 8 && hex.chars().all(|c| c.is_ascii_hexdigit()) {
@@ -79,6 +105,91 @@ pub fn classify_string(s: &str) -> (usize, usize) {
         0
     };
     (letters, m)
+}
+
+/// Output entries of the numbers written in `s`: a number below M addresses a row, column or
+/// cell (one entry, as a coordinate pair); a larger one is an int of its bit length, as in a
+/// collection.
+fn number_entries(s: &str) -> usize {
+    s.split(|c: char| !c.is_ascii_digit())
+        .filter(|run| !run.is_empty())
+        .map(|run| match run.parse::<u64>() {
+            Ok(v) if v < m_cells().max(16) as u64 => 1,
+            Ok(v) => (64 - v.leading_zeros() as usize).max(1),
+            Err(_) => (run.len() as f64 * std::f64::consts::LOG2_10).ceil() as usize,
+        })
+        .sum()
+}
+
+/// (letters, output cells, bits) of a regular expression pattern (the first argument of a
+/// `re` function): its syntax (groups, classes, quantifiers, escapes such as `\d`) is code
+/// and free, like Python's own syntax; the task's letters and cell symbols in it count as
+/// table entries, numbers (quantifier counts, ranges) as entries of their bit length, and any
+/// other character as data, 7 bits an ASCII character.
+pub fn classify_regex(pattern: &str) -> (usize, usize, f64) {
+    let a = alphabet();
+    let (mut n, mut m, mut bits) = (0usize, 0usize, 0.0f64);
+    let mut digits = String::new();
+    let mut chars = pattern.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        if !digits.is_empty() {
+            m += number_entries(&digits);
+            digits.clear();
+        }
+        match c {
+            '\\' => {
+                // An escape: a class (\d, \w, \s, ...) or an escaped metacharacter is syntax;
+                // an escaped other character is a literal.
+                match chars.next() {
+                    Some(e) if "dDwWsSbBAZnt".contains(e) || !e.is_alphanumeric() => {}
+                    Some(e) => bits += string_bits(&e.to_string()),
+                    None => {}
+                }
+            }
+            c if a.is_letter(c) => n += 1,
+            '*' | '.' => m += 1,
+            c if "()[]{}|?+^$-:,=<>!# \t\n".contains(c) => {}
+            c => bits += string_bits(&c.to_string()),
+        }
+    }
+    if !digits.is_empty() {
+        m += number_entries(&digits);
+    }
+    (n, m, bits)
+}
+
+/// Functions of `re` whose first argument is a pattern.
+const REGEX_FUNCTIONS: [&str; 9] = [
+    "compile",
+    "search",
+    "match",
+    "fullmatch",
+    "findall",
+    "finditer",
+    "sub",
+    "subn",
+    "split",
+];
+
+/// The pattern literal of a call `re.FUNCTION("...", ...)`, if the call is one.
+fn regex_pattern(c: &ruff_python_ast::ExprCall) -> Option<&ruff_python_ast::ExprStringLiteral> {
+    let Expr::Attribute(attr) = &*c.func else {
+        return None;
+    };
+    let Expr::Name(module) = &*attr.value else {
+        return None;
+    };
+    if module.id.as_str() != "re" || !REGEX_FUNCTIONS.contains(&attr.attr.as_str()) {
+        return None;
+    }
+    match c.arguments.args.first() {
+        Some(Expr::StringLiteral(s)) => Some(s),
+        _ => None,
+    }
 }
 
 fn small_int(e: &Expr) -> Option<u64> {
@@ -400,6 +511,25 @@ impl<'a> Visitor<'a> for Count {
                     self.free_bits += string_bits(arg.as_str());
                 }
             }
+        }
+        if let Expr::Call(c) = expr
+            && let Some(pattern) = regex_pattern(c)
+        {
+            // The pattern is regex code: its syntax is free (see `classify_regex`).
+            let (n, m, bits) = classify_regex(pattern.value.to_str());
+            self.n += n;
+            self.packed(n, m);
+            self.free_bits += bits;
+            self.parent_is_collection.push(false);
+            self.visit_expr(&c.func);
+            for arg in c.arguments.args.iter().skip(1) {
+                self.visit_expr(arg);
+            }
+            for k in c.arguments.keywords.iter() {
+                self.visit_expr(&k.value);
+            }
+            self.parent_is_collection.pop();
+            return;
         }
         match expr {
             Expr::StringLiteral(s) => self.string(s.value.to_str()),
@@ -818,6 +948,31 @@ mod tests {
         assert_eq!(classify_string("Enter the letters."), (0, 0));
         assert_eq!(classify_string("1010"), (0, 4));
         assert_eq!(classify_string("a5f0a5f0"), (0, 32));
+    }
+
+    #[test]
+    fn rule_strings_and_regex_patterns_are_table_entries() {
+        // Letter, row, pattern: 8 letters, 32 cells and 8 row numbers (one entry each).
+        let rules = "A0**.. B0..** C1**.* D1..*. E2...* F2***. G3*... H3.***";
+        assert_eq!(classify_string(rules), (8, 40));
+        // On-cells per letter: every cell index below 16 one entry.
+        assert_eq!(classify_string("A:0,4 B:8,12 C:1,5,13"), (3, 7));
+        // A part naming all four positions is a whole sample: 16 cells at least.
+        assert_eq!(classify_string("BDFH:2,3 ADFG:9"), (8, 32));
+        // Numbers from 16 on cost their bit length.
+        assert_eq!(classify_string("A 13107"), (1, 14));
+        // Prose with digits stays prose (bits, not table entries).
+        assert_eq!(classify_string("Enter 4 letters."), (0, 0));
+        // Regex syntax is free; letters, cell symbols and counts are entries.
+        assert_eq!(classify_regex(r"([A-H])(\d)([*.]{4})"), (2, 3, 0.0));
+        assert_eq!(classify_regex(r"[A-H]"), (2, 0, 0.0));
+        // Other literal characters in a pattern are data.
+        assert_eq!(classify_regex("xyz").2, 21.0);
+        // (Rows 0 only: an ordinary data string, its 0s free.)
+        let code = "import re\nRULES = 'A0**.. B0..**'\nr = re.findall(r'([A-H])(\\d)([*.]{4})', RULES)\nprint(r)\n";
+        let (counts, bits) = measure_bits(code);
+        assert_eq!((counts.n_dict, counts.m_dict), (2 + 2, 8 + 3), "{counts:?}");
+        assert!(bits < 10.0, "{bits}");
     }
 
     #[test]

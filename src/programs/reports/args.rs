@@ -16,7 +16,9 @@ pub struct ReportArgs {
     /// Folder with the datasets <name>.jsonl (default: the six published ones, rebuilt).
     #[arg(long)]
     pub data: Option<PathBuf>,
-    /// `reference` or `robust` (both are computed for parser_differences.csv).
+    /// `reference` (default: the published evaluator, numbers comparable with Xu et al.) or
+    /// `robust` (every literal the program runs; hidden data flagged); both are computed for
+    /// parser_differences.csv, and the tables and figures name the selected one.
     #[arg(long, default_value = "reference")]
     pub parser: String,
     /// Output folder (default DIR/report).

@@ -7,6 +7,7 @@ use super::Cell;
 use crate::datasets::string_grid::Setting;
 use crate::error::Result;
 use crate::plot::{self, Figure, LabelledPoint, Panel, Point, Region, Scatter, Series, XAxis};
+use crate::programs::mapping_table::ParserMode;
 use crate::programs::mapping_table::score::{LOW_ERRORS, LOW_TABLE_FACTOR};
 use crate::sweeps::summary::Stat;
 
@@ -55,8 +56,25 @@ fn error_bar_note(cells: &[Cell]) -> &'static str {
     }
 }
 
-/// `c_by_setting.{png,svg}`: mean C(P) per setting, one series per model, +-1 standard error.
-pub fn c_by_setting(cells: &[Cell], stem: &Path) -> Result<Vec<PathBuf>> {
+/// Which parser measured the tables, as a figure says it.
+fn parser_note(parser: ParserMode) -> &'static str {
+    match parser {
+        ParserMode::Reference => {
+            "Tables measured by the reference parser (the published evaluator of Xu et al., \
+             ACL 2026: numbers comparable with the paper; it counts only dict and block tables \
+             and can be fooled by hidden data; --parser robust reads every literal)."
+        }
+        ParserMode::Robust => {
+            "Tables measured by the robust parser (every literal the program runs; hidden data \
+             flagged as failed; not the published evaluator, whose numbers --parser reference \
+             gives)."
+        }
+    }
+}
+
+/// `c_by_setting.{png,svg}`: mean C(P) per setting, one series per model, +-1 standard error,
+/// under `parser`'s tables.
+pub fn c_by_setting(cells: &[Cell], stem: &Path, parser: ParserMode) -> Result<Vec<PathBuf>> {
     let settings = settings(cells);
     let series = models(cells)
         .into_iter()
@@ -88,7 +106,10 @@ pub fn c_by_setting(cells: &[Cell], stem: &Path) -> Result<Vec<PathBuf>> {
         .collect();
     let figure = Figure {
         panels: vec![Panel {
-            title: "Compositionality of LLM programs per layout setting".into(),
+            title: format!(
+                "Compositionality of LLM programs per layout setting ({} parser)",
+                parser.name()
+            ),
             x_label: "layout setting of the string-to-grid data".into(),
             y_label: "mean C(P) (score, 0-100)".into(),
             x_axis: XAxis::Categories(settings.iter().map(|s| s.name().to_string()).collect()),
@@ -100,16 +121,18 @@ pub fn c_by_setting(cells: &[Cell], stem: &Path) -> Result<Vec<PathBuf>> {
         }],
         caption: format!(
             "Mean C(P) over all answers of a model and setting ({}; failed and empty answers \
-             count, scored as the published evaluator does); {}",
+             count, scored as the published evaluator does); {} {}",
             n_range(cells),
-            error_bar_note(cells)
+            error_bar_note(cells),
+            parser_note(parser)
         ),
     };
     plot::line_figure(stem, &figure)
 }
 
-/// `plane.{png,svg}`: (mean L(P+), mean E(P)) per model x setting over the profile regions.
-pub fn plane(cells: &[Cell], stem: &Path) -> Result<Vec<PathBuf>> {
+/// `plane.{png,svg}`: (mean L(P+), mean E(P)) per model x setting over the profile regions,
+/// under `parser`'s tables.
+pub fn plane(cells: &[Cell], stem: &Path, parser: ParserMode) -> Result<Vec<PathBuf>> {
     let low_table = IDEAL_TABLE * LOW_TABLE_FACTOR;
     let low_errors = LOW_ERRORS as f64;
     let means = |c: &Cell| Some((Stat::of(&c.l_plus)?.mean, Stat::of(&c.errors)?.mean));
@@ -153,7 +176,10 @@ pub fn plane(cells: &[Cell], stem: &Path) -> Result<Vec<PathBuf>> {
         color,
     };
     let scatter = Scatter {
-        title: "Table size against errors: profiles T1 / T2 / T3".into(),
+        title: format!(
+            "Table size against errors: profiles T1 / T2 / T3 ({} parser)",
+            parser.name()
+        ),
         x_label: "mean L(P+) (mapping-table entries)".into(),
         y_label: "mean E(P) (wrong samples of 16)".into(),
         x_range: (0.0, l_max),
@@ -169,8 +195,9 @@ pub fn plane(cells: &[Cell], stem: &Path) -> Result<Vec<PathBuf>> {
             "One point per model and setting (label: setting), means over its answers ({}). \
              T1: L(P+) <= {low_table} entries (3 x the ideal {IDEAL_TABLE}) and E(P) <= \
              {low_errors}; T2: larger table, E(P) <= {low_errors}; T3: small table, more \
-             errors.",
-            n_range(cells)
+             errors. {}",
+            n_range(cells),
+            parser_note(parser)
         ),
     };
     plot::scatter(stem, &scatter)

@@ -291,7 +291,12 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, draw: bool) -> Result
     write_csv(&out.join("per_answer.csv"), &per)?;
 
     let cells = cells(rows);
-    let parser = rows.first().map_or("reference", |r| r.parser.name());
+    let parser_mode = rows
+        .first()
+        .map_or(crate::programs::mapping_table::ParserMode::Reference, |r| {
+            r.parser
+        });
+    let parser = parser_mode.name();
     let mut md = format!(
         "# Mapping-table report\n\nParser: {parser}. L(P+) in mapping-table entries, E(P) in \
          samples, C(P) in [0, 100]. `log_norm_c` is C(P) on a log scale, \
@@ -378,9 +383,12 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, draw: bool) -> Result
         for (name, res) in [
             (
                 "c_by_setting.png",
-                plots::c_by_setting(&cells, &out.join("c_by_setting")),
+                plots::c_by_setting(&cells, &out.join("c_by_setting"), parser_mode),
             ),
-            ("plane.png", plots::plane(&cells, &out.join("plane"))),
+            (
+                "plane.png",
+                plots::plane(&cells, &out.join("plane"), parser_mode),
+            ),
         ] {
             match res {
                 Ok(_) => md.push_str(&format!("\n![{name}]({name})\n")),

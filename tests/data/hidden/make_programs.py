@@ -213,6 +213,36 @@ for st in SETTINGS:
         "placed = dict(ROW[m.group()] for m in re.finditer(r'[A-H]', input()))\n"
         "print('\\n'.join(placed[r] for r in range(4)))\n")
 
+# The rules as one string parsed by a regex at run time (a compact rule table): each position
+# a row (h, hr): "A0**.. B0..** ..." (letter, row, pattern).
+for st in SETTINGS:
+    cells, vals, fixed = layout(record(st))
+    if sorted(c // 4 for cs in cells for c in cs) != sorted(4 * list(range(4))) or any(len({c // 4 for c in cs}) != 1 for cs in cells):
+        continue
+    rules = ' '.join(f"{chr(65 + 2 * i + v)}{cells[i][0] // 4}{vals[i][v]}" for i in range(4) for v in range(2))
+    honest[f'{st}__rule_string'] = (
+        "import re\n"
+        f"RULES = '{rules}'\n"
+        "rule = {m[1]: (int(m[2]), m[3]) for m in re.finditer(r'([A-H])(\\d)([*.]{4})', RULES)}\n"
+        "rows = dict(rule[c] for c in input().split())\n"
+        "print('\\n'.join(rows[r] for r in range(4)))\n")
+# Every layout: the on-cells of each letter and the fixed on-cells as one string
+# ("A:0,1 B:2,3 ... *:5,9"), parsed at run time.
+for st in SETTINGS:
+    cells, vals, fixed = layout(record(st))
+    on = on_cells(cells, vals)
+    fon = fixed_on(fixed)
+    spec = ' '.join(f"{l}:{','.join(str(c) for c in cs)}" for l, cs in on.items())
+    if fon:
+        spec += ' *:' + ','.join(str(c) for c in fon)
+    honest[f'{st}__rule_string_cells'] = (
+        "import re\n"
+        f"SPEC = '{spec}'\n"
+        "lit = {k: [int(c) for c in v.split(',') if c] for k, v in re.findall(r'([A-H*]):([0-9,]*)', SPEC)}\n"
+        "on = set(lit.get('*', []))\n"
+        "for letter in input().split():\n    on.update(lit[letter])\n"
+        "print('\\n'.join(''.join('*' if 4 * r + c in on else '.' for c in range(4)) for r in range(4)))\n")
+
 os.makedirs(os.path.join(ROOT, 'honest'), exist_ok=True)
 for name, code in honest.items():
     ws(os.path.join(ROOT, 'honest', name + '.py'), code)

@@ -1,5 +1,5 @@
 //! A Bayesian learner of one hypothesis class, a lexicon with holistic exceptions, for the
-//! rule learner's new messages (issue 21): its posterior over lexicons is sampled by MCMC, and
+//! rule learner's new messages: its posterior over lexicons is sampled by MCMC, and
 //! each lexicon's likelihood of the messages seen so far is in closed form.
 //!
 //! **Model.** Each attribute `a` is said by one message position `s(a)` (an assignment: distinct

@@ -1,4 +1,4 @@
-//! A discrete rule learner for the online scheme (issue 21): W -> Z read as a lexicon with
+//! A discrete rule learner for the online scheme: W -> Z read as a lexicon with
 //! exceptions, learned without knowing which message positions say what.
 //!
 //! A row's code is a hierarchy of predictors, each a Bayesian or Dirichlet mixture, so the

@@ -1,0 +1,7 @@
+import re
+SPEC = 'A:0,1 B:2,3 C:8,9,11 D:10 E:7 F:4,5,6 G:12 H:13,14,15'
+lit = {k: [int(c) for c in v.split(',') if c] for k, v in re.findall(r'([A-H*]):([0-9,]*)', SPEC)}
+on = set(lit.get('*', []))
+for letter in input().split():
+    on.update(lit[letter])
+print('\n'.join(''.join('*' if 4 * r + c in on else '.' for c in range(4)) for r in range(4)))
