@@ -548,6 +548,9 @@ pub fn run_learner(
     bits
 }
 
+/// The tree learner's seed stream (the index it had when its sweeps were measured).
+const TREE_SEED_STREAM: u64 = 1_000_006;
+
 /// Prior log2 weights of the learners in the mixture: uniform, except that rule learners (which
 /// run on discrete Z only, and whose hypotheses include Z without W and one-position tables,
 /// the marginal and n-gram learners' classes) share 3/4 of the mass and the others the rest.
@@ -644,7 +647,20 @@ pub fn online_code(
             .with_max_len(1)
             .enumerate()
             .map(|(k, spec)| {
-                let seed = derive_seed(cfg.seed, 1_000_003 + k as u64);
+                // Learners draw seeds by their place among the learners other than the tree
+                // learner, which has a stream of its own: adding it to the defaults left every
+                // other learner's numbers (and the golden values) unchanged.
+                let stream = match spec {
+                    LearnerSpec::Tree(_) => TREE_SEED_STREAM,
+                    _ => {
+                        1_000_003
+                            + specs[..k]
+                                .iter()
+                                .filter(|s| !matches!(s, LearnerSpec::Tree(_)))
+                                .count() as u64
+                    }
+                };
+                let seed = derive_seed(cfg.seed, stream);
                 let res = make_online_learner(spec, oc, w, z, seed).map(|mut l| {
                     let bits = run_learner(l.as_mut(), w, z, &order, &bounds);
                     (l, bits)
