@@ -28,6 +28,9 @@
 //! - [`error`]: the one error type (one-line messages, exit status 2);
 //! - [`cli`]: the `kcomp` command line.
 
+// One path to stdout: `cli::write_stdout` (print! panics on a full or closed stdout).
+#![warn(clippy::print_stdout)]
+
 pub mod cli;
 pub mod coding;
 pub mod config;

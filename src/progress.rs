@@ -15,6 +15,17 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
 
+/// Writes one line (`text` and a newline) on stderr, control characters other than newlines
+/// and tabs escaped. A failed write is ignored: stderr is where kcomp would report it, and
+/// `eprintln!` would panic instead.
+pub fn note(text: &str) {
+    let mut err = std::io::stderr().lock();
+    let text = crate::io::names::terminal_text(text);
+    let _ = err
+        .write_all(text.as_bytes())
+        .and_then(|()| err.write_all(b"\n"));
+}
+
 /// Seconds between two progress lines when stderr is not a terminal (default 5; the
 /// environment variable `KCOMP_PROGRESS_SECONDS` changes it).
 pub const LOG_INTERVAL_SECONDS: u64 = 5;

@@ -282,7 +282,8 @@ fn model_names_are_data() {
         "{md}"
     );
     let csv = std::fs::read_to_string(out.join("summary.csv")).unwrap();
-    assert!(csv.contains("\"'=evil|x\nrow\",all,1,"), "{csv}");
+    // The newline is escaped too: a CSV cell carries no control character.
+    assert!(csv.contains("'=evil|x\\nrow,all,1,"), "{csv}");
 }
 
 #[test]

@@ -366,8 +366,18 @@ fn sweep_writes_tables_and_resumes_only_matching_runs() {
     let marked = out.join("h1_seed0").join("result.json");
     let mut json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&marked).unwrap()).unwrap();
+    // A consistent mark (C^L, K(f) and the run's digest recomputed): a saved run is verified
+    // before it is trusted, so a bare edit would be recomputed instead (bad_inputs_round4).
+    let k_z = json["k_z"].as_f64().unwrap();
+    let given_f = json["k_data_given_f"].as_f64().unwrap();
     json["k_data"] = serde_json::json!(12345.0);
-    std::fs::write(&marked, json.to_string()).unwrap();
+    json["c_l"] = serde_json::json!(k_z / 12345.0);
+    json["k_f"] = serde_json::json!(12345.0 - given_f);
+    let text = json.to_string();
+    std::fs::write(&marked, &text).unwrap();
+    let config = std::fs::read_to_string(out.join("h1_seed0").join("config.toml")).unwrap();
+    let digest = kcomp::sweeps::engine::digest("h-sweep run", &[&config.into(), &text.into()]);
+    std::fs::write(out.join("h1_seed0").join("result.sha256"), digest).unwrap();
     sweep(&cfg, true);
     let resumed = runs_csv_k_data(&out);
     assert_eq!(resumed[1], 12345.0);

@@ -316,7 +316,7 @@ fn z_grouped_order_is_not_used_for_a_code_length() {
 }
 
 /// prequential / exact K(Z|W) and C on language systems of 3 attributes x 5 values: within
-/// the bounds (3 below 100 exact bits, 2 above) and C strictly decreasing in h from
+/// the required bounds (3 below 100 exact bits, 2 above) and C strictly decreasing in h from
 /// 0 to 0.75. (From 0.75 to 1 it is not on every seed: with three quarters of the objects
 /// holistic the lexicon saves a few bits at most, about the learner's noise; here, with 10
 /// rows per object, seed 2 codes h = 1 in fewer bits. See experiments/prequential-accuracy.)

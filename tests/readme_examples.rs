@@ -134,6 +134,10 @@ const PAGES: &[(&str, &[(&str, Run)])] = &[
                 Skip("17 estimators on 36 datasets: about 20 s idle, longer under load"),
             ),
             (
+                "kcomp compare configs/compare/estimators.toml --out results/estimators",
+                Skip("the cross-check panel: 48 datasets x 6 estimators, a minute or two"),
+            ),
+            (
                 "kcomp compare --w data/g300/W.npy --z data/g300/Z.npy --precision 0.01 --estimators topsim --set topsim.correlation=spearman --set topsim.z_distance=cosine",
                 Fast(&["topsim", "ok"]),
             ),

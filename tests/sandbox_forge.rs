@@ -63,3 +63,92 @@ fn a_measuring_thread_that_cannot_start_fails_closed() {
     assert_eq!(starved["errors"], 16, "{starved}");
     assert_eq!(starved["l_p_plus"], 0, "{starved}");
 }
+
+/// A program that prints its (memorised) output, then writes the old bootstrap
+/// marker with escape sequences on stderr and exits with the bootstrap's status, is an
+/// ordinary program: the robust parser still finds its hidden table (`hidden_data`, C = 0),
+/// the reference parser scores its output, and none of its bytes reach the terminal, the
+/// CSV or the Markdown.
+#[test]
+fn a_forged_bootstrap_failure_is_only_program_stderr() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let answer = data.join("hostile/forge_bootstrap.txt");
+    let dataset = data.join("rgp/k=4_u=2_d=16_type=h.jsonl");
+    let score = |parser: &str, json: bool| -> (String, String) {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kcomp"));
+        cmd.args(["grid", "score", "--parser", parser, "--record", "0"])
+            .arg("--dataset")
+            .arg(&dataset)
+            .arg("--answer")
+            .arg(&answer);
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let (robust, _) = score("robust", true);
+    let robust: serde_json::Value = serde_json::from_str(&robust).unwrap();
+    assert!(
+        robust["status"]
+            .as_str()
+            .unwrap()
+            .starts_with("hidden_data"),
+        "{robust}"
+    );
+    assert_eq!(robust["norm_c"], 0.0, "{robust}");
+    let (reference, _) = score("reference", true);
+    let reference: serde_json::Value = serde_json::from_str(&reference).unwrap();
+    assert_eq!(reference["status"], "ok", "{reference}");
+    assert_eq!(reference["errors"], 0, "{reference}");
+    for parser in ["robust", "reference"] {
+        let (out, err) = score(parser, false);
+        for text in [&out, &err] {
+            assert!(
+                !text.contains('\u{1b}') && !text.contains('\u{7}'),
+                "{text:?}"
+            );
+            assert!(
+                !text.contains("sandbox_error") && !text.contains("pwned"),
+                "{text}"
+            );
+        }
+    }
+    // The same answer in a report: the program's bytes reach no table.
+    let tree = tempfile::tempdir().unwrap();
+    let h = tree.path().join("m1/h");
+    std::fs::create_dir_all(&h).unwrap();
+    std::fs::copy(&answer, h.join("0.txt")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
+        .args(["grid", "report", "--parser", "robust", "--no-plots"])
+        .arg(tree.path())
+        .arg("--data")
+        .arg(data.join("rgp"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = tree.path().join("report");
+    let per = std::fs::read_to_string(report.join("per_answer.csv")).unwrap();
+    let rows: Vec<&str> = per.lines().filter(|l| l.starts_with("m1,h,")).collect();
+    assert_eq!(rows.len(), 1, "{per}");
+    assert!(rows[0].contains(",\"hidden_data: "), "{per}");
+    for name in ["per_answer.csv", "summary.csv", "report.md"] {
+        let text = std::fs::read_to_string(report.join(name)).unwrap();
+        assert!(
+            !text.contains('\u{1b}') && !text.contains("pwned") && !text.contains("sandbox_error"),
+            "{name}: {text}"
+        );
+    }
+}

@@ -247,7 +247,23 @@ fn sweep_resume_reads_back_saved_runs_with_matching_settings() {
     let saved = out.join("runs").join("8_s1.json");
     let text = std::fs::read_to_string(&saved).unwrap();
     let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    json["rows"]["k_f"] = serde_json::json!(4242.0);
+    // A consistent mark (the sums, C and the digest recomputed): a saved result is verified
+    // before it is trusted, so a bare edit would be recomputed instead (bad_inputs_round4).
+    let rows = &mut json["rows"];
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    let (k_pw, k_w, k_zwf) = (
+        f(&rows["k_pw"]),
+        f(&rows["k_w_given_pw"]),
+        f(&rows["k_z_given_wf"]),
+    );
+    let k_z = k_pw + k_w + 4242.0 + k_zwf;
+    let k_zw = 4242.0 + k_zwf;
+    rows["k_f"] = serde_json::json!(4242.0);
+    rows["k_z"] = serde_json::json!(k_z);
+    rows["k_z_given_w"] = serde_json::json!(k_zw);
+    rows["c"] = serde_json::json!(k_z / k_zw);
+    json["sha256"] =
+        kcomp::sweeps::engine::digest("saved result", &[&json["settings"], &json["rows"]]).into();
     std::fs::write(&saved, json.to_string()).unwrap();
     let resumed = sweep(true);
     assert_ne!(first, resumed);

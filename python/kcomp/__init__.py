@@ -74,9 +74,12 @@ __all__ = [
     "context_independence",
     "conflict_count",
     "lz76",
+    "lz78",
     "tre",
     "tre_linear",
     "tre_cosine",
+    "requential",
+    "bdm",
 ]
 
 #: Every estimator of ``kcomp compare`` (code lengths first, then scores), from the library's
@@ -84,7 +87,7 @@ __all__ = [
 ESTIMATORS: List[str] = list(_kcomp.ESTIMATORS)
 
 #: Estimators that give a score (not a code length); each is also a function of this module.
-SCORES: List[str] = ESTIMATORS[4:17]
+SCORES: List[str] = list(_kcomp.SCORES)
 
 #: (unit, direction, data it applies to) of every estimator, as ``kcomp compare --estimators
 #: list`` prints them.
@@ -374,6 +377,8 @@ def compare(
     tokeniser: Optional[str] = None,
     keep_case: bool = False,
     pad: Optional[int] = None,
+    requential: Optional[Mapping[str, Any]] = None,
+    bdm: Optional[Mapping[str, Any]] = None,
 ) -> Comparison:
     """Every estimator (or ``estimators``) of K(Z|W) and compositionality on one dataset, as
     ``kcomp compare --w W --z Z --json``.
@@ -392,6 +397,9 @@ def compare(
     ``max_pairs``, ``seed``, ``z_distances`` a distance-matrix file); default: the CLI's.
     ``bosdis``: the ``[bosdis]`` settings (``eos``: an end-of-sequence symbol not counted,
     EGG's convention is ``{"eos": 0}``); default: every symbol counts.
+    ``requential``: the ``[requential]`` settings (``teacher`` final/online, ``learners``,
+    ``growth``, ``min_block``, ``guard``, ``k_z``, ``seed``); ``bdm``: the ``[bdm]`` settings
+    (``ctm_dir``, ``partition``, ``block``). Both estimators run only when named.
     """
     names = None if estimators is None else [str(e) for e in estimators]
     if names is not None:
@@ -405,6 +413,8 @@ def compare(
     if bosdis is not None and set(bosdis) - {"eos"}:
         raise KcompError(f"bosdis: unknown setting(s) {sorted(set(bosdis) - {'eos'})} (known: eos)")
     bosdis_settings = None if bosdis is None else json.dumps(dict(bosdis))
+    req_settings = None if requential is None else json.dumps(dict(requential))
+    bdm_settings = None if bdm is None else json.dumps(_paths(dict(bdm)))
     text = _call(
         _kcomp.compare,
         _w(W),
@@ -417,6 +427,8 @@ def compare(
         tokeniser,
         keep_case,
         pad,
+        req_settings,
+        bdm_settings,
     )
     return _comparison(text)
 
@@ -655,7 +667,13 @@ conflict_count = _plain_score(
 )
 lz76 = _plain_score(
     "lz76",
-    "Lempel-Ziv (1976) complexity of the messages.",
+    "Lempel-Ziv (1976) complexity of the messages: phrases of Kaspar and Schuster's "
+    "exhaustive parsing (6 for '1001111011000010').",
+)
+lz78 = _plain_score(
+    "lz78",
+    "Lempel-Ziv (1978) complexity of the messages: phrases of the incremental dictionary "
+    "parsing (8 for '1001111011000010'); native ``code_bits`` is the LZ78 code length.",
 )
 tre = _plain_score(
     "tre",
@@ -664,6 +682,52 @@ tre = _plain_score(
 )
 tre_linear = _plain_score("tre_linear", "TRE with a linear composition of attribute vectors.")
 tre_cosine = _plain_score("tre_cosine", "TRE with the cosine distance.")
+
+
+def _paths(settings: Dict[str, Any]) -> Dict[str, Any]:
+    return {k: os.fspath(v) if isinstance(v, os.PathLike) else v for k, v in settings.items()}
+
+
+def requential(W: Any, Z: Any, precision: Optional[float] = None, **settings: Any) -> Estimate:
+    """Requential code length of Z given W (Finzi et al., "From Entropy to Epiplexity",
+    arXiv 2601.03220, 2026): a student learns only synthetic rows a teacher draws, the
+    synthetic rows cost their summed KL(teacher || student) plus a relative-entropy code's
+    overhead, and the final student codes Z. Bits. The same number as ``kcomp compare
+    --estimators requential --json``; keyword arguments are ``[requential]`` settings
+    (``teacher="online"``, ``learners=["ngram2", ...]``, ``k_z=False``, ...). ``native`` holds
+    K_req, the overhead, the data bits, K(Z) by the same learners with W withheld, and the
+    teacher's own prequential code and K_auc of the same run. Raises KcompError when no
+    learner gives a code."""
+    e = compare(
+        W, Z, estimators=["requential"], precision=precision, requential=settings or None
+    ).estimates[0]
+    if not e.ok or e.k_z_given_w_bits is None:
+        raise KcompError(f"requential: no code length ({_status_text(e.status)})")
+    return e
+
+
+def bdm(
+    x: Any,
+    ndim: Optional[int] = None,
+    nsymbols: Optional[int] = None,
+    partition: str = "ignore",
+    block: Optional[int] = None,
+    ctm: Optional[Union[str, os.PathLike]] = None,
+) -> Dict[str, Any]:
+    """BDM (Zenil et al.'s Block Decomposition Method) of an integer array, with pybdm's
+    conventions, on the CTM tables of a pybdm installation (``ctm``: its package folder, or
+    the KCOMP_PYBDM_CTM environment variable; the tables are not shipped with kcomp).
+
+    ``x``: symbols 0..8, 1-D (a string) or 2-D (``ndim=2``: a binary matrix, 4x4 blocks;
+    ``ndim=1`` reads a 2-D array row after row). ``partition``: ``ignore`` (pybdm's default),
+    ``correlated[:SHIFT]`` or ``recursive[:MIN_LENGTH]``. Returns ``{"bits", "blocks",
+    "distinct_blocks", "missing_blocks", "uncovered_symbols", "warnings", "table", ...}``;
+    ``bdm([0, 1] * 18)["bits"]`` is 28.5757 as in pybdm's README."""
+    path = None if ctm is None else os.fspath(ctm)
+    x = _array(x, "x")
+    if x.ndim == 0:
+        raise KcompError("x: an array of symbols, not a scalar")
+    return json.loads(_kcomp.bdm(x, ndim, nsymbols, partition, block, path))
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ import numpy as np
 
 __version__: str
 ESTIMATORS: List[str]
+SCORES: List[str]
 ESTIMATOR_INFO: List[Tuple[str, str, str, str]]
 PREQUENTIAL_FLAGS: List[Tuple[str, str]]
 
@@ -24,6 +25,16 @@ def compare(
     tokeniser: Optional[str] = ...,
     keep_case: bool = ...,
     pad: Optional[int] = ...,
+    requential_json: Optional[str] = ...,
+    bdm_json: Optional[str] = ...,
+) -> str: ...
+def bdm(
+    x: np.ndarray,
+    ndim: Optional[int] = ...,
+    nsymbols: Optional[int] = ...,
+    partition: str = ...,
+    block: Optional[int] = ...,
+    ctm: Optional[str] = ...,
 ) -> str: ...
 def topsim_matrix(w: np.ndarray, d: np.ndarray, topsim_json: Optional[str] = ...) -> str: ...
 def prequential(

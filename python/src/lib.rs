@@ -255,7 +255,7 @@ fn tokenise<'py>(
 /// (a `[topsim]` table as JSON) replaces the default topological-similarity settings,
 /// `bosdis_json` (a `[bosdis]` table) the bag-of-symbols settings.
 #[pyfunction]
-#[pyo3(signature = (w, z, precision=None, estimators=None, llm_report=None, topsim_json=None, bosdis_json=None, tokeniser=None, keep_case=false, pad=None))]
+#[pyo3(signature = (w, z, precision=None, estimators=None, llm_report=None, topsim_json=None, bosdis_json=None, tokeniser=None, keep_case=false, pad=None, requential_json=None, bdm_json=None))]
 #[allow(clippy::too_many_arguments)]
 fn compare(
     py: Python<'_>,
@@ -269,6 +269,8 @@ fn compare(
     tokeniser: Option<String>,
     keep_case: bool,
     pad: Option<i64>,
+    requential_json: Option<String>,
+    bdm_json: Option<String>,
 ) -> PyResult<String> {
     use kcomp::panel::single::{SingleSettings, compare_one, single_config, user_dataset_read};
     let how = WRead {
@@ -287,6 +289,15 @@ fn compare(
         config.bosdis = serde_json::from_str(&text)
             .map_err(|e| to_py(format!("invalid parameter `bosdis`: {e}")))?;
     }
+    if let Some(text) = requential_json {
+        config.requential = serde_json::from_str(&text)
+            .map_err(|e| to_py(format!("invalid parameter `requential`: {e}")))?;
+        config.validate_estimators().map_err(to_py)?;
+    }
+    if let Some(text) = bdm_json {
+        config.bdm = serde_json::from_str(&text)
+            .map_err(|e| to_py(format!("invalid parameter `bdm`: {e}")))?;
+    }
     py.detach(|| {
         let data = user_dataset_read(w, z, vec!["W".into(), "Z".into()], Some(&info))?;
         let bar = kcomp::progress::WorkBar::hidden();
@@ -294,6 +305,45 @@ fn compare(
     })
     .map_err(to_py)
     .and_then(|c| json(&c))
+}
+
+/// `kcomp bdm FILE --json` on an integer array of 1 or 2 axes (`ndim`: 1 reads it row after
+/// row, 2 as a matrix; default: its own number of axes).
+#[pyfunction]
+#[pyo3(signature = (x, ndim=None, nsymbols=None, partition="ignore".to_string(), block=None, ctm=None))]
+fn bdm(
+    py: Python<'_>,
+    x: &Bound<'_, PyAny>,
+    ndim: Option<usize>,
+    nsymbols: Option<usize>,
+    partition: String,
+    block: Option<usize>,
+    ctm: Option<PathBuf>,
+) -> PyResult<String> {
+    use kcomp::estimators::bdm::{Partition, bdm_of};
+    let axes = x
+        .getattr("ndim")
+        .and_then(|n| n.extract::<usize>())
+        .unwrap_or(1);
+    let t = read_array(x, "x")?;
+    let kcomp::io::user_data::Values::Int(values) = t.values else {
+        return Err(to_py("x: BDM needs integer symbols"));
+    };
+    let shape = match ndim.unwrap_or(axes.clamp(1, 2)) {
+        1 => vec![values.len()],
+        2 => vec![t.rows, t.cols],
+        _ => return Err(to_py("ndim: must be 1 or 2")),
+    };
+    let partition = Partition::parse(&partition).map_err(|e| to_py(format!("partition: {e}")))?;
+    py.detach(|| bdm_of(&values, &shape, nsymbols, block, partition, ctm.as_deref()))
+        .map_err(to_py)
+        .and_then(|(r, table)| {
+            let mut v = serde_json::to_value(&r).map_err(|e| to_py(e.to_string()))?;
+            v["table"] = table.into();
+            v["partition"] = partition.to_string().into();
+            v["units"] = "bits".into();
+            Ok(v.to_string())
+        })
 }
 
 #[derive(Parser)]
@@ -691,8 +741,10 @@ fn _kcomp(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(grid_score, m)?)?;
     m.add_function(wrap_pyfunction!(grid_report, m)?)?;
     m.add_function(wrap_pyfunction!(panel, m)?)?;
+    m.add_function(wrap_pyfunction!(bdm, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ESTIMATORS", kcomp::panel::registry::ESTIMATORS.to_vec())?;
+    m.add("SCORES", kcomp::panel::registry::scores())?;
     m.add_function(wrap_pyfunction!(topsim_matrix, m)?)?;
     // (name, unit, direction, data it applies to) of every estimator: the units of tidy tables.
     let info: Vec<(&str, &str, &str, &str)> = kcomp::panel::registry::ESTIMATOR_INFO

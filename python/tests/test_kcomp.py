@@ -42,7 +42,8 @@ def test_compare_is_bit_identical_to_the_cli(protocol, tmp_path):
     theirs = cli("compare", "--w", tmp_path / "W.npy", "--z", tmp_path / "Z.npy", "--json")
     assert ours["k_z"] == theirs["k_z"]
     assert without(ours["dataset"], "provenance") == without(theirs["dataset"], "provenance")
-    assert len(ours["estimates"]) == len(theirs["estimates"]) == 17
+    # Every estimator but the opt-in ones (learned_w, requential, bdm, llm_program).
+    assert len(ours["estimates"]) == len(theirs["estimates"]) == len(kcomp.ESTIMATORS) - 4 == 18
     for a, b in zip(ours["estimates"], theirs["estimates"]):
         # Floats compared exactly (JSON round-trips f64); only the wall time differs.
         assert without(a, "seconds") == without(b, "seconds")
@@ -327,6 +328,55 @@ def test_bosdis_eos_matches_the_cli(tmp_path):
     assert kcomp.bosdis(W, Z) == every
     assert kcomp.bosdis(W, Z, eos=0) == egg
     assert (W == 0).any()
+
+
+def test_scores_are_the_registry_scores():
+    assert "lz78" in kcomp.SCORES and "tre_cosine" in kcomp.SCORES
+    assert not {"compression", "requential", "bdm", "prequential"} & set(kcomp.SCORES)
+    for name in kcomp.SCORES:
+        assert callable(getattr(kcomp, name))
+
+
+def test_lz76_and_lz78_count_different_parsings():
+    # '1001111011000010' as two messages of 8 read in row order (LZ reads the concatenation;
+    # a constant Z is refused, so each row has its own meaning): LZ76 (Kaspar-Schuster) 6
+    # phrases, LZ78 8.
+    W = np.array([[int(c) for c in "10011110"], [int(c) for c in "11000010"]])
+    Z = np.array([[0], [1]])
+    assert kcomp.lz76(W, Z) == 6.0
+    assert kcomp.lz78(W, Z) == 8.0
+
+
+def test_requential_is_a_code_length_beside_k_z(protocol):
+    W, Z, _ = protocol
+    e = kcomp.requential(W, Z, learners=["marginal", "ngram1"])
+    n = e.native
+    assert e.k_z_given_w_bits == pytest.approx(
+        n["selection_bits"] + n["k_req_bits"] + n["rec_overhead_bits"] + n["data_bits"]
+    )
+    assert n["k_z_requential_bits"] > 0 and n["c_requential"] > 0
+    # The same number as compare() with the same settings.
+    same = kcomp.compare(
+        W, Z, estimators=["requential"], requential={"learners": ["marginal", "ngram1"]}
+    ).estimates[0]
+    assert same.k_z_given_w_bits == e.k_z_given_w_bits
+    with pytest.raises(kcomp.KcompError, match="requential"):
+        kcomp.requential(W, Z, learners=["nope"])
+
+
+def test_bdm_needs_pybdm_tables_and_matches_its_readme():
+    import os
+
+    ctm = os.environ.get("KCOMP_PYBDM_CTM")
+    if not ctm:
+        with pytest.raises(kcomp.KcompError, match="pybdm"):
+            kcomp.bdm([0, 1] * 18, ctm="/nonexistent/pybdm")
+        pytest.skip("KCOMP_PYBDM_CTM is not set (no pybdm CTM tables): parity runs in cargo test")
+    r = kcomp.bdm([0, 1] * 18)
+    assert r["bits"] == pytest.approx(28.575689149882564, abs=1e-9)
+    r = kcomp.bdm([1] * 10, partition="recursive")
+    assert r["bits"] == pytest.approx(22.784225562763474, abs=1e-12)
+    assert kcomp.bdm(np.ones((12, 12), dtype=int))["bits"] == pytest.approx(25.176631293734488)
 
 
 # ---- numbers a reader can interpret, tidy tables, EGG's conventions and logs ----

@@ -36,7 +36,7 @@ pub enum Distribution {
 pub fn run_codelength(args: CodelengthArgs) -> anyhow::Result<()> {
     match args.distribution {
         Distribution::Skellam { mu1, mu2, k } => {
-            println!("{}", checked_code_length(k, mu1, mu2)?);
+            outln!("{}", checked_code_length(k, mu1, mu2)?);
         }
     }
     Ok(())

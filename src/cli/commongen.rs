@@ -103,9 +103,9 @@ pub fn run(args: CommongenArgs) -> anyhow::Result<()> {
             match out {
                 Some(p) => {
                     crate::io::files::write_new_file(&p, text.as_bytes(), force)?;
-                    eprintln!("wrote {} prompts to {}", prompts.len(), p.display());
+                    noteln!("wrote {} prompts to {}", prompts.len(), p.display());
                 }
-                None => print!("{text}"),
+                None => out!("{text}"),
             }
         }
         CommongenCommand::Ask {
@@ -115,7 +115,7 @@ pub fn run(args: CommongenArgs) -> anyhow::Result<()> {
         } => {
             let prompts = selection.prompts()?;
             let s = ask::ask(&chat.options()?, &prompts, &out, chat.concurrency)?;
-            eprintln!("{s}");
+            noteln!("{s}");
             s.check()?;
         }
         CommongenCommand::Score {
@@ -125,10 +125,13 @@ pub fn run(args: CommongenArgs) -> anyhow::Result<()> {
         } => {
             let sets = data::concept_sets();
             let read = score::read_outputs(&outputs, &sets)?;
+            // The folder is locked before the scoring: a second run on it stops at once
+            // instead of writing its report while this one scores (the report claims it).
+            let _lock = crate::io::files::lock_dir(&out)?;
             let scores = score::score_outputs(&read, &sets, &data::Lexicon::builtin())?;
-            print!("{scores}");
+            out!("{scores}");
             for p in report::write_report(&scores, &outputs, &out, force)?.files {
-                println!("wrote {}", p.display());
+                outln!("wrote {}", p.display());
             }
         }
     }

@@ -129,7 +129,7 @@ fn refuse_ignored(form: &str, given: &[(bool, &str)]) -> crate::error::Result<()
 /// Runs `kcomp compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     if args.estimators.as_deref() == Some(&["list".to_string()][..]) {
-        print!("{}", crate::panel::registry::estimator_table());
+        out!("{}", crate::panel::registry::estimator_table());
         return Ok(());
     }
     let threads = args.threads.unwrap_or(0);
@@ -149,7 +149,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         )?;
         let out = args.out.as_deref();
         let sharding = args.shard.sharding()?;
-        print!(
+        out!(
             "{}",
             run_panel_file(
                 path,
@@ -186,7 +186,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     if let (Some(out), Some(w), Some(z)) = (&args.out, &args.w, &args.z) {
         // One dataset with a run folder: the panel's tables and figures for it.
         let mut config = single_config(args.estimators, args.llm_report, settings)?;
-        preq.apply(&mut config.prequential.config)?;
+        preq.apply(&mut config.prequential.config, &config.estimators)?;
         let (report, w_notes) = run_files_to_folder(
             w,
             z,
@@ -198,9 +198,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
             args.force,
             args.quiet || args.json,
         )?;
-        print!("{report}");
+        out!("{report}");
         for n in w_notes {
-            println!("note (W): {n}");
+            outln!("note (W): {n}");
         }
         return Ok(());
     }
@@ -241,8 +241,8 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         quiet,
     )?;
     match args.json {
-        true => println!("{}", serde_json::to_string_pretty(&cmp)?),
-        false => print!("{cmp}"),
+        true => outln!("{}", serde_json::to_string_pretty(&cmp)?),
+        false => out!("{cmp}"),
     }
     Ok(())
 }

@@ -57,23 +57,23 @@ pub fn run(args: GridArgs) -> anyhow::Result<()> {
             let text = a.jsonl()?;
             match a.output {
                 Some(p) => crate::io::files::write_new_file(&p, text.as_bytes(), a.force)?,
-                None => print!("{text}"),
+                None => out!("{text}"),
             }
         }
-        GridCommand::Prompt(a) => print!("{}", a.text()?),
+        GridCommand::Prompt(a) => out!("{}", a.text()?),
         GridCommand::Ask(a) => {
             let s = run_ask(&a.options()?)?;
-            eprintln!("{s}");
+            noteln!("{s}");
             s.check()?;
         }
         GridCommand::Score(a) => {
             let scored = a.score()?;
             match a.json {
-                true => println!("{}", serde_json::to_string(&scored.scores)?),
-                false => println!("{scored}"),
+                true => outln!("{}", serde_json::to_string(&scored.scores)?),
+                false => outln!("{scored}"),
             }
         }
-        GridCommand::Report(a) => eprintln!("{}", run_report(&a.options()?)?),
+        GridCommand::Report(a) => noteln!("{}", run_report(&a.options()?)?),
     }
     Ok(())
 }

@@ -1,6 +1,67 @@
 //! The `kcomp` command line. Each subcommand lives in its own file; this module routes them
 //! and maps every error to a one-line message and exit status 2.
+//!
+//! Printing: every byte the CLI writes to stdout goes through [`write_stdout`] (the `out!`
+//! and `outln!` macros), which returns write errors instead of panicking as `print!` does:
+//! a full disk (`--json > /dev/full`) is a one-line error with exit status 2, a closed pipe
+//! (`kcomp ... | head`) ends quietly with the shell's 141. Lines on stderr go through
+//! `noteln!`, which cannot fail. Both escape control characters (a name or a program's text
+//! cannot send escape sequences to the terminal). `clippy::print_stdout` keeps it the only
+//! path.
 
+use crate::error::KcompError;
+
+/// Prints to stdout through [`write_stdout`]; `?` on a write error.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(&format!($($arg)*))?
+    };
+}
+
+/// [`out!`] with a newline.
+macro_rules! outln {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(&format!("{}\n", format_args!($($arg)*)))?
+    };
+}
+
+/// One line on stderr through [`crate::progress::note`] (never fails, never panics).
+macro_rules! noteln {
+    ($($arg:tt)*) => {
+        $crate::progress::note(&format!($($arg)*))
+    };
+}
+
+/// The name stdout's write errors carry (see [`write_stdout`]).
+pub const STDOUT: &str = "standard output";
+
+/// Writes `text` to stdout and flushes it; control characters other than newlines and tabs
+/// are escaped. A failed write is an error naming standard output.
+pub fn write_stdout(text: &str) -> crate::error::Result<()> {
+    write_stdout_bytes(crate::io::names::terminal_text(text).as_bytes())
+}
+
+/// [`write_stdout`] of bytes kcomp made itself, unescaped (a completion script).
+pub fn write_stdout_bytes(bytes: &[u8]) -> crate::error::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| KcompError::io(STDOUT, e))
+}
+
+/// Whether `err` is stdout's closed pipe (the reader went away: `kcomp ... | head`).
+fn closed_stdout(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        matches!(
+            e.downcast_ref::<KcompError>(),
+            Some(KcompError::Io { path, source })
+                if path.as_os_str() == STDOUT && source.kind() == std::io::ErrorKind::BrokenPipe
+        )
+    })
+}
+
+pub mod bdm;
 pub mod codelength;
 pub mod commongen;
 pub mod compare;
@@ -44,6 +105,12 @@ const PAPERS: &str = "Papers (cite those whose quantities you report; CITATION.c
   Korbak, Zubek, Raczaszek-Leonardi. Measuring non-trivial compositionality in emergent
     communication. Emergent Communication workshop, NeurIPS 2020, arXiv 2010.15058 (synth
     protocol).
+  Finzi, Qiu, Jiang, Izmailov, Kolter, Wilson. From Entropy to Epiplexity: Rethinking
+    Information for Computationally Bounded Intelligence. arXiv 2601.03220, 2026 (requential,
+    K_auc).
+  Zenil, Hernandez-Orozco, Kiani, Soler-Toscano, Rueda-Toicen, Tegner. A Decomposition Method
+    for Global Evaluation of Shannon Entropy and Local Estimations of Algorithmic Complexity.
+    Entropy 20(8), 2018 (bdm, with pybdm's CTM tables).
 Scores (topsim, posdis, bosdis, ...): references in docs/estimators.md.";
 
 /// What bare `kcomp` prints (stdout, exit status 0): the main tasks and their commands, so a
@@ -89,6 +156,10 @@ pub enum Command {
     Compare(Box<compare::CompareArgs>),
     /// Code lengths under kcomp's primitives (e.g. Skellam).
     Codelength(codelength::CodelengthArgs),
+    #[command(
+        about = "BDM (Block Decomposition Method) of a string or binary matrix, pybdm's tables"
+    )]
+    Bdm(bdm::BdmArgs),
     /// Mapping-table metric for LLM-written programs (string-to-grid).
     Grid(grid::GridArgs),
     /// Run a sweep or a panel as a Slurm job array (submit, status, resubmit).
@@ -142,8 +213,14 @@ pub fn main_with_exit_code() -> i32 {
             if err.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
                 if std::env::args_os().count() <= 1 {
                     // Bare `kcomp`: what it does and where to start, not an error.
-                    print!("{OVERVIEW}");
-                    return 0;
+                    return match write_stdout(OVERVIEW).map_err(anyhow::Error::from) {
+                        Ok(()) => 0,
+                        Err(e) if closed_stdout(&e) => 128 + libc::SIGPIPE,
+                        Err(e) => {
+                            noteln!("error: {}", crate::io::names::terminal(&e.to_string()));
+                            2
+                        }
+                    };
                 }
                 // A subcommand given nothing to do prints its help.
                 eprint!("{}", err.render());
@@ -156,21 +233,40 @@ pub fn main_with_exit_code() -> i32 {
                 .map(str::trim)
                 .filter(|l| !l.is_empty())
                 .collect();
-            eprintln!("{}", crate::io::names::terminal(&line.join(" ")));
+            noteln!("{}", crate::io::names::terminal(&line.join(" ")));
             return 2;
         }
         Err(err) => {
-            let _ = err.print();
-            return 0;
+            // --help and --version: clap prints them on stdout; a failed write is an error.
+            use std::io::Write;
+            return match err.print().and_then(|()| std::io::stdout().flush()) {
+                Ok(()) => 0,
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 128 + libc::SIGPIPE,
+                Err(e) => {
+                    noteln!("error: {STDOUT}: {e}");
+                    2
+                }
+            };
         }
     };
     match run(cli) {
         Ok(()) => 0,
+        // 128 + SIGPIPE, what a shell reports for a pipeline's early reader end.
+        Err(err) if closed_stdout(&err) => 128 + libc::SIGPIPE,
         Err(err) => {
             // Exactly one line, even if a message carries a newline; names read from disk
             // in it cannot send escape sequences to the terminal.
-            let msg = format!("{err:#}").replace('\n', " ");
-            eprintln!("error: {}", crate::io::names::terminal(&msg));
+            // The error and its causes, each once (an I/O error's message already ends with
+            // its source).
+            let mut msg = err.to_string();
+            for cause in err.chain().skip(1) {
+                let cause = cause.to_string();
+                if !msg.contains(&cause) {
+                    msg = format!("{msg}: {cause}");
+                }
+            }
+            let msg = msg.replace('\n', " ");
+            noteln!("error: {}", crate::io::names::terminal(&msg));
             2
         }
     }
@@ -185,6 +281,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Reproduce(args) => sweep::run_reproduce(args),
         Command::Compare(args) => compare::run(*args),
         Command::Codelength(args) => codelength::run_codelength(args),
+        Command::Bdm(args) => bdm::run(args),
         Command::Grid(args) => grid::run(args),
         Command::Slurm(args) => slurm::run(args),
         Command::Pcfgset(args) => pcfgset::run(args),
@@ -194,14 +291,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
             // Into memory first: clap_complete panics on a write error (a closed pipe).
             let mut script = Vec::new();
             clap_complete::generate(shell, &mut command(), "kcomp", &mut script);
-            use std::io::Write;
-            let mut out = std::io::stdout().lock();
-            match out.write_all(&script).and_then(|()| out.flush()) {
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    Err(anyhow::anyhow!("cannot write the completion script: {e}"))
-                }
-                _ => Ok(()),
-            }
+            Ok(write_stdout_bytes(&script)?)
         }
     }
 }

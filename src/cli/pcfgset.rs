@@ -134,13 +134,13 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
             let sequence = sequence.join(" ");
             let out = evaluate_sequence(&sequence, semantics, DEFAULT_MAX_OUTPUT)
                 .map_err(|e| KcompError::param("sequence", e.to_string()))?;
-            println!("{}", out.join(" "));
+            outln!("{}", out.join(" "));
         }
         PcfgsetCommand::Check { data } => {
             let report = check_folder(&data)?;
-            print!("{report}");
-            if !report.ok() {
-                return Err(KcompError::file(&data, "some targets are not reproduced").into());
+            out!("{report}");
+            if let Some(e) = report.failure() {
+                return Err(e.into());
             }
         }
         PcfgsetCommand::Generate { params, out, force } => {
@@ -148,10 +148,11 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
                 "command": "pcfgset generate",
                 "settings": format!("{params:?}"),
             });
-            crate::io::out_dir::claim(&out, &stamp, force)?;
+            params.validate()?;
+            let _lock = crate::io::out_dir::claim_locked(&out, &stamp, force)?;
             let summary = write_splits(&params, &out)?;
             for (stem, n) in summary.lines {
-                println!("{stem:<60} {n:>8} lines");
+                outln!("{stem:<60} {n:>8} lines");
             }
         }
         PcfgsetCommand::Prompt {
@@ -163,9 +164,9 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
             let task = task.task()?;
             if let Some(path) = dataset {
                 crate::io::files::write_new_file(&path, task.dataset_jsonl().as_bytes(), force)?;
-                eprintln!("wrote {}", path.display());
+                noteln!("wrote {}", path.display());
             }
-            print!("{}", task.prompt(style));
+            out!("{}", task.prompt(style));
         }
         PcfgsetCommand::Score {
             answer,
@@ -184,13 +185,13 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
             };
             let s = score(&text, &task.task()?, &cfg)?;
             if json {
-                println!(
+                outln!(
                     "{}",
                     serde_json::to_string_pretty(&s)
                         .map_err(|e| KcompError::Other(e.to_string()))?
                 );
             } else {
-                print!("{s}");
+                out!("{s}");
             }
         }
         PcfgsetCommand::Evaluate {
@@ -203,17 +204,18 @@ pub fn run(args: PcfgsetArgs) -> anyhow::Result<()> {
                 crate::io::out_dir::check(out, &evaluate_stamp(&predictions), force)?;
             }
             let report = evaluate_folder(&predictions)?;
-            print!("{report}");
+            out!("{report}");
             if let Some(out) = out {
-                crate::io::out_dir::claim(&out, &evaluate_stamp(&predictions), force)?;
+                let _lock =
+                    crate::io::out_dir::claim_locked(&out, &evaluate_stamp(&predictions), force)?;
                 write_csv(&out.join("scores.csv"), &report.rows)?;
                 write_csv(&out.join("overgeneralisation_curves.csv"), &report.curves)?;
-                println!("wrote {}", out.join("scores.csv").display());
+                outln!("wrote {}", out.join("scores.csv").display());
                 if let Some(paths) =
                     overgeneralisation_figure(&report, &out.join("overgeneralisation"))?
                 {
                     for p in paths {
-                        println!("wrote {}", p.display());
+                        outln!("wrote {}", p.display());
                     }
                 }
             }

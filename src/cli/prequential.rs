@@ -117,7 +117,7 @@ fn overlay(dirs: &[PathBuf], labels: Option<&[String]>, figure: &std::path::Path
         "Prequential code length per row, one line per W",
     )?;
     for p in written {
-        println!("wrote {}", p.display());
+        outln!("wrote {}", p.display());
     }
     Ok(())
 }
@@ -152,12 +152,12 @@ pub fn run(args: PrequentialArgs) -> Result<()> {
         )?
         .run(!args.quiet)?;
         if out.json.is_null() {
-            print!("{}", out.markdown);
+            out!("{}", out.markdown);
             return Ok(());
         }
         match args.json {
-            true => println!("{}", out.json),
-            false => print!("{}", out.markdown),
+            true => outln!("{}", out.json),
+            false => out!("{}", out.markdown),
         }
         return Ok(());
     }
@@ -169,12 +169,12 @@ pub fn run(args: PrequentialArgs) -> Result<()> {
     }
     let run = resolved.single_run(args.force, args.seeds, args.resume)?;
     if let Some(line) = &run.note {
-        eprintln!("{line}");
+        noteln!("{line}");
     }
     let r = run.run(!args.quiet && !args.json)?;
     match args.json {
-        true => println!("{}", to_json(&r)),
-        false => print!("{}", run.render(&r)),
+        true => outln!("{}", to_json(&r)),
+        false => out!("{}", run.render(&r)),
     }
     Ok(())
 }

@@ -87,8 +87,8 @@ pub fn run(args: RepresentArgs) -> Result<()> {
     let run = args.settings().resolve()?;
     let out = run.run(!args.quiet && !args.json)?;
     match args.json {
-        true => println!("{}", out.json),
-        false => print!("{}", to_text(&out)),
+        true => outln!("{}", out.json),
+        false => out!("{}", to_text(&out)),
     }
     Ok(())
 }

@@ -86,6 +86,9 @@ pub struct SubmitArgs {
     /// Write and print the scripts; submit nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Replace a submission already in OUT/slurm/ (its array's job ids are then forgotten).
+    #[arg(long)]
+    pub force: bool,
     /// The sweep's kcomp arguments, after `--`.
     #[arg(last = true, required = true, value_name = "KCOMP ARGS")]
     pub args: Vec<String>,
@@ -94,12 +97,12 @@ pub struct SubmitArgs {
 /// Runs `kcomp slurm`.
 pub fn run(args: SlurmArgs) -> anyhow::Result<()> {
     match args.command {
-        SlurmCommand::Submit(a) => print!("{}", submit(a)?),
+        SlurmCommand::Submit(a) => out!("{}", submit(a)?),
         SlurmCommand::Status { dir } => {
             let (sub, missing) = status(&dir)?;
-            print!("{}", describe_status(&sub, &missing, &dir));
+            out!("{}", describe_status(&sub, &missing, &dir));
         }
-        SlurmCommand::Resubmit { dir, dry_run } => print!("{}", resubmit(&dir, dry_run)?),
+        SlurmCommand::Resubmit { dir, dry_run } => out!("{}", resubmit(&dir, dry_run)?),
     }
     Ok(())
 }
@@ -176,11 +179,6 @@ fn submit(a: SubmitArgs) -> Result<String> {
         Some(p) => p,
         None => std::env::current_exe().map_err(|e| KcompError::io("kcomp", e))?,
     };
-    let tally = plan(&a.args)?;
-    let out = tally
-        .out
-        .clone()
-        .ok_or_else(|| KcompError::param("args", "the sweep has no output folder (--out)"))?;
     let options = SlurmOptions {
         partition: a.partition,
         time: a.time,
@@ -191,7 +189,34 @@ fn submit(a: SubmitArgs) -> Result<String> {
         sbatch_lines: a.sbatch,
         setup: a.setup,
     };
+    // Before the plan, which writes the run folder.
+    Submission::check_options(&options)?;
+    let tally = plan(&a.args)?;
+    let out = tally
+        .out
+        .clone()
+        .ok_or_else(|| KcompError::param("args", "the sweep has no output folder (--out)"))?;
     let mut sub = Submission::new(kcomp, a.args, workdir, out, tally.jobs, options)?;
+    // One submit or resubmit at a time per run folder; an earlier submission (with the job
+    // ids `status` and `resubmit` need) is replaced only on request.
+    let _lock = crate::io::files::lock_dir(&sub.dir())?;
+    let saved = sub.dir().join("submission.json");
+    if !a.force && std::fs::symlink_metadata(&saved).is_ok() {
+        // A dry run's submission (no job submitted) may be replaced; one with job ids, or
+        // one kcomp cannot read, only with --force.
+        let submitted = crate::io::limits::read_text(&saved)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .map(|v| v["array_jobs"].as_array().is_none_or(|a| !a.is_empty()))
+            .unwrap_or(true);
+        if submitted {
+            return Err(KcompError::file(
+                &saved,
+                "holds an earlier submission of this run (see `kcomp slurm status`); `kcomp \
+                 slurm resubmit` runs its missing tasks, --force replaces it",
+            ));
+        }
+    }
     sub.write()?;
     let (array_path, merge_path) = sub.script_paths();
     let mut text = format!(
@@ -293,6 +318,8 @@ fn describe_status(sub: &Submission, missing: &[usize], dir: &Path) -> String {
 
 fn resubmit(dir: &Path, dry_run: bool) -> Result<String> {
     let (mut sub, missing) = status(dir)?;
+    // The submission is rewritten with the new job ids: one resubmit at a time.
+    let _lock = crate::io::files::lock_dir(&sub.dir())?;
     let mut text = describe_status(&sub, &missing, dir);
     if missing.is_empty() {
         return Ok(text);

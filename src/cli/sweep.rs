@@ -80,7 +80,7 @@ fn run_with<T: std::fmt::Display>(
     configure(run.threads, run.max_memory)?;
     let sharding = run.shard.sharding()?;
     let report = sweep(run.resume, run.force, run.quiet, sharding.as_ref())?;
-    print!("{report}");
+    out!("{report}");
     Ok(())
 }
 

@@ -60,10 +60,10 @@ fn run_protocol(a: ProtocolArgs) -> anyhow::Result<()> {
         let stamp = serde_json::json!({"command": "synth protocol", "params": &a.params});
         crate::io::out_dir::claim(dir, &stamp, a.force)?;
     }
-    print!("{}", protocol_text(a.params.kind, &data)?);
+    out!("{}", protocol_text(a.params.kind, &data)?);
     if let Some(dir) = &a.out {
         for path in write_protocol(dir, &data)? {
-            println!("wrote {}", path.display());
+            outln!("wrote {}", path.display());
         }
     }
     Ok(())
@@ -118,8 +118,8 @@ pub fn run_synth(args: SynthArgs) -> anyhow::Result<()> {
     configure(None, common.max_memory)?;
     let outcome = synth(spec, &common.topsim, common.out.as_deref(), common.force)?;
     match common.json {
-        true => println!("{}", outcome.to_json()?),
-        false => print!("{}", outcome.to_text()),
+        true => outln!("{}", outcome.to_json()?),
+        false => out!("{}", outcome.to_text()),
     }
     Ok(())
 }

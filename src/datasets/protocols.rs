@@ -347,7 +347,7 @@ pub fn write_protocol(dir: &std::path::Path, data: &Dataset) -> Result<Vec<std::
     let Targets::Discrete { n_attr, values, .. } = &data.z else {
         return Err(KcompError::param("z", "protocols have discrete Z"));
     };
-    std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
+    crate::io::files::create_dir_all(dir)?;
     let w: Vec<i64> = data.w.tokens.iter().map(|&t| i64::from(t)).collect();
     let z: Vec<i64> = values.iter().map(|&v| i64::from(v)).collect();
     let w = Array2::from_shape_vec((data.n(), data.w.n_words), w)
@@ -357,7 +357,7 @@ pub fn write_protocol(dir: &std::path::Path, data: &Dataset) -> Result<Vec<std::
     let mut written = Vec::new();
     for (name, a) in [("W", &w), ("Z", &z)] {
         let npy = dir.join(format!("{name}.npy"));
-        ndarray_npy::write_npy(&npy, a).map_err(|e| KcompError::file(&npy, e.to_string()))?;
+        crate::io::npy::write_npy(&npy, a)?;
         let csv = dir.join(format!("{name}.csv"));
         let text: String = a
             .rows()

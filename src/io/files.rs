@@ -9,7 +9,11 @@
 //!   trusts, and a symbolic link planted at the target is replaced, never followed.
 //!   [`create_dirs_under`] creates folders below a trusted root without following links.
 //! - Output folders: [`lock_dir`] takes an exclusive `flock` on the folder itself, so a
-//!   second run on the same folder stops with one line instead of racing the first.
+//!   second run on the same folder stops with one line instead of racing the first. A
+//!   folder a command writes into is registered as an output root ([`guard_out_root`]; the
+//!   stamp and the lock do it): from then on every folder kcomp creates or writes into below
+//!   it ([`create_dir_all`], [`write_file`], [`atomic_write`]) is checked level by level, and
+//!   a symbolic link planted at any level is refused, with or without `--force`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Write};
@@ -23,6 +27,53 @@ use crate::io::limits::human_bytes;
 /// The lock file older versions left in each output folder (ignored where found; the lock is
 /// now taken on the folder itself).
 pub const LOCK_FILE: &str = ".kcomp.lock";
+
+/// The output folders of this process ([`guard_out_root`]), absolute.
+static OUT_ROOTS: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Registers `root` (given by the user, trusted, links above it and in it allowed) as an
+/// output folder: every folder below it that kcomp creates or writes into is then checked
+/// level by level and may not be a symbolic link.
+pub fn guard_out_root(root: &Path) {
+    let root = absolute(root);
+    let mut roots = OUT_ROOTS.lock().unwrap_or_else(|e| e.into_inner());
+    if !roots.contains(&root) {
+        roots.push(root);
+    }
+}
+
+/// The outermost registered output folder holding `dir`, and `dir` relative to it.
+fn out_root_of(dir: &Path) -> Option<(PathBuf, PathBuf)> {
+    let abs = absolute(dir);
+    let roots = OUT_ROOTS.lock().unwrap_or_else(|e| e.into_inner());
+    roots
+        .iter()
+        .filter(|r| abs.starts_with(r))
+        .min_by_key(|r| r.components().count())
+        .and_then(|r| Some((r.clone(), abs.strip_prefix(r).ok()?.to_path_buf())))
+}
+
+/// Creates `dir` and its parents like `std::fs::create_dir_all`, except below a registered
+/// output folder, where each level is created or checked without following a link.
+pub fn create_dir_all(dir: &Path) -> Result<()> {
+    match out_root_of(dir) {
+        Some((root, rel)) => walk_dirs_under(&root, &rel, true).map(|_| ()),
+        None => std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e)),
+    }
+}
+
+/// Refuses a folder below a registered output folder that is, or lies below, a symbolic
+/// link (before kcomp writes a file into it).
+fn check_out_dir(dir: &Path) -> Result<()> {
+    match out_root_of(dir) {
+        Some((root, rel)) => walk_dirs_under(&root, &rel, false).map(|_| ()),
+        None => Ok(()),
+    }
+}
 
 /// Opens `path` for reading if it is a regular file; returns the file and its size. The open
 /// does not block on a FIFO (O_NONBLOCK) and the type is checked on the open file (fstat), so
@@ -99,7 +150,15 @@ pub fn check_within(path: &Path, root: &Path) -> Result<()> {
 /// Creates `root` (trusted: given by the user) and the folders `rel` below it, refusing any
 /// component of `rel` that is a symbolic link, `..` or absolute. Returns `root/rel`.
 pub fn create_dirs_under(root: &Path, rel: &Path) -> Result<PathBuf> {
-    std::fs::create_dir_all(root).map_err(|e| KcompError::io(root, e))?;
+    walk_dirs_under(root, rel, true)
+}
+
+/// [`create_dirs_under`], or with `create` false only the checks (a missing level is fine:
+/// the write that follows fails on it).
+fn walk_dirs_under(root: &Path, rel: &Path, create: bool) -> Result<PathBuf> {
+    if create {
+        std::fs::create_dir_all(root).map_err(|e| KcompError::io(root, e))?;
+    }
     let mut dir = root.to_path_buf();
     for c in rel.components() {
         let Component::Normal(name) = c else {
@@ -118,6 +177,7 @@ pub fn create_dirs_under(root: &Path, rel: &Path) -> Result<PathBuf> {
             }
             Ok(m) if m.is_dir() => {}
             Ok(_) => return Err(KcompError::file(&dir, "exists and is not a folder")),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !create => break,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 match std::fs::create_dir(&dir) {
                     Ok(()) => {}
@@ -145,6 +205,9 @@ pub fn create_dirs_under(root: &Path, rel: &Path) -> Result<PathBuf> {
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
         return Err(KcompError::file(path, "is a directory, expected a file"));
+    }
+    if let Some(parent) = path.parent() {
+        check_out_dir(parent)?;
     }
     write_atomic_io(path, bytes).map_err(|e| KcompError::io(path, e))
 }
@@ -192,6 +255,9 @@ pub fn atomic_write_with(path: &Path, write: impl FnOnce(&Path) -> Result<()>) -
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
         return Err(KcompError::file(path, "is a directory, expected a file"));
     }
+    if let Some(parent) = path.parent() {
+        check_out_dir(parent)?;
+    }
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
@@ -212,13 +278,13 @@ pub fn atomic_write_with(path: &Path, write: impl FnOnce(&Path) -> Result<()>) -
     persist_synced(tmp, path, parent).map_err(|e| KcompError::io(path, e))
 }
 
-/// [`atomic_write`] after creating the file's folder (`create_dir_all`: the folder is the
-/// user's output folder, not a name read from disk).
+/// [`atomic_write`] after creating the file's folder ([`create_dir_all`]: no link followed
+/// below a registered output folder).
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
     if let Some(parent) = path.parent()
         && !parent.as_os_str().is_empty()
     {
-        std::fs::create_dir_all(parent).map_err(|e| KcompError::io(parent, e))?;
+        create_dir_all(parent)?;
     }
     atomic_write(path, bytes)
 }
@@ -228,7 +294,7 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
 pub fn write_new_file(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
     if !force && path.exists() {
         let same = std::fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64)
-            && std::fs::read(path).is_ok_and(|old| old == bytes);
+            && read_capped(path, bytes.len() as u64).is_ok_and(|old| old == bytes);
         if !same {
             return Err(KcompError::file(
                 path,
@@ -250,7 +316,8 @@ pub struct DirLock {
 /// released when the process ends, even by kill -9): nothing is left in the folder. A second
 /// run on the same folder gets a one-line error.
 pub fn lock_dir(dir: &Path) -> Result<DirLock> {
-    std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
+    create_dir_all(dir)?;
+    guard_out_root(dir);
     let file = OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_NONBLOCK)

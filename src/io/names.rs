@@ -96,15 +96,18 @@ pub fn markdown_cell(s: &str) -> String {
     out
 }
 
-/// A text cell of a CSV file that a spreadsheet will not run as a formula: a cell starting
-/// with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'` unless the whole
-/// cell is a number (`-1.5` stays a number). Quoting of `,` and `"` is the CSV writer's.
+/// A text cell of a CSV file that a spreadsheet will not run as a formula and that sends no
+/// control character (escape sequences from a sandboxed program, a newline) to whoever
+/// `cat`s the file: control characters are escaped as on the terminal ([`terminal`]), and a
+/// cell starting with `=`, `+`, `-` or `@` gets a leading `'` unless the whole cell is a
+/// number (`-1.5` stays a number). Quoting of `,` and `"` is the CSV writer's.
 pub fn csv_cell(s: &str) -> Cow<'_, str> {
-    let risky = s.starts_with(['=', '+', '-', '@', '\t', '\r']);
-    if risky && s.trim().parse::<f64>().is_err() {
-        Cow::Owned(format!("'{s}"))
+    let cell = terminal(s);
+    let risky = cell.starts_with(['=', '+', '-', '@']);
+    if risky && cell.trim().parse::<f64>().is_err() {
+        Cow::Owned(format!("'{cell}"))
     } else {
-        Cow::Borrowed(s)
+        cell
     }
 }
 
@@ -117,6 +120,24 @@ pub fn terminal(s: &str) -> Cow<'_, str> {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         if is_control(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Text for the terminal that may span lines (a table, a report): like [`terminal`], but
+/// newlines and tabs are kept.
+pub fn terminal_text(s: &str) -> Cow<'_, str> {
+    let risky = |c: char| is_control(c) && c != '\n' && c != '\t';
+    if !s.chars().any(risky) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if risky(c) {
             out.extend(c.escape_default());
         } else {
             out.push(c);
@@ -158,8 +179,16 @@ mod tests {
 
     #[test]
     fn csv_formulas_are_neutralised_numbers_kept() {
-        for f in ["=1+1", "@SUM(A1)", "+cmd", "-cmd|x", "\tx", "\rx"] {
+        for f in ["=1+1", "@SUM(A1)", "+cmd", "-cmd|x"] {
             assert!(csv_cell(f).starts_with('\''), "{f}");
+        }
+        for f in ["\tx", "\rx", "a\x1b[2Jb\nc", "\u{202e}x"] {
+            let c = csv_cell(f);
+            assert!(!c.chars().any(is_control), "{c}");
+            assert!(
+                c.starts_with(|ch: char| ch.is_alphanumeric() || ch == '\\'),
+                "{c}"
+            );
         }
         for keep in ["-1.5", "+3", "model", "", "1e-3"] {
             assert_eq!(csv_cell(keep), keep);
@@ -172,5 +201,8 @@ mod tests {
         assert!(!t.chars().any(|c| c.is_control() || c == '\u{202e}'), "{t}");
         assert!(t.contains("\\u{1b}"));
         assert_eq!(terminal("plain"), "plain");
+        let t = terminal_text("a\tb\nc\x1b[2J\r\u{202e}");
+        assert_eq!(t, "a\tb\nc\\u{1b}[2J\\r\\u{202e}");
+        assert_eq!(terminal_text("| a |\n| b |\n"), "| a |\n| b |\n");
     }
 }

@@ -3,10 +3,23 @@
 use std::path::{Path, PathBuf};
 
 use ndarray::Array2;
-use ndarray_npy::write_npy;
 use serde_json::json;
 
 use crate::error::{KcompError, Result};
+
+/// Writes an array as `.npy` like every other output ([`crate::io::files::atomic_write`]):
+/// whole or not at all, and a link planted at `path` is replaced, never written through.
+pub fn write_npy<A: ndarray_npy::WritableElement, D: ndarray::Dimension>(
+    path: &Path,
+    array: &ndarray::ArrayRef<A, D>,
+) -> Result<()> {
+    use ndarray_npy::WriteNpyExt;
+    let mut bytes = Vec::new();
+    array
+        .write_npy(&mut bytes)
+        .map_err(|e| KcompError::file(path, e.to_string()))?;
+    crate::io::files::atomic_write(path, &bytes)
+}
 
 /// Writes `W.npy` (int64 word ids, N x M), `Z.npy` (float64 values, N x D), `Z_grid.npy`
 /// (int64 grid indices, value = index x precision) and `meta.json` into `dir`.
@@ -17,14 +30,14 @@ pub fn write_dataset(
     precision: f64,
     meta: serde_json::Value,
 ) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
+    crate::io::files::create_dir_all(dir)?;
     let w_path = dir.join("W.npy");
-    write_npy(&w_path, w).map_err(|e| KcompError::file(&w_path, e.to_string()))?;
+    write_npy(&w_path, w)?;
     let zg_path = dir.join("Z_grid.npy");
-    write_npy(&zg_path, z_grid).map_err(|e| KcompError::file(&zg_path, e.to_string()))?;
+    write_npy(&zg_path, z_grid)?;
     let z_path = dir.join("Z.npy");
     let z = z_grid.mapv(|k| k as f64 * precision);
-    write_npy(&z_path, &z).map_err(|e| KcompError::file(&z_path, e.to_string()))?;
+    write_npy(&z_path, &z)?;
     let meta_path = dir.join("meta.json");
     let meta = json!({
         "W.npy": "int64 word ids, shape (N, M)",

@@ -16,8 +16,54 @@ pub const STAMP: &str = ".kcomp-run.json";
 /// one-line error naming `--force`.
 pub fn claim(dir: &Path, stamp: &serde_json::Value, force: bool) -> Result<()> {
     let text = check(dir, stamp, force)?;
-    std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
+    crate::io::files::create_dir_all(dir)?;
+    // From here on no folder below it is written through a link, --force or not.
+    crate::io::files::guard_out_root(dir);
     crate::io::files::atomic_write(&dir.join(STAMP), text.as_bytes())
+}
+
+/// [`claim`] under the folder's lock ([`crate::io::files::lock_dir`]), held by the returned
+/// guard for the whole run: the check runs first (a refused folder is not created), then
+/// again under the lock, so a second run on the folder stops at once with one line.
+pub fn claim_locked(
+    dir: &Path,
+    stamp: &serde_json::Value,
+    force: bool,
+) -> Result<crate::io::files::DirLock> {
+    check(dir, stamp, force)?;
+    let lock = crate::io::files::lock_dir(dir)?;
+    claim(dir, stamp, force)?;
+    Ok(lock)
+}
+
+/// Refuses a run one of whose `inputs` is a file it would replace: `outputs` are names of
+/// files (or folders) the run writes in `dir`. Links are resolved on both sides, so
+/// `--z o/W.npy --out o` is refused, and so is an input reached through another path.
+pub fn check_inputs(dir: &Path, outputs: &[&str], inputs: &[(&str, &Path)]) -> Result<()> {
+    let Ok(out) = std::fs::canonicalize(dir) else {
+        // A folder that does not exist yet holds no input.
+        return Ok(());
+    };
+    for (option, input) in inputs {
+        let Ok(real) = std::fs::canonicalize(input) else {
+            continue;
+        };
+        for name in outputs {
+            let target = out.join(name);
+            if real == target || real.starts_with(&target) {
+                return Err(KcompError::param(
+                    *option,
+                    format!(
+                        "{} is this run's output {}: writing it would overwrite the input; \
+                         choose another --out",
+                        input.display(),
+                        target.display()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The check of [`claim`] without creating or stamping anything (for commands that must leave
@@ -26,16 +72,16 @@ pub fn check(dir: &Path, stamp: &serde_json::Value, force: bool) -> Result<Strin
     let text = serde_json::to_string_pretty(stamp)
         .map_err(|e| KcompError::Other(format!("cannot serialise the run's settings: {e}")))?;
     if occupied(dir)? && !force {
-        let what = match std::fs::read_to_string(dir.join(STAMP)) {
-            Ok(old) if old == text => None,
-            Ok(old) => Some(match serde_json::from_str::<serde_json::Value>(&old) {
+        let what = match read_stamp(dir)? {
+            Some(old) if old == text => None,
+            Some(old) => Some(match serde_json::from_str::<serde_json::Value>(&old) {
                 Ok(v) if v["command"] != stamp["command"] => format!(
                     "the outputs of another command ({})",
                     v["command"].as_str().unwrap_or("?")
                 ),
                 _ => "the outputs of a run with other settings".to_string(),
             }),
-            Err(_) => Some("files kcomp did not write there".to_string()),
+            None => Some("files kcomp did not write there".to_string()),
         };
         if let Some(what) = what {
             return Err(KcompError::file(
@@ -48,6 +94,28 @@ pub fn check(dir: &Path, stamp: &serde_json::Value, force: bool) -> Result<Strin
         }
     }
     Ok(text)
+}
+
+/// Largest stamp read (a stamp is a few hundred bytes of JSON).
+const MAX_STAMP_BYTES: u64 = 1 << 20;
+
+/// The stamp's text, `None` when there is none. Read like any input (a FIFO or device at
+/// its name is an error, never a hang); a link planted there is refused, not followed.
+fn read_stamp(dir: &Path) -> Result<Option<String>> {
+    let path = dir.join(STAMP);
+    match std::fs::symlink_metadata(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(KcompError::io(&path, e)),
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(KcompError::file(
+                &path,
+                "is a symbolic link; kcomp does not follow links inside its output folder",
+            ));
+        }
+        Ok(_) => {}
+    }
+    let bytes = crate::io::files::read_capped(&path, MAX_STAMP_BYTES)?;
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
 
 /// Whether `dir` holds anything (the lock file of a finished run is not content); a missing

@@ -127,9 +127,11 @@ mod tests {
             },
         ];
         let text = String::from_utf8(csv_bytes(&rows).unwrap()).unwrap();
+        // A newline in a cell is escaped like every control character (no raw bytes from
+        // a name or a program in a CSV file); quoting of `,` is the CSV writer's.
         assert_eq!(
             text,
-            "model,x\n\"'=HYPERLINK(\"\"x\"\")\",-1.5\n'@cmd,2\n\"a,b\nc\",0\n"
+            "model,x\n\"'=HYPERLINK(\"\"x\"\")\",-1.5\n'@cmd,2\n\"a,b\\nc\",0\n"
         );
     }
 }

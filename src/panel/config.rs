@@ -30,6 +30,15 @@
 //! optimizer = "adam"                        # adam | rmsprop
 //! steps = 1000
 //!
+//! [requential]                              # optional: requential coding's settings
+//! teacher = "online"                        # online | final
+//! learners = ["marginal", "ngram2"]
+//! k_z = false                               # skip K(Z) with W withheld
+//!
+//! [bdm]                                     # optional: BDM settings
+//! ctm_dir = "/path/to/site-packages/pybdm"  # default: $KCOMP_PYBDM_CTM
+//! partition = "recursive:2"                 # ignore | correlated:SHIFT | recursive:MIN_LENGTH
+//!
 //! [prequential]                             # optional: the prequential estimator's settings
 //! val_fraction = 0.1
 //! [prequential.config.train]
@@ -118,6 +127,12 @@ pub struct PanelConfig {
     /// Prequential settings.
     #[serde(default)]
     pub prequential: PanelPrequential,
+    /// Requential-coding settings.
+    #[serde(default)]
+    pub requential: crate::estimators::requential::RequentialConfig,
+    /// BDM settings (the CTM tables' folder, partition, block).
+    #[serde(default)]
+    pub bdm: crate::estimators::bdm::BdmConfig,
     /// Topological-similarity settings (also of `topsim_normalised_edit`, `topsim_jaccard`,
     /// which override `w_distance`).
     #[serde(default)]
@@ -164,6 +179,8 @@ impl PanelConfig {
             estimators: Vec::new(),
             families: Vec::new(),
             prequential: PanelPrequential::default(),
+            requential: Default::default(),
+            bdm: Default::default(),
             topsim: TopsimConfig::default(),
             tre: TreConfig::default(),
             bosdis: BosdisConfig::default(),
@@ -312,6 +329,29 @@ impl PanelConfig {
                 ));
             }
             no_duplicates(&format!("family {label}: values"), &family.values)?;
+            // A value names its saved result and its rows in the tables: two values with one
+            // name (a `files` family's two datasets named alike, or names equal once made file
+            // names) would share one file and one label.
+            let mut seen: Vec<(String, &toml::Value)> = Vec::new();
+            for value in &family.values {
+                let text = super::run::value_text(value);
+                let file = crate::sweeps::engine::safe_file_name(&text);
+                if let Some((_, other)) = seen.iter().find(|(f, _)| *f == file) {
+                    let name = |v: &toml::Value| {
+                        crate::io::names::terminal(&super::run::value_text(v)).into_owned()
+                    };
+                    return Err(KcompError::param(
+                        format!("family {label}: values"),
+                        format!(
+                            "`{}` and `{}` would be saved under one name (`{file}`); give each \
+                             dataset its own `name`",
+                            name(other),
+                            name(value)
+                        ),
+                    ));
+                }
+                seen.push((file, value));
+            }
             for value in &family.values {
                 super::family::check(family, value)
                     .map_err(|e| KcompError::param(format!("family {label}"), e.to_string()))?;
@@ -330,6 +370,9 @@ impl PanelConfig {
         }
         no_duplicates("estimators", &self.estimators)?;
         self.tre.validate()?;
+        if self.estimators.iter().any(|e| e == "requential") {
+            self.requential.validate()?;
+        }
         for name in &self.estimators {
             super::registry::check_name(name)?;
         }

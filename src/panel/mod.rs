@@ -8,9 +8,12 @@
 //! - [`single`]: one dataset (user files, a grid record) through a list of estimators;
 //! - [`tables`]: runs.csv, summary.csv/md, agreement.csv;
 //! - [`plots`]: C and scores against the family parameter, the agreement heat map;
+//! - [`crosscheck`]: every code-length estimator against exact K (ratio, time ratio to the
+//!   prequential code), for panels that run `exact` beside them.
 //! - [`work`]: expected work of estimators and datasets (the progress bar's ETA).
 
 pub mod config;
+pub mod crosscheck;
 pub mod family;
 pub mod plots;
 pub mod registry;
@@ -52,6 +55,9 @@ fn report(
     let summary = tables::summarise(&result);
     let agreement = tables::agreement(&result, config.bootstrap_resamples, config.bootstrap_seed);
     written.extend(plots::plot_panel(&result, &summary, &agreement, out)?);
+    if crosscheck::applies(&result) {
+        written.extend(crosscheck::write_crosscheck(&result, out)?);
+    }
     Ok((result, written))
 }
 

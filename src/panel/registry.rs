@@ -1,6 +1,7 @@
 //! Estimator names of the panel and how each is built from a [`PanelConfig`].
 
 use crate::error::{KcompError, Result};
+use crate::estimators::bdm::BdmEstimator;
 use crate::estimators::compression::CompressionEstimator;
 use crate::estimators::conflict_count::ConflictCountEstimator;
 use crate::estimators::context_independence::ContextIndependenceEstimator;
@@ -10,8 +11,10 @@ use crate::estimators::information::{EntropyEstimator, MutualInformationEstimato
 use crate::estimators::interface::Estimator;
 use crate::estimators::llm_program::LlmProgramEstimator;
 use crate::estimators::lz76::Lz76Estimator;
+use crate::estimators::lz78::Lz78Estimator;
 use crate::estimators::mapping_mdl::MappingMdlEstimator;
 use crate::estimators::prequential::estimator::PrequentialEstimator;
+use crate::estimators::requential::RequentialEstimator;
 use crate::estimators::topsim::{TopsimConfig, TopsimEstimator, WDistance};
 use crate::estimators::tre::{Composition, TreConfig, TreError, TreEstimator};
 use crate::representation::learned_w::LearnedWEstimator;
@@ -19,12 +22,14 @@ use crate::representation::learned_w::LearnedWEstimator;
 use super::config::PanelConfig;
 
 /// Every estimator the panel knows, in the default table order.
-pub const ESTIMATORS: [&str; 19] = [
+pub const ESTIMATORS: [&str; 22] = [
     "exact",
     "learned_w",
     "mapping_mdl",
     "prequential",
+    "requential",
     "compression",
+    "bdm",
     "topsim",
     "topsim_normalised_edit",
     "topsim_jaccard",
@@ -35,6 +40,7 @@ pub const ESTIMATORS: [&str; 19] = [
     "context_independence",
     "conflict_count",
     "lz76",
+    "lz78",
     "tre",
     "tre_linear",
     "tre_cosine",
@@ -59,7 +65,7 @@ const CODE: &str = "K(Z|W) in bits; C = K(Z)/K(Z|W)";
 const LOWER_K: &str = "lower K(Z|W), higher C";
 
 /// [`EstimatorInfo`] of every name in [`ESTIMATORS`], in the same order.
-pub const ESTIMATOR_INFO: [EstimatorInfo; 19] = [
+pub const ESTIMATOR_INFO: [EstimatorInfo; 22] = [
     info("exact", CODE, LOWER_K, "generated data (known generator)"),
     info(
         "learned_w",
@@ -70,10 +76,22 @@ pub const ESTIMATOR_INFO: [EstimatorInfo; 19] = [
     info("mapping_mdl", CODE, LOWER_K, "discrete Z"),
     info("prequential", CODE, LOWER_K, "all"),
     info(
+        "requential",
+        CODE,
+        LOWER_K,
+        "all (opt-in; 0.3-3x prequential's time)",
+    ),
+    info(
         "compression",
         CODE,
         LOWER_K,
         "all (needs thousands of rows)",
+    ),
+    info(
+        "bdm",
+        "bits, BDM(W then Z) - BDM(W) (an approximation, not a code)",
+        LOWER_K,
+        "discrete Z (opt-in: needs pybdm's CTM tables)",
     ),
     info("topsim", "correlation in [-1, 1]", "higher", "all"),
     info(
@@ -106,7 +124,13 @@ pub const ESTIMATOR_INFO: [EstimatorInfo; 19] = [
     ),
     info(
         "lz76",
-        "LZ76 phrases",
+        "LZ76 phrases (Kaspar-Schuster exhaustive parsing)",
+        "lower = more regular (not compositionality)",
+        "all",
+    ),
+    info(
+        "lz78",
+        "LZ78 phrases (Ziv-Lempel dictionary parsing)",
         "lower = more regular (not compositionality)",
         "all",
     ),
@@ -150,6 +174,16 @@ const fn info(
     }
 }
 
+/// The estimators that give a score, not a code length (in table order; `llm_program`, which
+/// gives either, is not listed).
+pub fn scores() -> Vec<&'static str> {
+    ESTIMATOR_INFO
+        .iter()
+        .filter(|i| i.direction != LOWER_K && i.name != "llm_program")
+        .map(|i| i.name)
+        .collect()
+}
+
 /// The [`EstimatorInfo`] of `name` (labels such as `topsim_jaccard` included).
 pub fn estimator_info(name: &str) -> Option<&'static EstimatorInfo> {
     ESTIMATOR_INFO.iter().find(|i| i.name == name)
@@ -176,7 +210,7 @@ pub fn estimator_table() -> String {
     }
     out.push_str(
         "Units, directions and references: docs/estimators.md. Default: every estimator that \
-         applies, except learned_w and llm_program (name them to run them).\n",
+         applies, except learned_w, requential, bdm and llm_program (name them to run them).\n",
     );
     out
 }
@@ -243,6 +277,10 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
         "context_independence" => Box::new(ContextIndependenceEstimator),
         "conflict_count" => Box::new(ConflictCountEstimator),
         "lz76" => Box::new(Lz76Estimator),
+        "lz78" => Box::new(Lz78Estimator),
+        "bdm" => Box::new(BdmEstimator {
+            config: config.bdm.clone(),
+        }),
         "tre" => Box::new(TreEstimator {
             config: config.tre.clone(),
             label: None,
@@ -261,6 +299,9 @@ pub fn build(name: &str, config: &PanelConfig) -> Result<Box<dyn Estimator>> {
                 ..config.tre.clone()
             },
             label: Some("tre_cosine"),
+        }),
+        "requential" => Box::new(RequentialEstimator {
+            config: config.requential.clone(),
         }),
         "prequential" => Box::new(PrequentialEstimator {
             config: config.prequential.config.clone(),
@@ -286,5 +327,9 @@ mod tests {
         let table = estimator_table();
         assert_eq!(table.lines().count(), ESTIMATORS.len() + 2);
         assert!(table.contains("conflict_count") && table.contains("lower"));
+        let scores = scores();
+        assert!(scores.contains(&"lz78") && scores.contains(&"tre_cosine"));
+        assert!(!scores.contains(&"bdm") && !scores.contains(&"requential"));
+        assert_eq!(scores.len(), 14);
     }
 }

@@ -85,6 +85,34 @@ pub struct PanelRow {
     pub notes: String,
 }
 
+impl crate::sweeps::engine::SavedResult for PanelRow {
+    /// A known status, K(Z) finite and non-negative, C recomputed as K(Z)/K(Z|W) exactly as
+    /// the estimator interface computes it, scores and times finite.
+    fn check_saved(&self) -> std::result::Result<(), String> {
+        use crate::sweeps::engine::{check_finite, check_relation};
+        if !["ok", "not_applicable", "failed"].contains(&self.status.as_str()) {
+            return Err(format!(
+                "status = {:?} is not a status kcomp writes",
+                self.status
+            ));
+        }
+        check_finite("k_z_bits", self.k_z_bits, Some(0.0))?;
+        check_finite("seconds", self.seconds, Some(0.0))?;
+        if let Some(k) = self.k_z_given_w_bits {
+            check_finite("k_z_given_w_bits", k, None)?;
+        }
+        match (self.c, self.k_z_given_w_bits) {
+            (Some(c), Some(k)) => check_relation("c", c, self.k_z_bits / k, "K(Z) / K(Z|W)")?,
+            (Some(c), None) => return Err(format!("c = {c} without K(Z|W)")),
+            _ => {}
+        }
+        if let Some(s) = self.score {
+            check_finite("score", s, None)?;
+        }
+        Ok(())
+    }
+}
+
 impl PanelRow {
     /// The value the agreement tables rank: C for code lengths, the score otherwise.
     pub fn ranked_value(&self) -> Option<f64> {
@@ -144,6 +172,12 @@ fn settings_of(config: &PanelConfig, planned: &PlannedDataset) -> serde_json::Va
     // Only when used, so settings saved before the estimator existed still match.
     if config.estimators.iter().any(|e| e == "llm_program") {
         settings["llm_report"] = serde_json::json!(config.llm_report);
+    }
+    if config.estimators.iter().any(|e| e == "requential") {
+        settings["requential"] = serde_json::json!(config.requential);
+    }
+    if config.estimators.iter().any(|e| e == "bdm") {
+        settings["bdm"] = serde_json::json!(config.bdm);
     }
     if config.estimators.iter().any(|e| e.starts_with("tre")) {
         settings["tre"] = serde_json::json!(config.tre);

@@ -108,11 +108,38 @@ pub struct PrequentialOverrides {
 }
 
 impl PrequentialOverrides {
-    /// Applies the flags; an unknown learner name is an error naming it.
-    pub fn apply(&self, cfg: &mut crate::estimators::prequential::PrequentialConfig) -> Result<()> {
+    /// Applies the flags; an unknown learner name is an error naming it, and so is a flag
+    /// the run would ignore: either flag when `estimators` lacks `prequential`, `--learners`
+    /// under the reference protocol (one network per chunk, no learners).
+    pub fn apply(
+        &self,
+        cfg: &mut crate::estimators::prequential::PrequentialConfig,
+        estimators: &[String],
+    ) -> Result<()> {
+        use crate::estimators::prequential::code::Scheme;
         use crate::estimators::prequential::online::LearnerSpec;
+        if !estimators.iter().any(|e| e == "prequential") {
+            let given = [
+                (self.scheme.is_some(), "protocol"),
+                (self.learners.is_some(), "learners"),
+            ];
+            if let Some((_, name)) = given.iter().find(|(set, _)| *set) {
+                return Err(crate::error::KcompError::param(
+                    *name,
+                    "configures the prequential estimator, which is not among --estimators; \
+                     it would be ignored",
+                ));
+            }
+        }
         if let Some(s) = self.scheme {
             cfg.scheme = s;
+        }
+        if self.learners.is_some() && cfg.scheme == Scheme::Reference {
+            return Err(crate::error::KcompError::param(
+                "learners",
+                "the reference protocol trains one network per chunk and has no learners; \
+                 --learners is for the online scheme (it would be ignored)",
+            ));
         }
         if let Some(names) = &self.learners {
             cfg.online.learners = names
@@ -150,6 +177,8 @@ pub struct SingleComparison {
 pub struct SingleSettings {
     pub estimators: Option<Vec<String>>,
     pub prequential: PanelPrequential,
+    pub requential: crate::estimators::requential::RequentialConfig,
+    pub bdm: crate::estimators::bdm::BdmConfig,
     pub topsim: TopsimConfig,
     pub tre: TreConfig,
     pub bosdis: crate::estimators::disentanglement::BosdisConfig,
@@ -176,9 +205,14 @@ impl SingleSettings {
     }
 }
 
+/// Estimators run on one dataset only when named: learned_w trains a model per sentence space
+/// for minutes, requential trains two learners per learner of prequential coding, bdm needs
+/// the CTM tables of a pybdm installation.
+pub const OPT_IN: [&str; 3] = ["learned_w", "requential", "bdm"];
+
 /// The estimators and settings of a single-dataset comparison: `names` (else the settings'
-/// list, else every estimator that can apply: llm_program only with a grid report; learned_w,
-/// which trains a model per sentence space for minutes, only when named), checked.
+/// list, else every estimator that can apply: llm_program only with a grid report; the
+/// [`OPT_IN`] ones only when named), checked.
 pub fn single_config(
     names: Option<Vec<String>>,
     llm_report: Option<PathBuf>,
@@ -190,12 +224,14 @@ pub fn single_config(
         registry::ESTIMATORS
             .iter()
             .filter(|e| **e != "llm_program" || llm_report.is_some())
-            .filter(|e| **e != "learned_w")
+            .filter(|e| !OPT_IN.contains(e))
             .map(|s| s.to_string())
             .collect()
     });
     config.llm_report = llm_report;
     config.prequential = settings.prequential;
+    config.requential = settings.requential;
+    config.bdm = settings.bdm;
     config.topsim = settings.topsim;
     config.tre = settings.tre;
     config.bosdis = settings.bosdis;
@@ -214,7 +250,7 @@ pub fn compare_single(
     quiet: bool,
 ) -> Result<SingleComparison> {
     let mut config = single_config(estimators, llm_report, settings)?;
-    prequential.apply(&mut config.prequential.config)?;
+    prequential.apply(&mut config.prequential.config, &config.estimators)?;
     let bar = progress_bar(config.estimators.len() as u64, "estimators", "compare");
     if quiet {
         bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());

@@ -417,7 +417,7 @@ fn missing_reasons(result: &PanelResult, family: &str) -> String {
 
 /// Writes runs.csv, summary.csv, summary.md and agreement.csv into `dir`.
 pub fn write_tables(result: &PanelResult, dir: &Path) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
+    crate::io::files::create_dir_all(dir)?;
     let summary = summarise(result);
     let agree = agreement(
         result,

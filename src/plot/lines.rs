@@ -238,7 +238,26 @@ pub fn parameter_label(parameter: &str) -> String {
 
 /// Writes `<stem>.png` and `<stem>.svg`; returns both paths.
 pub fn line_figure(stem: &Path, figure: &Figure) -> Result<Vec<PathBuf>> {
-    let rows = grid_rows(&figure.panels);
+    line_figure_in_rows(stem, figure, grid_rows(&figure.panels))
+}
+
+/// [`line_figure`] with `columns` panels per row: for figures that pair one row of a quantity
+/// with a row of another (the estimators' cross-check: ratios above, times below), wider than
+/// the usual three panels.
+pub fn line_figure_columns(stem: &Path, figure: &Figure, columns: usize) -> Result<Vec<PathBuf>> {
+    let rows = (0..figure.panels.len())
+        .collect::<Vec<_>>()
+        .chunks(columns.max(1))
+        .map(<[usize]>::to_vec)
+        .collect();
+    line_figure_in_rows(stem, figure, rows)
+}
+
+fn line_figure_in_rows(
+    stem: &Path,
+    figure: &Figure,
+    rows: Vec<Vec<usize>>,
+) -> Result<Vec<PathBuf>> {
     let width = rows
         .iter()
         .map(|r| {

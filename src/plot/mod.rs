@@ -45,7 +45,7 @@ mod scatter;
 pub use common::color;
 pub use heatmap::{HEAT_MIN_N, HeatCell, heatmap};
 pub use lines::{
-    Figure, Panel, Point, RefLine, Series, XAxis, line_figure, parameter_label, share_y_range,
-    share_y_range_if_readable, x_axis_for,
+    Figure, Panel, Point, RefLine, Series, XAxis, line_figure, line_figure_columns,
+    parameter_label, share_y_range, share_y_range_if_readable, x_axis_for,
 };
 pub use scatter::{LabelledPoint, Region, Scatter, scatter};

@@ -40,6 +40,22 @@ pub struct RepresentSettings {
     pub force: bool,
 }
 
+/// The files a run writes into its output folder.
+pub const OUTPUTS: [&str; 9] = [
+    "W.npy",
+    "terms.json",
+    "terms.csv",
+    "grid.csv",
+    "curve.csv",
+    "represent.png",
+    "represent.svg",
+    crate::io::out_dir::STAMP,
+    crate::io::files::LOCK_FILE,
+];
+
+/// Most training epochs (Lloyd iterations for k-means) a run may ask for.
+pub const MAX_EPOCHS: usize = 100_000;
+
 /// The checked settings of a run.
 #[derive(Debug, Clone)]
 pub struct RepresentRun {
@@ -62,8 +78,19 @@ impl RepresentSettings {
             ));
         }
         let learner = learner_by_name(&self.learner)?;
-        if self.epochs == Some(0) {
-            return Err(KcompError::param("epochs", "must be at least 1"));
+        if let Some(e) = self.epochs
+            && !(1..=MAX_EPOCHS).contains(&e)
+        {
+            return Err(KcompError::param(
+                "epochs",
+                format!("must be in 1..={MAX_EPOCHS}, got {e}"),
+            ));
+        }
+        if self.lr.is_some() && self.learner == "kmeans" {
+            return Err(KcompError::param(
+                "lr",
+                "the k-means learner has no learning rate (--lr is for --learner autoencoder)",
+            ));
         }
         if let Some(lr) = self.lr
             && !(lr.is_finite() && lr > 0.0)
@@ -75,6 +102,8 @@ impl RepresentSettings {
         }
         let defaults = super::default_learner_config(&self.learner);
         crate::io::limits::check_threads("threads", self.threads, true)?;
+        // Before Z is read: an input the run would replace is refused, --force or not.
+        crate::io::out_dir::check_inputs(&self.out, &OUTPUTS, &[("z", &self.z)])?;
         let table = crate::io::user_data::read_table(&self.z)?;
         let z = crate::io::user_data::targets_from_table(&table, &self.z, Some(self.precision))?;
         super::select::check_z(&z).map_err(|e| KcompError::file(&self.z, e.to_string()))?;
@@ -129,7 +158,7 @@ impl RepresentRun {
 
     /// Learns, selects, codes and writes the outputs.
     pub fn run(&self, show_progress: bool) -> Result<RepresentOutput> {
-        crate::io::out_dir::claim(&self.out, &self.stamp(), self.force)?;
+        let _lock = crate::io::out_dir::claim_locked(&self.out, &self.stamp(), self.force)?;
         let learner = learner_by_name(&self.learner)?;
         let bar = if show_progress {
             crate::progress::bar(0, "sentence spaces", "represent")
@@ -193,7 +222,7 @@ fn write_outputs(
     )
     .map_err(|e| KcompError::Other(format!("W shape: {e}")))?;
     let w_path = dir.join("W.npy");
-    ndarray_npy::write_npy(&w_path, &arr).map_err(|e| KcompError::file(&w_path, e.to_string()))?;
+    crate::io::npy::write_npy(&w_path, &arr)?;
     let json = selection_json(s, learner);
     let json_path = dir.join("terms.json");
     crate::io::files::atomic_write(

@@ -221,6 +221,18 @@ pub fn check_grid(
             format!("vocabulary size {v} must be at least 2"),
         ));
     }
+    // Checked before any allocation (a learner holds V centroids or embeddings per
+    // position): N objects use at most N distinct words, so a larger vocabulary describes
+    // nothing more (the default grid stops at N too).
+    if let Some(&v) = cfg.vocabs.iter().flatten().find(|&&v| v > n.max(2)) {
+        return Err(KcompError::param(
+            "vocab",
+            format!(
+                "vocabulary size {v} is above the N = {n} objects of Z (at most N distinct \
+                 words can occur)"
+            ),
+        ));
+    }
     Ok(lengths)
 }
 

@@ -19,18 +19,124 @@ use serde::de::DeserializeOwned;
 use crate::error::{KcompError, Result};
 use crate::progress::WorkBar;
 
+/// A saved result as read back: missing (or saved with other settings), refused (saved with
+/// the job's settings but not to be trusted: why), or found and verified.
+#[derive(Debug)]
+pub enum Lookup<R> {
+    Missing,
+    Refused(String),
+    Found(R),
+}
+
 /// Where finished jobs are kept between invocations.
 pub trait Store<J, R>: Sync {
-    /// A saved result of `job` made with the same settings, if any.
-    fn load(&self, job: &J) -> Option<R>;
+    /// The saved result of `job`, verified ([`Lookup`]).
+    fn lookup(&self, job: &J) -> Lookup<R>;
+    /// A saved, verified result of `job` made with the same settings, if any.
+    fn load(&self, job: &J) -> Option<R> {
+        match self.lookup(job) {
+            Lookup::Found(r) => Some(r),
+            _ => None,
+        }
+    }
     /// Saves the result of `job`.
     fn save(&self, job: &J, result: &R) -> Result<()>;
     /// Where the result of `job` is saved (the job plan lists it).
     fn location(&self, job: &J) -> PathBuf;
 }
 
-/// A JSON file per job holding `{settings, rows}`; a file is reused only when its settings
-/// equal the job's.
+/// What a saved result must satisfy to be trusted, beyond its digest: values in range and
+/// the relations between them (C = K(Z)/K(Z|W) recomputed, ...). The error says which.
+pub trait SavedResult {
+    fn check_saved(&self) -> std::result::Result<(), String>;
+}
+
+impl<T: SavedResult> SavedResult for Vec<T> {
+    fn check_saved(&self) -> std::result::Result<(), String> {
+        self.iter().try_for_each(SavedResult::check_saved)
+    }
+}
+
+impl SavedResult for u64 {
+    fn check_saved(&self) -> std::result::Result<(), String> {
+        Ok(())
+    }
+}
+
+/// `name = value` must be finite (and, with `min`, at least `min`).
+pub fn check_finite(name: &str, value: f64, min: Option<f64>) -> std::result::Result<(), String> {
+    if !value.is_finite() || min.is_some_and(|m| value < m) {
+        return Err(format!(
+            "{name} = {value} is out of range{}",
+            min.map(|m| format!(" (finite, at least {m})"))
+                .unwrap_or_else(|| " (not finite)".into())
+        ));
+    }
+    Ok(())
+}
+
+/// `name = got` must be exactly `want`, the value recomputed from the other saved values.
+pub fn check_relation(
+    name: &str,
+    got: f64,
+    want: f64,
+    how: &str,
+) -> std::result::Result<(), String> {
+    if got.to_bits() != want.to_bits() {
+        return Err(format!("{name} = {got} is not {how} = {want}"));
+    }
+    Ok(())
+}
+
+/// The SHA-256 (hex) binding `parts` together: a domain tag, then each part in a canonical
+/// form (JSON with sorted object keys; the same text whatever the order of the fields on
+/// disk). A saved result stores the digest of its settings and values; a result whose
+/// digest does not match was edited or damaged after kcomp wrote it.
+pub fn digest(tag: &str, parts: &[&serde_json::Value]) -> String {
+    use sha2::{Digest, Sha256};
+    fn canonical(v: &serde_json::Value, out: &mut String) {
+        match v {
+            serde_json::Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                out.push('{');
+                for (i, k) in keys.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&serde_json::Value::String(k.clone()).to_string());
+                    out.push(':');
+                    canonical(&m[k], out);
+                }
+                out.push('}');
+            }
+            serde_json::Value::Array(a) => {
+                out.push('[');
+                for (i, x) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    canonical(x, out);
+                }
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut text = format!("kcomp {tag} v1\n");
+    for p in parts {
+        canonical(p, &mut text);
+        text.push('\n');
+    }
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A JSON file per job holding `{settings, rows, sha256}`; a file is reused only when its
+/// settings equal the job's, its digest matches its settings and rows, and the rows pass
+/// their own checks ([`SavedResult`]).
 pub struct JsonStore<P, S> {
     /// The file of a job.
     pub path: P,
@@ -38,38 +144,73 @@ pub struct JsonStore<P, S> {
     pub settings: S,
 }
 
-#[derive(Serialize, serde::Deserialize)]
-struct Saved<R> {
-    settings: serde_json::Value,
-    rows: R,
+#[derive(Serialize)]
+struct Saved<'a> {
+    settings: &'a serde_json::Value,
+    rows: &'a serde_json::Value,
+    sha256: String,
 }
+
+/// The digest tag of a [`JsonStore`] file.
+const RESULT_TAG: &str = "saved result";
 
 impl<J, R, P, S> Store<J, R> for JsonStore<P, S>
 where
-    R: Serialize + DeserializeOwned,
+    R: Serialize + DeserializeOwned + SavedResult,
     P: Fn(&J) -> PathBuf + Sync,
     S: Fn(&J) -> serde_json::Value + Sync,
 {
-    fn load(&self, job: &J) -> Option<R> {
+    fn lookup(&self, job: &J) -> Lookup<R> {
         // Only a regular file is read (a FIFO planted in the folder cannot block resume).
-        let bytes = crate::io::files::read_capped(
+        let Ok(bytes) = crate::io::files::read_capped(
             &(self.path)(job),
             crate::io::limits::MAX_TEXT_FILE_BYTES,
-        )
-        .ok()?;
-        let text = String::from_utf8(bytes).ok()?;
-        let saved: Saved<R> = serde_json::from_str(&text).ok()?;
-        (saved.settings == (self.settings)(job)).then_some(saved.rows)
+        ) else {
+            return Lookup::Missing;
+        };
+        let Ok(saved) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+            return Lookup::Refused("is not a saved result (not JSON)".into());
+        };
+        if saved["settings"] != (self.settings)(job) {
+            return Lookup::Missing;
+        }
+        let (settings, rows) = (&saved["settings"], &saved["rows"]);
+        match saved["sha256"].as_str() {
+            None => {
+                return Lookup::Refused(
+                    "has no digest (written by an older kcomp, or edited)".into(),
+                );
+            }
+            Some(d) if d != digest(RESULT_TAG, &[settings, rows]) => {
+                return Lookup::Refused(
+                    "its digest does not match its settings and values (edited by hand or \
+                     damaged)"
+                        .into(),
+                );
+            }
+            Some(_) => {}
+        }
+        let rows: R = match serde_json::from_value(rows.clone()) {
+            Ok(r) => r,
+            Err(e) => return Lookup::Refused(format!("its values do not read back: {e}")),
+        };
+        match rows.check_saved() {
+            Ok(()) => Lookup::Found(rows),
+            Err(why) => Lookup::Refused(why),
+        }
     }
 
     fn save(&self, job: &J, result: &R) -> Result<()> {
         let path = (self.path)(job);
+        let err = |e: serde_json::Error| KcompError::Other(format!("{}: {e}", path.display()));
+        let settings = (self.settings)(job);
+        let rows = serde_json::to_value(result).map_err(err)?;
         let saved = Saved {
-            settings: (self.settings)(job),
-            rows: result,
+            sha256: digest(RESULT_TAG, &[&settings, &rows]),
+            settings: &settings,
+            rows: &rows,
         };
-        let text = serde_json::to_string_pretty(&saved)
-            .map_err(|e| KcompError::Other(format!("{}: {e}", path.display())))?;
+        let text = serde_json::to_string_pretty(&saved).map_err(err)?;
         write_file(&path, text.as_bytes())
     }
 
@@ -270,7 +411,7 @@ pub fn finish_part(sharding: &Sharding) -> Result<String> {
     if sharding.part == Part::Plan
         && let Some(out) = &tally.out
     {
-        std::fs::create_dir_all(out).map_err(|e| KcompError::io(out, e))?;
+        crate::io::files::create_dir_all(out)?;
         #[derive(Serialize)]
         struct Row<'a> {
             job: usize,
@@ -378,9 +519,21 @@ where
             let mut results = Vec::with_capacity(jobs.len());
             let mut missing = Vec::new();
             for (i, job) in jobs.iter().enumerate() {
-                match store.load(job) {
-                    Some(r) => results.push(r),
-                    None => missing.push(i),
+                match store.lookup(job) {
+                    Lookup::Found(r) => results.push(r),
+                    Lookup::Missing => missing.push(i),
+                    // Never merged, never silently recomputed: the user decides.
+                    Lookup::Refused(why) => {
+                        return Err(KcompError::file(
+                            store.location(job),
+                            format!(
+                                "the saved result of job {} is refused: {why}; delete it and run \
+                                 the job again (--job {})",
+                                offset + i,
+                                offset + i
+                            ),
+                        ));
+                    }
                 }
                 options.progress.inc(1);
             }
@@ -439,8 +592,8 @@ where
 struct ByRef<'a, J, R>(&'a dyn Store<J, R>);
 
 impl<J, R> Store<&J, R> for ByRef<'_, J, R> {
-    fn load(&self, job: &&J) -> Option<R> {
-        self.0.load(job)
+    fn lookup(&self, job: &&J) -> Lookup<R> {
+        self.0.lookup(job)
     }
     fn save(&self, job: &&J, result: &R) -> Result<()> {
         self.0.save(job, result)

@@ -21,7 +21,7 @@ use crate::estimators::prequential::run_config::{
 use crate::estimators::prequential::{PrequentialResult, language_compositionality};
 use crate::io::table::{decimal, write_csv};
 
-use super::engine::{EngineOptions, Sharding, Store, finish_part, run_jobs};
+use super::engine::{EngineOptions, Lookup, SavedResult, Sharding, Store, finish_part, run_jobs};
 use super::summary::Stat;
 
 /// Most seeds per holistic fraction.
@@ -106,20 +106,84 @@ pub fn plan(base: &ConfigFile, hs: &[f64], seeds: u64, out: &Path) -> Vec<HRun> 
     runs
 }
 
-/// A run's folder: `config.toml` (its settings) and `result.json`.
+/// A run's folder: `config.toml` (its settings), `result.json` and `result.sha256`, the
+/// digest binding the result to the settings (see [`super::engine::digest`]).
 struct FolderStore;
 
+/// The digest file of a run folder.
+const DIGEST_FILE: &str = "result.sha256";
+const DIGEST_TAG: &str = "h-sweep run";
+
+/// The digest of a run folder's settings and its result.json as written (its text).
+fn run_digest(run: &HRun, result_json: &str) -> Result<String> {
+    let settings = serde_json::Value::String(run.config.fingerprint()?);
+    let result = serde_json::Value::String(result_json.to_string());
+    Ok(super::engine::digest(DIGEST_TAG, &[&settings, &result]))
+}
+
 impl Store<HRun, PrequentialResult> for FolderStore {
-    fn load(&self, run: &HRun) -> Option<PrequentialResult> {
-        finished_run(&run.config, &run.dir).ok().flatten()
+    fn lookup(&self, run: &HRun) -> Lookup<PrequentialResult> {
+        let Ok(Some(result)) = finished_run(&run.config, &run.dir) else {
+            return Lookup::Missing;
+        };
+        let read = |name: &str, cap: u64| {
+            crate::io::files::read_capped(&run.dir.join(name), cap)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+        };
+        let Some(saved) = read(DIGEST_FILE, 1024) else {
+            return Lookup::Refused(format!(
+                "{DIGEST_FILE} is missing (written by an older kcomp, or removed)"
+            ));
+        };
+        let text = read("result.json", crate::io::limits::MAX_TEXT_FILE_BYTES);
+        match text {
+            Some(t) if run_digest(run, &t).is_ok_and(|d| d == saved.trim()) => {}
+            _ => {
+                return Lookup::Refused(
+                    "result.json does not match its digest (edited by hand or damaged)".into(),
+                );
+            }
+        }
+        match result.check_saved() {
+            Ok(()) => Lookup::Found(result),
+            Err(why) => Lookup::Refused(format!("result.json: {why}")),
+        }
     }
 
     fn save(&self, run: &HRun, result: &PrequentialResult) -> Result<()> {
-        write_outputs(result, &run.config, &run.dir)
+        write_outputs(result, &run.config, &run.dir)?;
+        // The digest of what is on disk now (the file just written, read back).
+        let written = crate::io::limits::read_text(&run.dir.join("result.json"))?;
+        crate::io::files::atomic_write(
+            &run.dir.join(DIGEST_FILE),
+            format!("{}\n", run_digest(run, &written)?).as_bytes(),
+        )
     }
 
     fn location(&self, run: &HRun) -> PathBuf {
         run.dir.clone()
+    }
+}
+
+impl SavedResult for PrequentialResult {
+    fn check_saved(&self) -> std::result::Result<(), String> {
+        use super::engine::{check_finite, check_relation};
+        check_finite("k_data", self.k_data, Some(f64::MIN_POSITIVE))?;
+        check_finite("k_data_given_f", self.k_data_given_f, Some(0.0))?;
+        check_finite("k_z", self.k_z, Some(0.0))?;
+        check_finite("wall_seconds", self.wall_seconds, Some(0.0))?;
+        check_relation("c_l", self.c_l, self.k_z / self.k_data, "K(Z) / K(Data)")?;
+        check_relation(
+            "k_f",
+            self.k_f,
+            self.k_data - self.k_data_given_f,
+            "K(Data) - K(Data|f)",
+        )?;
+        if self.n_encoded == 0 {
+            return Err("n_encoded = 0: nothing was coded".into());
+        }
+        Ok(())
     }
 }
 
@@ -133,7 +197,7 @@ pub fn run_sweep(
     progress: &Progress,
     sharding: Option<&Sharding>,
 ) -> Result<Option<Vec<PrequentialResult>>> {
-    std::fs::create_dir_all(out).map_err(|e| KcompError::io(out, e))?;
+    crate::io::files::create_dir_all(out)?;
     // The bar counts the engine's work (each run adds its own); the engine's count stays hidden.
     let hidden = crate::progress::WorkBar::hidden();
     let options = EngineOptions {
@@ -200,6 +264,8 @@ impl HSweep {
         let language = resolved.config.language.clone().unwrap_or_default();
         resolved.settle_val_size(language.validate()?.saturating_mul(language.repeats));
         let runs = plan(&resolved.config, &hs, seeds, &dir);
+        // No run folder is written through a link planted in the sweep's folder.
+        crate::io::files::guard_out_root(&dir);
         if !resume && sharding.is_none() {
             // The sweep's own tables and figure sit beside the run folders: a folder holding
             // another sweep (other fractions or seeds) would mix the two.
@@ -231,7 +297,12 @@ impl HSweep {
 
     /// Runs the sweep (a progress bar if `progress`) and writes its tables and figure.
     pub fn run(&self, progress: bool) -> Result<HSweepOutput> {
-        let _lock = crate::io::files::lock_dir(&self.dir)?;
+        // One run per folder; the parts of a sharded run share it by design (array tasks run
+        // at once), so only whole runs and merges lock.
+        let _lock = match &self.sharding {
+            Some(s) if !s.summarises() => None,
+            _ => Some(crate::io::files::lock_dir(&self.dir)?),
+        };
         let scheme = self
             .runs
             .first()

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{KcompError, Result};
+use crate::error::Result;
 use crate::plot::{
     self, Figure, Panel, Point, RefLine, Series, parameter_label, share_y_range_if_readable,
     x_axis_for,
@@ -30,7 +30,7 @@ fn points(xs: &[f64], stats: impl Iterator<Item = Option<Stat>>) -> Vec<Point> {
 
 /// Writes `c.{png,svg}` (C per sample and C with totals) and `topsim.{png,svg}` into `dir`.
 pub fn plot_sweep(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
+    crate::io::files::create_dir_all(dir)?;
     let values: Vec<String> = result.summary.iter().map(|s| s.value.clone()).collect();
     let (axis, xs) = x_axis_for(&values);
     let x_label = parameter_label(&result.config.parameter);

@@ -103,6 +103,37 @@ pub struct RunRecord {
     pub notes: Vec<String>,
 }
 
+impl super::engine::SavedResult for RunRecord {
+    /// Every term finite and non-negative, the sums and C recomputed from them exactly as
+    /// [`ComplexityTerms`] computes them.
+    fn check_saved(&self) -> std::result::Result<(), String> {
+        use super::engine::{check_finite, check_relation};
+        if self.units != "bits" {
+            return Err(format!("units = {:?}, not bits", self.units));
+        }
+        for (name, v) in [
+            ("k_pw", self.k_pw),
+            ("k_w_given_pw", self.k_w_given_pw),
+            ("k_f", self.k_f),
+            ("k_z_given_wf", self.k_z_given_wf),
+        ] {
+            check_finite(name, v, Some(0.0))?;
+        }
+        let k_z = self.k_pw + self.k_w_given_pw + self.k_f + self.k_z_given_wf;
+        check_relation("k_z", self.k_z, k_z, "K(p_w) + K(W|p_w) + K(f) + K(Z|W,f)")?;
+        let k_zw = self.k_f + self.k_z_given_wf;
+        check_relation("k_z_given_w", self.k_z_given_w, k_zw, "K(f) + K(Z|W,f)")?;
+        check_relation("c", self.c, k_z / k_zw, "K(Z) / K(Z|W)")?;
+        check_finite("c_per_sample", self.c_per_sample, Some(0.0))?;
+        if let Some(t) = self.topsim
+            && !(-1.0..=1.0).contains(&t)
+        {
+            return Err(format!("topsim = {t} is outside [-1, 1]"));
+        }
+        Ok(())
+    }
+}
+
 impl RunRecord {
     fn from_terms(generator: &str, terms: &ComplexityTerms, topsim: Option<f64>) -> Self {
         RunRecord {

@@ -19,6 +19,12 @@ use super::engine::{index_list, safe_file_name, write_file};
 
 /// Largest array Slurm accepts by default (`MaxArraySize = 1001`: indices 0..=1000).
 pub const DEFAULT_MAX_TASKS: usize = 1000;
+/// Most jobs in a plan (a sweep has at most 100,000 values, times its seeds).
+pub const MAX_JOBS: usize = 100_000_000;
+/// Most CPUs per task.
+pub const MAX_CPUS_PER_TASK: usize = 10_000;
+/// Most arrays one submission records (the first and every resubmission).
+pub const MAX_SUBMISSIONS: usize = 10_000;
 
 /// The `#SBATCH` settings and the environment of the tasks.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -113,8 +119,63 @@ impl Submission {
         jobs: usize,
         options: SlurmOptions,
     ) -> Result<Submission> {
-        if jobs == 0 {
-            return Err(KcompError::param("jobs", "the plan has no jobs"));
+        let tasks = options.tasks.unwrap_or(jobs.min(DEFAULT_MAX_TASKS));
+        let out = if out.is_absolute() {
+            out
+        } else {
+            workdir.join(out)
+        };
+        let sub = Submission {
+            kcomp,
+            args,
+            workdir,
+            out,
+            jobs,
+            tasks,
+            options,
+            array_jobs: Vec::new(),
+            merge_job: None,
+        };
+        sub.validate()
+            .map_err(|(name, why)| KcompError::param(name, why))?;
+        Ok(sub)
+    }
+
+    /// The options checked before the sweep is planned (planning writes the run folder's
+    /// plan): everything [`Self::validate`] checks that does not need the plan's size.
+    pub fn check_options(options: &SlurmOptions) -> Result<()> {
+        if let Some(t) = options.tasks
+            && !(1..=MAX_JOBS).contains(&t)
+        {
+            return Err(KcompError::param(
+                "tasks",
+                format!("{t}: must be in 1..=the plan's jobs"),
+            ));
+        }
+        // The largest plan there can be: only the plan-independent checks can fail.
+        let probe = Submission {
+            kcomp: PathBuf::from("/kcomp"),
+            args: Vec::new(),
+            workdir: PathBuf::from("/"),
+            out: PathBuf::from("/"),
+            jobs: MAX_JOBS,
+            tasks: options.tasks.unwrap_or(MAX_JOBS),
+            options: options.clone(),
+            array_jobs: Vec::new(),
+            merge_job: None,
+        };
+        probe
+            .validate()
+            .map_err(|(name, why)| KcompError::param(name, why))
+    }
+
+    /// Every value that goes into a script, a path or a command line, checked: by [`Self::new`]
+    /// on the options, by [`Self::load`] on a saved submission (which may have been edited).
+    /// The error names the field.
+    fn validate(&self) -> std::result::Result<(), (&'static str, String)> {
+        let (jobs, tasks, options) = (self.jobs, self.tasks, &self.options);
+        if jobs == 0 || jobs > MAX_JOBS {
+            return Err(("jobs", format!("{jobs}: must be in 1..={MAX_JOBS}")));
         }
         for (name, value) in [
             ("partition", &options.partition),
@@ -122,18 +183,34 @@ impl Submission {
             ("mem", &options.mem),
         ] {
             if let Some(v) = value {
-                check_value(name, v)?;
+                check_value(name, v).map_err(|_| {
+                    (
+                        name,
+                        format!("{v:?}: use letters, digits and -_:.,+=@/[] only"),
+                    )
+                })?;
             }
         }
-        if options.cpus_per_task == 0 {
-            return Err(KcompError::param("cpus-per-task", "must be at least 1"));
+        if !(1..=MAX_CPUS_PER_TASK).contains(&options.cpus_per_task) {
+            return Err((
+                "cpus-per-task",
+                format!(
+                    "{}: must be in 1..={MAX_CPUS_PER_TASK}",
+                    options.cpus_per_task
+                ),
+            ));
         }
-        if options.parallelism == Some(0) {
-            return Err(KcompError::param("parallel", "must be at least 1"));
+        if let Some(p) = options.parallelism
+            && !(1..=tasks.max(1)).contains(&p)
+        {
+            return Err((
+                "parallel",
+                format!("{p}: must be in 1..={tasks} (the array has {tasks} tasks)"),
+            ));
         }
         for line in &options.sbatch_lines {
             if !line.starts_with('-') || line.chars().any(char::is_control) {
-                return Err(KcompError::param(
+                return Err((
                     "sbatch",
                     format!("{line:?}: one sbatch option per line, e.g. --gres=gpu:1"),
                 ));
@@ -144,34 +221,41 @@ impl Submission {
             .iter()
             .find(|l| l.contains(['\n', '\r', '\0']))
         {
-            return Err(KcompError::param(
-                "setup",
-                format!("{line:?}: one shell line per --setup"),
-            ));
+            return Err(("setup", format!("{line:?}: one shell line per --setup")));
         }
-        let tasks = options.tasks.unwrap_or(jobs.min(DEFAULT_MAX_TASKS));
         if tasks == 0 || tasks > jobs {
-            return Err(KcompError::param(
+            return Err((
                 "tasks",
                 format!("{tasks}: must be in 1..={jobs} (the plan has {jobs} jobs)"),
             ));
         }
-        let out = if out.is_absolute() {
-            out
-        } else {
-            workdir.join(out)
-        };
-        Ok(Submission {
-            kcomp,
-            args,
-            workdir,
-            out,
-            jobs,
-            tasks,
-            options,
-            array_jobs: Vec::new(),
-            merge_job: None,
-        })
+        // Job ids go into log paths and scancel's command line: Slurm's are decimal numbers.
+        let id_ok =
+            |id: &str| !id.is_empty() && id.len() <= 20 && id.bytes().all(|b| b.is_ascii_digit());
+        if let Some(id) = self
+            .array_jobs
+            .iter()
+            .chain(&self.merge_job)
+            .find(|id| !id_ok(id))
+        {
+            return Err((
+                "array_jobs",
+                format!(
+                    "{:?} is not a Slurm job id (digits only)",
+                    crate::io::names::terminal(id)
+                ),
+            ));
+        }
+        if self.array_jobs.len() > MAX_SUBMISSIONS {
+            return Err(("array_jobs", format!("more than {MAX_SUBMISSIONS} arrays")));
+        }
+        if !self.out.is_absolute() || !self.workdir.is_absolute() {
+            return Err((
+                "out",
+                "the run and working folders must be absolute paths".into(),
+            ));
+        }
+        Ok(())
     }
 
     /// `OUT/slurm`.
@@ -286,7 +370,7 @@ impl Submission {
         write_file(&array_path, array.as_bytes())?;
         write_file(&merge_path, merge.as_bytes())?;
         let logs = self.dir().join("logs");
-        std::fs::create_dir_all(&logs).map_err(|e| KcompError::io(&logs, e))?;
+        crate::io::files::create_dir_all(&logs)?;
         self.save()
     }
 
@@ -298,15 +382,39 @@ impl Submission {
         write_file(&path, text.as_bytes())
     }
 
-    /// Reads `OUT/slurm/submission.json` (`dir` is OUT or OUT/slurm).
+    /// Reads `OUT/slurm/submission.json` (`dir` is OUT or OUT/slurm) and checks it like a new
+    /// submission (ids, sizes, options), and that it belongs to this run folder: a file
+    /// edited or damaged by hand is refused before any value reaches a path or a command.
     pub fn load(dir: &Path) -> Result<Submission> {
-        let path = if dir.join("slurm").join("submission.json").is_file() {
-            dir.join("slurm").join("submission.json")
+        let slurm = if dir.join("slurm").join("submission.json").exists() {
+            dir.join("slurm")
         } else {
-            dir.join("submission.json")
+            dir.to_path_buf()
         };
+        let path = slurm.join("submission.json");
         let text = crate::io::limits::read_text(&path)?;
-        serde_json::from_str(&text).map_err(|e| KcompError::file(&path, e.to_string()))
+        let sub: Submission =
+            serde_json::from_str(&text).map_err(|e| KcompError::file(&path, e.to_string()))?;
+        sub.validate().map_err(|(name, why)| {
+            KcompError::file(
+                &path,
+                format!("field `{name}`: {why} (the file was edited or damaged; submit again)"),
+            )
+        })?;
+        let same = |a: &Path, b: &Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
+        if !same(&sub.dir(), &slurm) {
+            return Err(KcompError::file(
+                &path,
+                format!(
+                    "belongs to the run folder {}, not this one (moved or copied); submit again",
+                    crate::io::names::terminal(&sub.out.display().to_string())
+                ),
+            ));
+        }
+        Ok(sub)
     }
 
     /// Submits the array (all tasks, or only `tasks`) and a merge job that waits for it; a

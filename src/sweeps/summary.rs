@@ -270,7 +270,7 @@ struct SummaryCsvRow<'a> {
 
 /// Writes runs.csv, summary.csv and summary.json into `dir`; returns their paths.
 pub fn write_tables(result: &SweepResult, dir: &Path) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
+    crate::io::files::create_dir_all(dir)?;
     let cfg = &result.config;
     let runs_path = dir.join("runs.csv");
     write_csv(

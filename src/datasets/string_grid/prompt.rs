@@ -114,14 +114,22 @@ pub fn result_prompt(record: &Record, query: usize) -> Result<String> {
     Ok(p)
 }
 
+/// Python's `str.strip()` with no argument, the reference evaluator's whitespace rule: Rust's
+/// `trim` (Unicode White_Space) plus the information separators U+001C..U+001F, which
+/// CPython counts as whitespace (`Py_UNICODE_ISSPACE`) and Rust does not. A grid printed
+/// after `\x1c` is right for the evaluator, so it is right for kcomp.
+pub fn python_strip(s: &str) -> &str {
+    s.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c))
+}
+
 /// Whether a result-generation answer is right, exactly as `program_eval_cg.py` decides:
 /// every line that, stripped, is `side` characters of '.' and '*' is kept, the kept lines are
 /// joined, and the join must equal the gold grid without its newlines.
 pub fn result_answer_correct(answer: &str, gold: &str) -> bool {
-    let side = gold.lines().next().map_or(0, |l| l.trim().len());
+    let side = gold.lines().next().map_or(0, |l| python_strip(l).len());
     let got: String = answer
         .lines()
-        .map(str::trim)
+        .map(python_strip)
         .filter(|l| l.chars().count() == side && l.chars().all(|c| c == '.' || c == '*'))
         .collect();
     got == gold.replace('\n', "")
@@ -130,6 +138,27 @@ pub fn result_answer_correct(answer: &str, gold: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stripping_follows_python() {
+        // Every character CPython's str.strip() removes (str.isspace() over the BMP, as
+        // computed by CPython 3.11), and nothing else.
+        let python: Vec<u32> = vec![
+            0x9, 0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000,
+            0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028,
+            0x2029, 0x202f, 0x205f, 0x3000,
+        ];
+        for c in (0..0x1_0000u32).filter_map(char::from_u32) {
+            let s = format!("{c}x{c}");
+            let want = if python.contains(&(c as u32)) {
+                "x"
+            } else {
+                s.as_str()
+            };
+            assert_eq!(python_strip(&s), want, "U+{:04X}", c as u32);
+        }
+        assert_eq!(python_strip("\x1c\x1d**..\n....\x1f \n"), "**..\n....");
+    }
 
     #[test]
     fn result_answers_are_judged_like_the_published_code() {

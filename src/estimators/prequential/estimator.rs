@@ -90,6 +90,15 @@ impl Estimator for PrequentialEstimator {
             .with("k_f_bits", k_f)
             .with("n_encoded", code.n_encoded)
             .with("n_validation", code.n_val);
+        // K_auc of the same run (Finzi et al. 2026): the model's share of the code.
+        if let Some(s) =
+            super::single_run::single_run(&code.chunks, code.k_data, code.k_data_given_f)
+        {
+            est = est
+                .with("k_auc_bits", s.k_auc_bits)
+                .with("final_loss_bits_per_row", s.final_loss_bits_per_row)
+                .with("single_run_bits", s.single_run_bits);
+        }
         // The scheme is named on every row: the two give different numbers on the same data.
         est = match cfg.scheme {
             Scheme::Online => est

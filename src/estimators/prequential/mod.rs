@@ -12,6 +12,7 @@
 //! - [`padding`]: detecting the padding token of variable-length messages;
 //! - [`switching`]: Bayesian mixture and switching over learners (model choice in the code);
 //! - [`report`]: JSON, CSV and PNG outputs;
+//! - [`single_run`]: the single-run code length K_auc (Finzi et al. 2026) of the same run;
 //! - [`run_config`]: a run's TOML configuration, flag overrides, data, fingerprint and outputs;
 //! - [`estimator`]: the engine behind the panel's [`crate::estimators::interface::Estimator`] interface.
 
@@ -24,6 +25,7 @@ pub mod padding;
 pub mod report;
 pub mod run_config;
 pub mod schedule;
+pub mod single_run;
 pub mod switching;
 
 pub use code::{

@@ -10,6 +10,7 @@ use crate::plot::{self, Figure, Panel, Point, Series, XAxis};
 /// The JSON object printed by `kcomp prequential --json` (all lengths in bits; fields in
 /// docs/json.md).
 pub fn to_json(r: &PrequentialResult) -> serde_json::Value {
+    let single = super::single_run::single_run(&r.chunks, r.k_data, r.k_data_given_f);
     serde_json::json!({
         "bits_saved_per_row": bits_saved_per_row(r),
         "scheme": r.scheme,
@@ -17,6 +18,11 @@ pub fn to_json(r: &PrequentialResult) -> serde_json::Value {
         "k_data": r.k_data,
         "k_data_given_f": r.k_data_given_f,
         "k_f": r.k_f,
+        // The single-run code length of the same run (K_auc, Finzi et al. 2026; null without
+        // an encoded row): the model's share of K(Data), and K_auc + K(Data|f), an estimate.
+        "k_auc": single.map(|s| s.k_auc_bits),
+        "final_loss_bits_per_row": single.map(|s| s.final_loss_bits_per_row),
+        "single_run": single.map(|s| s.single_run_bits),
         "k_z": r.k_z,
         "c_l": r.c_l,
         "k_z_method": r.k_z_method,
@@ -61,6 +67,13 @@ pub fn to_text(r: &PrequentialResult, title: &str) -> String {
         "note: {}\n",
         crate::estimators::interface::COMPARABILITY.replace("C grows", "C^L grows")
     );
+    if let Some(s) = super::single_run::single_run(&r.chunks, r.k_data, r.k_data_given_f) {
+        text += &format!(
+            "K_auc (single run)  {:.1} bits  (area of the loss curve above the final {:.3} \
+             bits/row; K_auc + K(Data|f) = {:.1} bits, an estimate, not a code)\n",
+            s.k_auc_bits, s.final_loss_bits_per_row, s.single_run_bits
+        );
+    }
     if !r.learners.is_empty() {
         text += "learner             own code   share of the mixture's bits   final weight\n";
         for l in &r.learners {

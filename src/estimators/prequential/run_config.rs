@@ -695,7 +695,7 @@ pub fn check_overwrite(cfg: &ConfigFile, dir: &Path, force: bool) -> Result<()> 
 /// Writes config.toml (the settings that determine the numbers), result.json, curve.csv and
 /// curve.png into `dir`.
 pub fn write_outputs(r: &PrequentialResult, cfg: &ConfigFile, dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| KcompError::io(dir, e))?;
+    crate::io::files::create_dir_all(dir)?;
     let cfg_path = dir.join("config.toml");
     // result.json first, config.toml (the mark of a finished run for resume) after it; both
     // atomic.

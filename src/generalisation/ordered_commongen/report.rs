@@ -269,17 +269,21 @@ pub struct Written {
     pub files: Vec<PathBuf>,
 }
 
+/// The stamp of a report folder: the outputs it scored.
+pub fn stamp(source: &Path) -> serde_json::Value {
+    serde_json::json!({
+        "command": "commongen score",
+        "outputs": source.to_string_lossy(),
+    })
+}
+
 /// Writes every table, report.md, scores.json and the figure into `out`, which must be
 /// empty or hold this command's outputs for the same `source` (see
 /// [`crate::io::out_dir::claim`]) unless `force`.
 pub fn write_report(scores: &Scores, source: &Path, out: &Path, force: bool) -> Result<Written> {
     use crate::io::files::atomic_write;
     use crate::io::table::write_csv;
-    let stamp = serde_json::json!({
-        "command": "commongen score",
-        "outputs": source.to_string_lossy(),
-    });
-    crate::io::out_dir::claim(out, &stamp, force)?;
+    crate::io::out_dir::claim(out, &stamp(source), force)?;
     let mut files = Vec::new();
     let mut put = |name: &str| {
         let p = out.join(name);

@@ -29,7 +29,26 @@ pub struct FileCheck {
 impl FileCheck {
     /// Every line reproduced.
     pub fn ok(&self) -> bool {
-        self.mismatches == 0 && self.errors == 0 && self.lines > 0
+        self.problem().is_none()
+    }
+
+    /// Why the file is not reproduced (`None`: every line is).
+    pub fn problem(&self) -> Option<String> {
+        let bad = self.mismatches + self.errors;
+        if self.lines == 0 {
+            Some("has no line to check".into())
+        } else if bad > 0 {
+            let first: Vec<String> = self.first_bad.iter().map(|n| n.to_string()).collect();
+            Some(format!(
+                "{bad} of {} lines not reproduced ({} mismatches, {} rejected; first bad lines {})",
+                self.lines,
+                self.mismatches,
+                self.errors,
+                first.join(", ")
+            ))
+        } else {
+            None
+        }
     }
 
     fn record(&mut self, line: usize, good: std::result::Result<bool, ()>) {
@@ -245,6 +264,21 @@ impl FolderCheck {
     pub fn ok(&self) -> bool {
         !self.files.is_empty() && self.files.iter().all(FileCheck::ok)
     }
+
+    /// The error of a check that failed: the first file not reproduced, named with its path
+    /// and why, and how many others failed (`None` when [`Self::ok`]).
+    pub fn failure(&self) -> Option<KcompError> {
+        let failed: Vec<&FileCheck> = self.files.iter().filter(|c| !c.ok()).collect();
+        let first = failed.first()?;
+        let more = match failed.len() {
+            1 => String::new(),
+            n => format!(" (and {} more files not reproduced)", n - 1),
+        };
+        Some(KcompError::file(
+            self.root.join(&first.name),
+            format!("{}{more}", first.problem().unwrap_or_default()),
+        ))
+    }
 }
 
 /// Checks every file of [`published_files`] present under `root` (the `data/pcfgset` folder
@@ -260,18 +294,32 @@ pub fn check_folder(root: &Path) -> Result<FolderCheck> {
     }
     let mut files = Vec::new();
     let mut absent = Vec::new();
+    // Absent means not there at all: anything else at the name (a FIFO, a link to /dev/zero,
+    // a folder) is checked, and refused by the reader with its reason, never skipped.
+    let present = |p: &Path| -> Result<bool> {
+        match std::fs::symlink_metadata(p) {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(KcompError::io(p, e)),
+        }
+    };
     for (src, tgt, sem) in published_files() {
         let s = base.join(&src);
         match tgt {
             Some(tgt) => {
                 let t = base.join(&tgt);
-                if s.is_file() && t.is_file() {
-                    files.push(check_pair(&s, &t, sem, &src)?);
-                } else {
-                    absent.push(src);
+                match (present(&s)?, present(&t)?) {
+                    (true, true) => files.push(check_pair(&s, &t, sem, &src)?),
+                    (false, false) => absent.push(src),
+                    (true, false) => {
+                        return Err(KcompError::file(t, "not found (its source file is there)"));
+                    }
+                    (false, true) => {
+                        return Err(KcompError::file(s, "not found (its target file is there)"));
+                    }
                 }
             }
-            None if s.is_file() => files.push(check_unrolled(&s, &src)?),
+            None if present(&s)? => files.push(check_unrolled(&s, &src)?),
             None => absent.push(src),
         }
     }
@@ -314,9 +362,17 @@ impl fmt::Display for FolderCheck {
         }
         let lines: usize = self.files.iter().map(|c| c.lines).sum();
         let bad: usize = self.files.iter().map(|c| c.mismatches + c.errors).sum();
+        // An empty file reproduces no line either: counted apart, so the counts agree with
+        // the failure that names it.
+        let empty = self.files.iter().filter(|c| c.lines == 0).count();
+        let empty = match empty {
+            0 => String::new(),
+            1 => ", 1 file without lines".into(),
+            n => format!(", {n} files without lines"),
+        };
         writeln!(
             f,
-            "{} files, {lines} lines, {bad} not reproduced; {} files of the layout absent",
+            "{} files, {lines} lines, {bad} not reproduced{empty}; {} files of the layout absent",
             self.files.len(),
             self.absent.len()
         )

@@ -63,7 +63,7 @@ pub struct GeneratorParams {
     #[arg(long, requires = "naturalise")]
     pub target_from: Option<std::path::PathBuf>,
     /// Draws per kept sample before --naturalise gives up on the cells it could not fill.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 2000, requires = "naturalise")]
     pub max_draws: usize,
 }
 
@@ -86,6 +86,14 @@ impl Default for GeneratorParams {
         }
     }
 }
+
+/// Most primitive examples per synonym (the default is 50).
+pub const MAX_PRIMITIVE_EXAMPLES: usize = 1_000_000;
+/// Deepest nesting a sample may reach (the published generator's Python recursion limit was
+/// 1,000 frames).
+pub const MAX_DEPTH: usize = 1000;
+/// Longest written input kept, in characters.
+pub const MAX_CHARS: usize = 1_000_000;
 
 impl GeneratorParams {
     /// Checks the parameters once.
@@ -120,6 +128,27 @@ impl GeneratorParams {
         }
         if self.max_draws < 1 || self.max_draws > 1_000_000 {
             return Err(KcompError::param("max-draws", "must be in 1..=1000000"));
+        }
+        // Bounded before anything is drawn: the primitive condition holds one row per example
+        // and synonym in memory; trees are recursed into once per nesting level; the written
+        // input is at most max_chars characters.
+        if self.primitive_examples > MAX_PRIMITIVE_EXAMPLES {
+            return Err(KcompError::param(
+                "primitive-examples",
+                format!("must be at most {MAX_PRIMITIVE_EXAMPLES}"),
+            ));
+        }
+        if self.max_depth < 1 || self.max_depth > MAX_DEPTH {
+            return Err(KcompError::param(
+                "max-depth",
+                format!("must be in 1..={MAX_DEPTH}"),
+            ));
+        }
+        if self.max_chars < 1 || self.max_chars > MAX_CHARS {
+            return Err(KcompError::param(
+                "max-chars",
+                format!("must be in 1..={MAX_CHARS}"),
+            ));
         }
         Ok(())
     }
@@ -335,7 +364,7 @@ pub fn generate(params: &GeneratorParams) -> Result<Vec<Sample>> {
 fn write_split(dir: &Path, stem: &str, samples: &[Sample]) -> Result<()> {
     let src = dir.join(format!("{stem}.src"));
     if let Some(parent) = src.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| KcompError::io(parent, e))?;
+        crate::io::files::create_dir_all(parent)?;
     }
     let join = |f: &dyn Fn(&Sample) -> &Vec<String>| -> String {
         samples.iter().map(|s| f(s).join(" ") + "\n").collect()
@@ -527,7 +556,7 @@ pub fn write_splits(params: &GeneratorParams, out: &Path) -> Result<SplitSummary
     }
     let tsv = out.join("localism/unrolled_test.tsv");
     if let Some(parent) = tsv.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| KcompError::io(parent, e))?;
+        crate::io::files::create_dir_all(parent)?;
     }
     std::fs::write(&tsv, unrolled).map_err(|e| KcompError::io(&tsv, e))?;
     summary

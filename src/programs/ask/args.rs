@@ -57,8 +57,9 @@ pub struct ChatArgs {
     /// Sampling temperature (omitted when not given; reasoning models often refuse it).
     #[arg(long, allow_hyphen_values = true)]
     pub temperature: Option<f64>,
-    /// max_tokens of the request (omitted when not given).
-    #[arg(long)]
+    /// max_tokens of the request (omitted when not given; at least 1: a request for no
+    /// token has no answer).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_tokens: Option<u64>,
     /// Extra request field KEY=VALUE (VALUE as JSON, else a string); repeatable. Not for
     /// fields kcomp sets (model, messages, temperature, max_tokens, stream).
@@ -67,8 +68,8 @@ pub struct ChatArgs {
     /// Requests in flight at once.
     #[arg(long, default_value_t = 4)]
     pub concurrency: usize,
-    /// Retries on 429, 5xx, timeouts and connection errors.
-    #[arg(long, default_value_t = 5)]
+    /// Retries on 429, 5xx, timeouts and connection errors (at most 100).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub retries: u32,
     /// First retry delay in seconds (doubled each retry; a server's Retry-After wins, capped
     /// at 60 s).

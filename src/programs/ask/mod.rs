@@ -474,7 +474,9 @@ pub fn ask_prompts(
                             // prints nothing); the reason may carry the server's text.
                             let e = crate::io::names::terminal(&e).into_owned();
                             let label = &job.label;
-                            bar.suspend(|| eprintln!("warning: {label}: {e}"));
+                            bar.suspend(|| {
+                                crate::progress::note(&format!("warning: {label}: {e}"))
+                            });
                         }
                     }
                     bar.set_message(message(

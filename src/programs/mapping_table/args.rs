@@ -11,8 +11,7 @@ use crate::datasets::string_grid::load_record;
 use crate::error::{KcompError, Result};
 use crate::programs::sandbox::SandboxConfig;
 
-/// Largest answer file scored (an LLM answer is a few kB).
-pub const MAX_ANSWER_BYTES: u64 = 16 << 20;
+pub use super::MAX_ANSWER_BYTES;
 
 /// `kcomp grid score`.
 #[derive(Debug, clap::Args)]

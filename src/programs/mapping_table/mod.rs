@@ -208,6 +208,11 @@ pub fn hidden_verdict(a: &Analysis, task: &score::TaskSize) -> Option<String> {
     })
 }
 
+/// Largest answer file (LLM answer, extracted program, result answer or stored
+/// `_info.json`) that `grid score` and `grid report` read: an LLM answer is a few kB. The
+/// size is checked on the open file before anything is read.
+pub const MAX_ANSWER_BYTES: u64 = 16 << 20;
+
 /// A reference score at or above this C(P) with a robust `hidden_data` verdict is reported
 /// as the reference parser being fooled (`reference_fooled`).
 pub const FOOLED_C: f64 = 50.0;

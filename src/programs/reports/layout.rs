@@ -85,10 +85,10 @@ pub fn collect_jobs(dir: &Path, skip: Option<&Path>) -> Result<Vec<Job>> {
                 continue;
             }
             let Some((setting, dataset)) = folder_dataset(&sub) else {
-                eprintln!(
+                crate::progress::note(&format!(
                     "warning: {}: unknown setting folder, skipped",
                     crate::io::names::terminal(&sdir.display().to_string())
-                );
+                ));
                 continue;
             };
             let mut files = list(&sdir)?;

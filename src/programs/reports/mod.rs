@@ -117,7 +117,9 @@ impl Row {
 /// block or never end) that does not lead outside the tree through a symbolic link.
 fn read_text(root: &Path, p: &Path) -> std::result::Result<String, String> {
     crate::io::files::check_within(p, root)
-        .and_then(|()| crate::io::files::read_capped(p, crate::io::limits::MAX_TEXT_FILE_BYTES))
+        .and_then(|()| {
+            crate::io::files::read_capped(p, crate::programs::mapping_table::MAX_ANSWER_BYTES)
+        })
         .map(|b| String::from_utf8_lossy(&b).into_owned())
         .map_err(|e| format!("unreadable: {e}"))
 }

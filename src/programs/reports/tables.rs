@@ -392,7 +392,7 @@ pub fn write_outputs(rows: &[Row], out: &Path, alpha: f64, draw: bool) -> Result
         ] {
             match res {
                 Ok(_) => md.push_str(&format!("\n![{name}]({name})\n")),
-                Err(e) => eprintln!("warning: plot {name} not written: {e}"),
+                Err(e) => crate::progress::note(&format!("warning: plot {name} not written: {e}")),
             }
         }
     }

@@ -7,11 +7,12 @@
 //! `pivot_root` into it; as root, a drop to an unprivileged uid; user (if not yet), network,
 //! IPC and PID namespaces (uid/gid maps to one unprivileged id); parent-death signal; a fork
 //! whose child is pid 1 of the new PID namespace while the parent relays its end ([`relay`]);
-//! descriptors closed on exec; the interpreter's descriptor moved to [`EXEC_FD`]; rlimits;
+//! descriptors closed on exec; the interpreter's descriptor moved to [`EXEC_FD`] and the
+//! status pipe to [`STATUS_FD`] (kept across exec for the bootstrap); rlimits;
 //! Landlock (plus the tmpfs as the only writable hierarchy); seccomp;
 //! `execveat(EXEC_FD, "")`.
 
-use super::policy::EXEC_FD;
+use super::policy::{EXEC_FD, STATUS_FD};
 use seccompiler::BpfProgram;
 use std::ffi::{CString, c_char};
 use std::io;
@@ -138,8 +139,9 @@ pub const STAGE: &std::ffi::CStr = c"/tmp";
 /// Everything the child needs, prepared by the parent.
 pub struct Plan {
     pub parent: libc::pid_t,
-    /// kcomp runs as root: the sample drops to this (uid, gid) before its user namespace, so
-    /// RLIMIT_NPROC applies (the kernel exempts uid 0) and it holds no host capability.
+    /// kcomp runs as root: the sample drops to this (uid, gid), its own host id (leased by
+    /// `ids`), before its user namespace, so RLIMIT_NPROC applies (the kernel exempts uid 0),
+    /// it holds no host capability and shares no per-uid count with anyone.
     pub drop_to: Option<(libc::uid_t, libc::gid_t)>,
     pub uid_map: Vec<u8>,
     pub gid_map: Vec<u8>,
@@ -150,6 +152,8 @@ pub struct Plan {
     pub view: &'static [ViewStep],
     /// The interpreter, opened by the parent (close-on-exec).
     pub exe_fd: RawFd,
+    /// The write end of the bootstrap's status pipe (close-on-exec; moved to [`STATUS_FD`]).
+    pub status_fd: RawFd,
     pub argv: CArgs,
     pub envp: CArgs,
     /// A descriptor of this sample's Landlock ruleset (close-on-exec).
@@ -471,6 +475,11 @@ pub unsafe fn confine(plan: &Plan) -> io::Result<()> {
             libc::dup3(plan.exe_fd, EXEC_FD, libc::O_CLOEXEC) as libc::c_long,
             Stage::Descriptors,
         )?;
+        // Kept across exec: the bootstrap's only channel to kcomp, closed before the program.
+        check(
+            libc::dup3(plan.status_fd, STATUS_FD, 0) as libc::c_long,
+            Stage::Descriptors,
+        )?;
         let tmp = libc::open(c"/tmp".as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
         check(tmp as libc::c_long, Stage::Landlock)?;
         for &(res, soft, hard) in &plan.limits {
@@ -526,11 +535,16 @@ pub unsafe fn confine(plan: &Plan) -> io::Result<()> {
 /// Must only be called in a freshly forked child.
 pub unsafe fn rlimits_only(
     parent: libc::pid_t,
+    status_fd: RawFd,
     limits: &[(libc::__rlimit_resource_t, u64, u64)],
 ) -> io::Result<()> {
     // SAFETY: raw system calls on live data.
     unsafe {
         check(libc::setsid() as libc::c_long, Stage::Session)?;
+        check(
+            libc::dup3(status_fd, STATUS_FD, 0) as libc::c_long,
+            Stage::Descriptors,
+        )?;
         check(
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) as libc::c_long,
             Stage::ParentDeath,

@@ -7,8 +7,9 @@
 //!   view of other processes' System V IPC, and as pid 1 of its own PID namespace (a relay
 //!   process outside it mirrors its end to kcomp's `wait4`), so no host pid, kcomp's
 //!   included, can be named;
-//! - when kcomp runs as root, a drop to `nobody` on the host first, so RLIMIT_NPROC applies
-//!   (the kernel exempts uid 0) and no host capability survives;
+//! - when kcomp runs as root, a drop on the host to an unprivileged id of the sample's own
+//!   ([`ids`]: no per-uid count is shared with another sample or a host user), so
+//!   RLIMIT_NPROC applies (the kernel exempts uid 0) and no host capability survives;
 //! - a minimal file-system view: a new read-only root with only the interpreter, its
 //!   prefixes, the shared libraries, /dev/null and a private tmpfs on /tmp (size and inode
 //!   caps = the total bytes and files an answer may write; its working directory), then
@@ -21,8 +22,11 @@
 //!   SysV IPC, POSIX queues, ptrace, process_vm_*, kill/pidfd signals, setsid/setpgid,
 //!   mount, unshare, keyctl, bpf, perf_event_open, personality, io_uring, memfd, clearing
 //!   the parent-death signal or the x32 ABI; prlimit64, sched_*, setpriority/getpriority
-//!   and ioprio_* only on itself (pid 0);
-//! - rlimits: CPU, 1 GiB address space, file size, 64 descriptors, 64 threads, no core dumps;
+//!   and ioprio_* only on itself (pid 0); no channel to a concurrent sample through the
+//!   shared view or the kernel (legacy AIO, inotify/fanotify, dnotify, leases, file locks,
+//!   mincore/cachestat/fadvise/readahead, madvise PAGEOUT/COLD/REMOVE, RWF_NOWAIT);
+//! - rlimits: CPU, 1 GiB address space, file size, 64 descriptors, 64 threads, no core dumps,
+//!   64 pending signals, no real-time or raised priority, no message-queue bytes;
 //! - PR_SET_PDEATHSIG = SIGKILL (kcomp dying, Ctrl-C included, kills it), and the parent
 //!   kills it at the wall-clock limit. No fork means nothing else to kill.
 //!
@@ -30,15 +34,18 @@
 //! the path of `execveat`, whose absolute path ignores the descriptor: once the interpreter
 //! runs, no exec is left), then reads the program from stdin (length-prefixed, see
 //! [`payload`]; the rest of stdin is the sample's input): the program is never a file it
-//! could read back. stdout/stderr are read through pipes (stdout capped at `output_bytes`,
+//! could read back. It reports on a status pipe ([`policy::STATUS_FD`]) that it closes before
+//! the program runs, so only kcomp and the bootstrap can say `sandbox_error`. stdout/stderr are read through pipes (stdout capped at `output_bytes`,
 //! then the process is killed); the status comes from kcomp's own clock, byte count and
 //! `wait4` rusage, which the program cannot touch. If Landlock, seccomp or the namespaces
 //! are unavailable, [`ensure_available`] refuses, unless `allow_unsandboxed` (rlimits only,
 //! unsafe) is set.
 
 mod child;
+pub mod ids;
 pub mod policy;
 
+use crate::datasets::string_grid::prompt::python_strip;
 use crate::error::{KcompError, Result};
 use serde::Serialize;
 use std::io::{Read, Write};
@@ -169,23 +176,24 @@ pub struct RunOutput {
     pub elapsed: Duration,
 }
 
-/// Marks the bootstrap's own failures on stderr (with exit status [`BOOTSTRAP_FAILED`]).
-const BOOTSTRAP_MARK: &str = "kcomp-bootstrap:";
+/// Exit status of the bootstrap when it fails (what kcomp trusts is the status pipe).
 const BOOTSTRAP_FAILED: i32 = 125;
 
 /// The `-c` bootstrap. It first installs `exec_filter` (sandboxed runs: no exec from here
 /// on), puts site-packages on the path, then reads the program from stdin (20 decimal digits
-/// of length, then the bytes; the rest of stdin is the sample's input) and runs it as
-/// `__main__`. The program never exists as a file: `__file__` and `sys.argv[0]` name
-/// `prog.py`, which is not there, and nothing left in the namespace holds the source.
+/// of length, then the bytes; the rest of stdin is the sample's input), reports `ok` on the
+/// status pipe ([`policy::STATUS_FD`]) and closes it, and runs the program as `__main__`. A
+/// failure before that is reported on the same pipe (`fail <why>`), never on stderr, so a
+/// program cannot forge one: it runs after the pipe is closed. The program never exists as a
+/// file: `__file__` and `sys.argv[0]` name `prog.py`, which is not there, and nothing left in
+/// the namespace holds the source.
 fn bootstrap(import_paths: &[String], exec_filter: Option<&[u8]>) -> String {
     let paths: Vec<String> = import_paths
         .iter()
         .map(|p| serde_json::to_string(p).unwrap_or_default())
         .collect();
-    let fail = |why: &str| {
-        format!("os.write(2,b'{BOOTSTRAP_MARK} {why}\\n');os._exit({BOOTSTRAP_FAILED})")
-    };
+    let fd = policy::STATUS_FD;
+    let fail = |why: &str| format!("os.write({fd},b'fail {why}');os._exit({BOOTSTRAP_FAILED})");
     let filter = match exec_filter {
         // Only the C module `_ctypes`: the `ctypes` package costs about 10 ms more per
         // interpreter start (a third of a sample run). The filter is copied into a C array
@@ -217,7 +225,9 @@ fn bootstrap(import_paths: &[String], exec_filter: Option<&[u8]>) -> String {
          \x20\x20\x20if not c:{}\n\
          \x20\x20\x20b+=c\n\
          \x20\x20return bytes(b)\n\
-         \x20return compile(r(int(r(20))),'prog.py','exec')\n\
+         \x20p=r(int(r(20)))\n\
+         \x20os.write({fd},b'ok');os.close({fd})\n\
+         \x20return compile(p,'prog.py','exec')\n\
          __file__='prog.py'\n\
          exec(globals().pop('_kcomp')())\n",
         paths.join(","),
@@ -245,11 +255,20 @@ fn limits(cfg: &SandboxConfig) -> Vec<(libc::__rlimit_resource_t, u64, u64)> {
         (libc::RLIMIT_NPROC, cfg.processes, cfg.processes),
         (libc::RLIMIT_CORE, 0, 0),
         (libc::RLIMIT_MEMLOCK, 0, 0),
+        // Queued signals (counted per uid): enough for a program's own timers and threads,
+        // far below what could starve anything else.
+        (libc::RLIMIT_SIGPENDING, SIGPENDING, SIGPENDING),
+        // No real-time scheduling, no raised priority (nice may only go up), no POSIX
+        // message queue bytes (mq_open is refused anyway).
+        (libc::RLIMIT_RTPRIO, 0, 0),
+        (libc::RLIMIT_NICE, 0, 0),
+        (libc::RLIMIT_RTTIME, cpu * 1_000_000, (cpu + 1) * 1_000_000),
+        (libc::RLIMIT_MSGQUEUE, 0, 0),
     ]
 }
 
-/// The host id a root kcomp's samples run as (`nobody`).
-const NOBODY: u32 = 65534;
+/// RLIMIT_SIGPENDING of a sample.
+pub const SIGPENDING: u64 = 64;
 
 /// Parts of the sandbox shared by every run: the interpreter's descriptor and the filters.
 struct Shared {
@@ -298,7 +317,8 @@ pub fn sandbox_status(cfg: &SandboxConfig) -> std::result::Result<(), String> {
                 ..cfg.clone()
             };
             let code = Arc::new(b"print('ok')".to_vec());
-            let out = run_sandboxed(&code, "", &probe)?;
+            let lease = host_id()?;
+            let out = run_sandboxed(&code, "", &probe, lease.as_ref().map(|l| l.id))?;
             match (out.status, out.stdout.as_str()) {
                 (RunStatus::Exited, "ok\n") => Ok(()),
                 (RunStatus::SandboxError, _) => Err(out.stderr),
@@ -357,11 +377,41 @@ fn base_command(cfg: &SandboxConfig, home: &str, boot: &str) -> Command {
     cmd
 }
 
-/// One run inside the full sandbox.
+/// A root kcomp's samples run as a host id of their own ([`ids`]); `None` otherwise (an
+/// unprivileged kcomp's samples are its own uid on the host, mapped into their user
+/// namespace: docs/sandbox.md says what that shares).
+fn host_id() -> std::result::Result<Option<ids::Lease>, String> {
+    // SAFETY: geteuid cannot fail.
+    if unsafe { libc::geteuid() } == 0 {
+        ids::lease().map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// The bootstrap's status pipe: the read end (kcomp's, non-blocking) and the write end
+/// (passed to the sample), both close-on-exec.
+fn status_pipe() -> std::result::Result<(std::fs::File, OwnedFd), String> {
+    let mut fds = [0 as RawFd; 2];
+    // SAFETY: pipe2 fills two descriptors we then own.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(format!(
+            "cannot create the status pipe: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    // SAFETY: both descriptors were just created and are owned by nothing else.
+    let (r, w) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    set_nonblocking(r.as_raw_fd());
+    Ok((std::fs::File::from(r), w))
+}
+
+/// One run inside the full sandbox; `host_id`: the host uid and gid of a root kcomp's sample.
 fn run_sandboxed(
     code: &Arc<Vec<u8>>,
     stdin: &str,
     cfg: &SandboxConfig,
+    host_id: Option<u32>,
 ) -> std::result::Result<RunOutput, String> {
     let sh = shared(cfg)?;
     let ruleset = policy::ruleset(&sh.read_only)?;
@@ -369,9 +419,15 @@ fn run_sandboxed(
     let ruleset_fd = ruleset_fd.ok_or("Landlock is not supported by this kernel")?;
     // SAFETY: geteuid/getegid/getpid cannot fail.
     let (uid, gid, pid) = unsafe { (libc::geteuid(), libc::getegid(), libc::getpid()) };
-    // As root, the sample runs as `nobody` on the host: the kernel exempts uid 0 from
-    // RLIMIT_NPROC, and no host capability survives.
-    let drop_to = (uid == 0).then_some((NOBODY, NOBODY));
+    // As root, the sample runs as an unprivileged host id of its own: the kernel exempts
+    // uid 0 from RLIMIT_NPROC, no host capability survives, and nothing counted per uid is
+    // shared with another sample or host process.
+    let drop_to = if uid == 0 {
+        let id = host_id.ok_or("a root kcomp's sample needs a host id of its own")?;
+        Some((id, id))
+    } else {
+        None
+    };
     let (uid, gid) = drop_to.unwrap_or((uid, gid));
     let owner = match drop_to {
         Some((u, g)) => format!(",uid={u},gid={g}"),
@@ -391,6 +447,7 @@ fn run_sandboxed(
         "TMPDIR=/tmp",
     ]
     .map(String::from);
+    let (status_r, status_w) = status_pipe()?;
     let plan = child::Plan {
         parent: pid,
         drop_to,
@@ -406,6 +463,7 @@ fn run_sandboxed(
         .map_err(|e| e.to_string())?,
         view: &sh.view,
         exe_fd: sh.exe.as_raw_fd(),
+        status_fd: status_w.as_raw_fd(),
         argv: child::CArgs::new(argv).map_err(|e| format!("program arguments: {e}"))?,
         envp: child::CArgs::new(envp).map_err(|e| e.to_string())?,
         ruleset_fd: ruleset_fd.as_raw_fd(),
@@ -421,8 +479,10 @@ fn run_sandboxed(
     let start = Instant::now();
     let spawned = cmd.spawn();
     drop(ruleset_fd);
+    // Only the sample may hold the write end: its end is then the pipe's end.
+    drop(status_w);
     match spawned {
-        Ok(c) => Ok(supervise(c, &payload(code, stdin), cfg, start)),
+        Ok(c) => Ok(supervise(c, &payload(code, stdin), cfg, start, status_r)),
         Err(e) => Ok(sandbox_error(spawn_error(&e))),
     }
 }
@@ -442,14 +502,53 @@ fn run_unsandboxed(code: &[u8], stdin: &str, cfg: &SandboxConfig) -> RunOutput {
     let lim = limits(cfg);
     // SAFETY: getpid cannot fail.
     let parent = unsafe { libc::getpid() };
+    let (status_r, status_w) = match status_pipe() {
+        Ok(p) => p,
+        Err(e) => return sandbox_error(e),
+    };
+    let status_fd = status_w.as_raw_fd();
     // SAFETY: `rlimits_only` only makes raw system calls.
     unsafe {
-        cmd.pre_exec(move || child::rlimits_only(parent, &lim));
+        cmd.pre_exec(move || child::rlimits_only(parent, status_fd, &lim));
     }
     let start = Instant::now();
-    match cmd.spawn() {
-        Ok(c) => supervise(c, &payload(code, stdin), cfg, start),
+    let spawned = cmd.spawn();
+    drop(status_w);
+    match spawned {
+        Ok(c) => supervise(c, &payload(code, stdin), cfg, start, status_r),
         Err(e) => sandbox_error(spawn_error(&e)),
+    }
+}
+
+/// What the bootstrap reported on its status pipe.
+enum Boot {
+    /// It read the program and handed over to it.
+    Ran,
+    /// It failed before the program ran (kcomp's own reason text).
+    Failed(String),
+    /// Nothing: the interpreter ended before the bootstrap reported.
+    Silent,
+}
+
+fn boot_report(mut status: std::fs::File) -> Boot {
+    let mut got = Vec::new();
+    let mut buf = [0u8; 256];
+    while got.len() < 256 {
+        match status.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            // WouldBlock: a sibling's fork still holds a copy of the write end; what the
+            // sample wrote is already in the pipe.
+            Err(_) => break,
+        }
+    }
+    if got == b"ok" {
+        Boot::Ran
+    } else if let Some(why) = got.strip_prefix(b"fail ") {
+        Boot::Failed(crate::io::names::terminal(&String::from_utf8_lossy(why)).into_owned())
+    } else {
+        Boot::Silent
     }
 }
 
@@ -463,7 +562,13 @@ fn set_nonblocking(fd: RawFd) {
 
 /// Feeds stdin, collects output until exit, the output cap or the wall-clock limit, kills
 /// and reaps the process.
-fn supervise(mut child: Child, input: &[u8], cfg: &SandboxConfig, start: Instant) -> RunOutput {
+fn supervise(
+    mut child: Child,
+    input: &[u8],
+    cfg: &SandboxConfig,
+    start: Instant,
+    status_pipe: std::fs::File,
+) -> RunOutput {
     let pid = child.id() as libc::pid_t;
     let file = |fd: Option<OwnedFd>| fd.map(std::fs::File::from);
     let mut stdin = file(child.stdin.take().map(OwnedFd::from));
@@ -594,30 +699,47 @@ fn supervise(mut child: Child, input: &[u8], cfg: &SandboxConfig, start: Instant
     let (status, exit_code) = if let Some(k) = killed {
         // kcomp's own wall clock or byte count.
         (k, None)
-    } else if libc::WIFEXITED(status)
-        && libc::WEXITSTATUS(status) == BOOTSTRAP_FAILED
-        && err.starts_with(BOOTSTRAP_MARK.as_bytes())
-    {
-        let why = String::from_utf8_lossy(&err)
-            .lines()
-            .next()
-            .unwrap_or("")
-            .to_string();
-        return sandbox_error(why);
-    } else if libc::WIFEXITED(status) {
-        (RunStatus::Exited, Some(libc::WEXITSTATUS(status)))
     } else {
-        let sig = libc::WTERMSIG(status);
-        // The CPU limit's SIGKILL, as kcomp's own accounting (wait4's rusage) confirms; a
-        // signal the program raised itself (SIGXCPU, SIGXFSZ, ...) is a crash.
-        let cpu_limit = (cfg.timeout.as_secs() + 1) as f64;
-        let st = if (sig == libc::SIGKILL || sig == libc::SIGXCPU) && cpu + 0.02 >= cpu_limit {
-            RunStatus::Timeout
-        } else {
-            err.extend_from_slice(format!("\nkilled by signal {sig}\n").as_bytes());
-            RunStatus::Crashed
-        };
-        (st, None)
+        match boot_report(status_pipe) {
+            Boot::Failed(why) => return sandbox_error(format!("the bootstrap failed: {why}")),
+            Boot::Silent => {
+                // The program never ran: what is on stderr is the interpreter's own.
+                let how = if libc::WIFEXITED(status) {
+                    format!("exit status {}", libc::WEXITSTATUS(status))
+                } else {
+                    format!("signal {}", libc::WTERMSIG(status))
+                };
+                let text = String::from_utf8_lossy(&err);
+                let last = text
+                    .lines()
+                    .rev()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("");
+                return sandbox_error(format!(
+                    "the interpreter ended before running the program ({how}){}{}",
+                    if last.is_empty() { "" } else { ": " },
+                    crate::io::names::terminal(last)
+                ));
+            }
+            Boot::Ran if libc::WIFEXITED(status) => {
+                (RunStatus::Exited, Some(libc::WEXITSTATUS(status)))
+            }
+            Boot::Ran => {
+                let sig = libc::WTERMSIG(status);
+                // The CPU limit's SIGKILL, as kcomp's own accounting (wait4's rusage)
+                // confirms; a signal the program raised itself (SIGXCPU, SIGXFSZ, ...) is a
+                // crash.
+                let cpu_limit = (cfg.timeout.as_secs() + 1) as f64;
+                let st =
+                    if (sig == libc::SIGKILL || sig == libc::SIGXCPU) && cpu + 0.02 >= cpu_limit {
+                        RunStatus::Timeout
+                    } else {
+                        err.extend_from_slice(format!("\nkilled by signal {sig}\n").as_bytes());
+                        RunStatus::Crashed
+                    };
+                (st, None)
+            }
+        }
     };
     out.truncate(cap);
     err.truncate(cap);
@@ -630,9 +752,15 @@ fn supervise(mut child: Child, input: &[u8], cfg: &SandboxConfig, start: Instant
     }
 }
 
-fn run_one(code: &Arc<Vec<u8>>, stdin: &str, cfg: &SandboxConfig, sandboxed: bool) -> RunOutput {
+fn run_one(
+    code: &Arc<Vec<u8>>,
+    stdin: &str,
+    cfg: &SandboxConfig,
+    sandboxed: bool,
+    host_id: Option<u32>,
+) -> RunOutput {
     if sandboxed {
-        run_sandboxed(code, stdin, cfg).unwrap_or_else(sandbox_error)
+        run_sandboxed(code, stdin, cfg, host_id).unwrap_or_else(sandbox_error)
     } else {
         run_unsandboxed(code, stdin, cfg)
     }
@@ -658,10 +786,15 @@ pub fn run_many(code: &str, inputs: &[String], cfg: &SandboxConfig) -> Result<Ve
     std::thread::scope(|s| {
         for _ in 0..workers {
             s.spawn(|| {
+                // One host id per worker, for the samples it runs one after another.
+                let lease = if sandboxed { host_id() } else { Ok(None) };
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(input) = inputs.get(i) else { break };
-                    let out = run_one(code, input, cfg, sandboxed);
+                    let out = match &lease {
+                        Ok(l) => run_one(code, input, cfg, sandboxed, l.as_ref().map(|l| l.id)),
+                        Err(e) => sandbox_error(e.clone()),
+                    };
                     if let Ok(mut slot) = slots[i].lock() {
                         *slot = Some(out);
                     }
@@ -714,7 +847,8 @@ pub struct SampleResult {
 }
 
 /// Runs `code` on every (input, gold) pair in parallel; a sample is correct iff
-/// `stdout.strip() == gold.strip()` (stderr and exit code ignored), as the reference does.
+/// `stdout.strip() == gold.strip()` with Python's `str.strip()` (stderr and exit code
+/// ignored), as the reference does.
 pub fn check_program(
     code: &str,
     inputs: &[String],
@@ -726,7 +860,8 @@ pub fn check_program(
         .into_iter()
         .zip(golds)
         .map(|(out, gold)| SampleResult {
-            correct: out.status == RunStatus::Exited && out.stdout.trim() == gold.trim(),
+            correct: out.status == RunStatus::Exited
+                && python_strip(&out.stdout) == python_strip(gold),
             status: out.status,
             error: (out.status == RunStatus::SandboxError).then_some(out.stderr),
         })

@@ -19,6 +19,12 @@ pub const LANDLOCK_ABI: ABI = ABI::V6;
 /// which the child execs the interpreter; seccomp allows `execveat` on this one only.
 pub const EXEC_FD: i32 = 1000;
 
+/// The write end of the bootstrap's status pipe in the sample (above the descriptor limit,
+/// like [`EXEC_FD`]): the bootstrap writes `ok` (or why it failed) there and closes it
+/// before the program runs, so a program can neither write nor reopen it (no /proc in the
+/// view) and cannot forge a failure of the sandbox.
+pub const STATUS_FD: i32 = 1001;
+
 /// Every file-system right Landlock knows at [`LANDLOCK_ABI`]: granted on the sample's tmpfs.
 pub fn rw_access_bits() -> u64 {
     AccessFs::from_all(LANDLOCK_ABI).bits()
@@ -84,9 +90,19 @@ pub fn ruleset(read_only: &[PathBuf]) -> Result<RulesetCreated, String> {
         .map_err(err)
 }
 
+/// Not in the `libc` crate for every target.
+#[cfg(target_arch = "x86_64")]
+const SYS_IO_PGETEVENTS: i64 = 333;
+#[cfg(target_arch = "aarch64")]
+const SYS_IO_PGETEVENTS: i64 = 292;
+/// `cachestat` (Linux 6.5): the page-cache state of any readable file, like mincore.
+const SYS_CACHESTAT: i64 = 451;
+
 /// System calls refused with EPERM: process creation and exec (handled by rules below),
 /// signals to other processes, sessions, sockets, tracing, namespaces and mounts, kernel
-/// keyrings, BPF, perf, io_uring (which bypasses seccomp), memfd (memory outside the caps).
+/// keyrings, BPF, perf, io_uring (which bypasses seccomp), memfd (memory outside the caps),
+/// and the channels between concurrent samples through the shared read-only view or the
+/// kernel (legacy AIO, inotify/fanotify, flock, the page cache).
 fn denied() -> Vec<i64> {
     let mut v = vec![
         libc::SYS_execve,
@@ -177,9 +193,34 @@ fn denied() -> Vec<i64> {
         libc::SYS_migrate_pages,
         libc::SYS_move_pages,
         libc::SYS_process_mrelease,
+        // Legacy AIO: `io_setup` takes contexts from the machine-wide fs.aio-max-nr, which
+        // a sample could exhaust for every process of the host.
+        libc::SYS_io_setup,
+        libc::SYS_io_destroy,
+        libc::SYS_io_submit,
+        libc::SYS_io_cancel,
+        libc::SYS_io_getevents,
+        SYS_IO_PGETEVENTS,
+        // File notifications: a watch on a file of the shared view sees a sibling sample
+        // (or the host) open it. fanotify_init is refused above.
+        libc::SYS_inotify_init1,
+        libc::SYS_inotify_add_watch,
+        libc::SYS_inotify_rm_watch,
+        libc::SYS_fanotify_mark,
+        // flock on a file of the shared view is seen by every other sample (and the host);
+        // a sample's own files need no lock (one process). fcntl locks: see below.
+        libc::SYS_flock,
+        // The host's page cache: mincore and cachestat tell whether a file of the view was
+        // read recently (by the host or a sibling), fadvise(DONTNEED) evicts it, readahead
+        // loads it on purpose. CPython and glibc use none of them.
+        libc::SYS_mincore,
+        SYS_CACHESTAT,
+        libc::SYS_fadvise64,
+        libc::SYS_readahead,
     ];
     #[cfg(target_arch = "x86_64")]
     v.extend([
+        libc::SYS_inotify_init,
         libc::SYS_fork,
         libc::SYS_vfork,
         libc::SYS_iopl,
@@ -188,6 +229,27 @@ fn denied() -> Vec<i64> {
     ]);
     v
 }
+
+// fcntl commands (x86-64 and the generic table agree on these numbers).
+const F_GETLK: u64 = 5;
+const F_SETLK: u64 = 6;
+const F_SETLKW: u64 = 7;
+const F_SETOWN: u64 = 8;
+const F_SETSIG: u64 = 10;
+const F_GETSIG: u64 = 11;
+const F_SETOWN_EX: u64 = 15;
+const F_OFD_GETLK: u64 = 36;
+const F_OFD_SETLK: u64 = 37;
+const F_OFD_SETLKW: u64 = 38;
+const F_SETLEASE: u64 = 1024;
+const F_GETLEASE: u64 = 1025;
+const F_NOTIFY: u64 = 1026;
+// madvise advice.
+const MADV_REMOVE: u64 = 9;
+const MADV_COLD: u64 = 20;
+const MADV_PAGEOUT: u64 = 21;
+const MADV_HWPOISON: u64 = 100;
+const MADV_SOFT_OFFLINE: u64 = 101;
 
 /// The filters, installed in this order just before the exec.
 pub fn seccomp_filters() -> Result<Vec<BpfProgram>, String> {
@@ -276,6 +338,65 @@ pub fn seccomp_filters() -> Result<Vec<BpfProgram>, String> {
                 )?)?,
                 ne0(1)?,
             ],
+        );
+    }
+    // fcntl commands that make a channel between samples through a file of the shared view:
+    // directory notifications and their signal (dnotify), leases, and record locks (POSIX
+    // and open-file-description locks, also their queries, which see the host's and the
+    // siblings' locks); SIGIO to an owner. CPython only uses F_GETFD/F_SETFD/F_GETFL/
+    // F_SETFL/F_DUPFD_CLOEXEC, which stay allowed.
+    rules.insert(
+        libc::SYS_fcntl,
+        [
+            F_NOTIFY,
+            F_SETSIG,
+            F_GETSIG,
+            F_SETLEASE,
+            F_GETLEASE,
+            F_GETLK,
+            F_SETLK,
+            F_SETLKW,
+            F_OFD_GETLK,
+            F_OFD_SETLK,
+            F_OFD_SETLKW,
+            F_SETOWN,
+            F_SETOWN_EX,
+        ]
+        .into_iter()
+        .map(|cmd| rule(cond(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, cmd)?))
+        .collect::<Result<Vec<_>, String>>()?,
+    );
+    // madvise advice that reaches the page cache shared with the host and the other samples:
+    // PAGEOUT and COLD reclaim or age a file's pages (an eviction another process can time),
+    // REMOVE punches a hole in the backing file; the memory-failure injectors need
+    // CAP_SYS_ADMIN anyway. MADV_DONTNEED stays: CPython's allocator and glibc's free() use it
+    // on anonymous memory, and on a file mapping it only drops this process's own page-table
+    // entries (the page cache keeps the pages), so it tells and changes nothing outside.
+    rules.insert(
+        libc::SYS_madvise,
+        [
+            MADV_REMOVE,
+            MADV_COLD,
+            MADV_PAGEOUT,
+            MADV_HWPOISON,
+            MADV_SOFT_OFFLINE,
+        ]
+        .into_iter()
+        .map(|advice| rule(cond(2, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, advice)?))
+        .collect::<Result<Vec<_>, String>>()?,
+    );
+    // preadv2/pwritev2 with RWF_NOWAIT fail with EAGAIN when the data is not in the page
+    // cache: mincore by another name. Without the flag they are ordinary reads and writes.
+    let nowait = libc::RWF_NOWAIT as u64;
+    for nr in [libc::SYS_preadv2, libc::SYS_pwritev2] {
+        rules.insert(
+            nr,
+            vec![rule(cond(
+                5,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::MaskedEq(nowait),
+                nowait,
+            )?)?],
         );
     }
     // execveat only as our own exec: the interpreter's descriptor, empty path. An absolute

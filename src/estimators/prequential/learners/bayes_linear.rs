@@ -1,6 +1,7 @@
 //! Bayesian linear regression of continuous Z on one-hot n-gram features of W.
 
 use super::OnlineLearner;
+use crate::coding::predictive::OutputDist;
 use crate::dataset::{Targets, TokenData};
 use crate::neural::likelihood::grid_gaussian_nll_nats;
 
@@ -182,5 +183,27 @@ impl OnlineLearner for BayesLinear {
                 }
             }
         }
+    }
+
+    fn predictive(
+        &mut self,
+        w: &TokenData,
+        _z: &Targets,
+        rows: &[usize],
+    ) -> Option<Vec<Vec<OutputDist>>> {
+        Some(
+            rows.iter()
+                .map(|&row| {
+                    let (u, h) = self.solve(&self.features(w, row));
+                    self.predict(&u, h)
+                        .into_iter()
+                        .map(|(m, s)| OutputDist::Gaussian {
+                            mean: m / self.lam,
+                            sd: s / self.lam,
+                        })
+                        .collect()
+                })
+                .collect(),
+        )
     }
 }

@@ -1,6 +1,7 @@
 //! Z without W: the safe fallback of the mixture.
 
 use super::OnlineLearner;
+use crate::coding::predictive::OutputDist;
 use crate::dataset::{Targets, TokenData};
 use crate::neural::likelihood::grid_gaussian_nll_nats;
 
@@ -24,6 +25,20 @@ impl Marginal {
                 sums: vec![(0.0, 0.0); *dim],
                 n: 0.0,
             },
+        }
+    }
+}
+
+impl Marginal {
+    /// Predictive (mean, std) of dimension `d`, grid units.
+    fn gaussian(&self, d: usize) -> (f64, f64) {
+        if self.n > 0.0 {
+            let (s1, s2) = self.sums[d];
+            let m = s1 / self.n;
+            let var = (s2 / self.n - m * m).max(0.0) * (1.0 + 1.0 / self.n);
+            (m, var.sqrt().max(0.5))
+        } else {
+            (0.0, 1e3)
         }
     }
 }
@@ -60,14 +75,7 @@ impl OnlineLearner for Marginal {
                 .map(|&r| {
                     let nats: f64 = (0..*dim)
                         .map(|d| {
-                            let (m, s) = if self.n > 0.0 {
-                                let (s1, s2) = self.sums[d];
-                                let m = s1 / self.n;
-                                let var = (s2 / self.n - m * m).max(0.0) * (1.0 + 1.0 / self.n);
-                                (m, var.sqrt().max(0.5))
-                            } else {
-                                (0.0, 1e3)
-                            };
+                            let (m, s) = self.gaussian(d);
                             grid_gaussian_nll_nats(grid[r * dim + d], 1.0, m, s)
                         })
                         .sum();
@@ -99,5 +107,30 @@ impl OnlineLearner for Marginal {
             }
             self.n += 1.0;
         }
+    }
+
+    fn predictive(
+        &mut self,
+        _w: &TokenData,
+        z: &Targets,
+        rows: &[usize],
+    ) -> Option<Vec<Vec<OutputDist>>> {
+        // Z without W: every row has the same predictive.
+        let one: Vec<OutputDist> = match z {
+            Targets::Discrete { n_attr, n_vals, .. } => (0..*n_attr)
+                .map(|a| {
+                    let c = &self.counts[a * n_vals..(a + 1) * n_vals];
+                    let tot: f64 = c.iter().sum();
+                    OutputDist::Categorical(c.iter().map(|x| x / tot).collect())
+                })
+                .collect(),
+            Targets::Continuous { dim, .. } => (0..*dim)
+                .map(|d| {
+                    let (mean, sd) = self.gaussian(d);
+                    OutputDist::Gaussian { mean, sd }
+                })
+                .collect(),
+        };
+        Some(vec![one; rows.len()])
     }
 }

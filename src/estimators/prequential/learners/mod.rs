@@ -25,6 +25,7 @@ pub use net::{MlpOnline, NetOnline, OnlineNet, OnlineTraining};
 pub use ngram::{MAX_NGRAM_CELLS, NgramTable};
 
 use super::online::{LearnerSpec, OnlineConfig};
+use crate::coding::predictive::OutputDist;
 use crate::dataset::{Targets, TokenData};
 use crate::neural::fast::FastMlp;
 use crate::neural::gru::{FastGru, GruSpec};
@@ -41,6 +42,19 @@ pub trait OnlineLearner: Send {
     fn code(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> Vec<f64>;
     /// Learns after a block: `sent` are all rows sent so far, the last `n_new` of them new.
     fn learn(&mut self, w: &TokenData, z: &Targets, sent: &[usize], n_new: usize);
+    /// The predictive distribution of each of `rows` under the current state (one
+    /// [`OutputDist`] per output: dimension or attribute, continuous ones in grid units) when
+    /// the learner has it in closed form; `None` otherwise (requential coding,
+    /// `crate::estimators::requential`, then skips the learner). Like `code`, it must not
+    /// change what the learner will predict.
+    fn predictive(
+        &mut self,
+        _w: &TokenData,
+        _z: &Targets,
+        _rows: &[usize],
+    ) -> Option<Vec<Vec<OutputDist>>> {
+        None
+    }
 }
 
 /// A learner built from its spec for data `w`, `z`; `None` when it does not apply (a linear

@@ -6,6 +6,7 @@ use rand_chacha::ChaCha8Rng;
 
 use super::super::online::OnlineConfig;
 use super::OnlineLearner;
+use crate::coding::predictive::OutputDist;
 use crate::dataset::{Targets, TokenData};
 use crate::neural::fast::{FastMlp, code_bits_from_outputs};
 use crate::neural::gru::FastGru;
@@ -273,5 +274,59 @@ impl<N: OnlineNet> OnlineLearner for NetOnline<N> {
         if self.cfg.calibrate {
             self.fit_scale(z);
         }
+    }
+
+    /// The head's distributions under the coding weights and the calibration, as `code`
+    /// uses them: a softmax per attribute, or a Gaussian per dimension (std floored as the
+    /// code floors it).
+    fn predictive(
+        &mut self,
+        w: &TokenData,
+        z: &Targets,
+        rows: &[usize],
+    ) -> Option<Vec<Vec<OutputDist>>> {
+        let head = self.net.head();
+        let out = scaled(&head, &self.coding_outputs(w, rows), self.log_scale);
+        let o = head.n_outputs();
+        let res = match (head, z) {
+            (HeadSpec::Categorical { n_attr, n_vals }, Targets::Discrete { .. }) => {
+                let mut logp = vec![0.0; n_vals];
+                (0..rows.len())
+                    .map(|r| {
+                        (0..n_attr)
+                            .map(|a| {
+                                let base = r * o + a * n_vals;
+                                crate::neural::likelihood::log_softmax(
+                                    &out[base..base + n_vals],
+                                    &mut logp,
+                                );
+                                OutputDist::Categorical(logp.iter().map(|l| l.exp()).collect())
+                            })
+                            .collect()
+                    })
+                    .collect()
+            }
+            (HeadSpec::Gaussian { dim, std }, Targets::Continuous { lam, .. }) => (0..rows.len())
+                .map(|r| {
+                    (0..dim)
+                        .map(|d| {
+                            let mu = out[r * o + d] as f64;
+                            let sigma = match std {
+                                StdSpec::Fixed { std } => std,
+                                StdSpec::Learned { min_std } => {
+                                    (out[r * o + dim + d] as f64).max(min_std.ln()).exp()
+                                }
+                            };
+                            OutputDist::Gaussian {
+                                mean: mu / lam,
+                                sd: sigma / lam,
+                            }
+                        })
+                        .collect()
+                })
+                .collect(),
+            _ => return None,
+        };
+        Some(res)
     }
 }

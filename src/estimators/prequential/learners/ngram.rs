@@ -2,6 +2,7 @@
 
 use super::super::switching::log2_sum_exp2;
 use super::OnlineLearner;
+use crate::coding::predictive::OutputDist;
 use crate::dataset::{Targets, TokenData};
 use crate::neural::likelihood::grid_gaussian_nll_nats;
 
@@ -108,6 +109,38 @@ impl NgramTable {
             .collect()
     }
 
+    /// Predictive (mean, std) of output `d` under each candidate, value units, for the
+    /// candidates' `cells` of a row.
+    fn cell_gaussians(&self, d: usize, lam: f64, cells: &[usize]) -> Vec<(f64, f64)> {
+        let c = self.cands.len();
+        let (gn, gs, gq) = self.glob[d];
+        let (mu0, v0) = if gn >= 2.0 {
+            let m = gs / gn;
+            (m, ((gq / gn - m * m).max(0.0)).max(lam * lam))
+        } else {
+            (0.0, 1e6 * lam * lam)
+        };
+        cells
+            .iter()
+            .enumerate()
+            .map(|(ci, &cell)| {
+                let k = d * self.n_cells + cell;
+                let (m, s) = (self.count[k], self.sum[k]);
+                let dof = gn - self.used[d * c + ci];
+                // One prior pseudo-row of one grid cell squared; inflated while few
+                // rows back the estimate (a plug-in stand-in for the Student-t).
+                // A vanishing pull towards the output's variance guards against
+                // cells that agreed by chance while few rows back the estimate.
+                let s2 = (self.ss[d * c + ci] + lam * lam) / (dof + 1.0)
+                    * (1.0 + 2.0 / (dof + 1.0))
+                    + v0 / ((dof + 1.0) * (dof + 1.0));
+                let prec = 1.0 / v0 + m / s2;
+                let mean = (mu0 / v0 + s / s2) / prec;
+                (mean, (s2 + 1.0 / prec).sqrt())
+            })
+            .collect()
+    }
+
     /// Bits of every (output, candidate) for `row`, output-major.
     fn candidate_bits(&self, w: &TokenData, z: &Targets, row: usize) -> Vec<f64> {
         let cells = self.cells(w, row);
@@ -116,27 +149,7 @@ impl NgramTable {
         match z {
             Targets::Continuous { dim, lam, grid } => {
                 for d in 0..*dim {
-                    let (gn, gs, gq) = self.glob[d];
-                    let (mu0, v0) = if gn >= 2.0 {
-                        let m = gs / gn;
-                        (m, ((gq / gn - m * m).max(0.0)).max(lam * lam))
-                    } else {
-                        (0.0, 1e6 * lam * lam)
-                    };
-                    for (ci, &cell) in cells.iter().enumerate() {
-                        let k = d * self.n_cells + cell;
-                        let (m, s) = (self.count[k], self.sum[k]);
-                        let dof = gn - self.used[d * c + ci];
-                        // One prior pseudo-row of one grid cell squared; inflated while few
-                        // rows back the estimate (a plug-in stand-in for the Student-t).
-                        // A vanishing pull towards the output's variance guards against
-                        // cells that agreed by chance while few rows back the estimate.
-                        let s2 = (self.ss[d * c + ci] + lam * lam) / (dof + 1.0)
-                            * (1.0 + 2.0 / (dof + 1.0))
-                            + v0 / ((dof + 1.0) * (dof + 1.0));
-                        let prec = 1.0 / v0 + m / s2;
-                        let mean = (mu0 / v0 + s / s2) / prec;
-                        let sd = (s2 + 1.0 / prec).sqrt();
+                    for (mean, sd) in self.cell_gaussians(d, *lam, &cells) {
                         out.push(
                             grid_gaussian_nll_nats(grid[row * dim + d], *lam, mean, sd)
                                 / std::f64::consts::LN_2,
@@ -245,5 +258,58 @@ impl OnlineLearner for NgramTable {
                 }
             }
         }
+    }
+
+    /// Continuous: per output the mixture over candidates (the code's own distribution);
+    /// discrete: the mixture of the candidates' Dirichlet predictives, itself a categorical.
+    fn predictive(
+        &mut self,
+        w: &TokenData,
+        _z: &Targets,
+        rows: &[usize],
+    ) -> Option<Vec<Vec<OutputDist>>> {
+        let c = self.cands.len();
+        let mut res = Vec::with_capacity(rows.len());
+        for &row in rows {
+            let cells = self.cells(w, row);
+            let mut outs = Vec::with_capacity(self.n_out);
+            for o in 0..self.n_out {
+                let lw = &self.log_w[o * c..(o + 1) * c];
+                match self.lam {
+                    Some(lam) => {
+                        let comps = self
+                            .cell_gaussians(o, lam, &cells)
+                            .into_iter()
+                            .zip(lw)
+                            .filter(|(_, w)| w.is_finite())
+                            .map(|((m, s), &w)| (w, m / lam, s / lam))
+                            .collect();
+                        outs.push(OutputDist::GaussianMixture(comps));
+                    }
+                    None => {
+                        let nv = self.n_vals;
+                        let alpha = 1.0 / nv as f64;
+                        let mut p = vec![0.0; nv];
+                        for (&cell, &wt) in cells.iter().zip(lw) {
+                            let weight = wt.exp2();
+                            if weight == 0.0 {
+                                continue;
+                            }
+                            let base = (o * self.n_cells + cell) * nv;
+                            let cnt = &self.count[base..base + nv];
+                            let tot: f64 = cnt.iter().sum();
+                            for (pv, &k) in p.iter_mut().zip(cnt) {
+                                *pv += weight * (k + alpha) / (tot + 1.0);
+                            }
+                        }
+                        let s: f64 = p.iter().sum();
+                        p.iter_mut().for_each(|x| *x /= s);
+                        outs.push(OutputDist::Categorical(p));
+                    }
+                }
+            }
+            res.push(outs);
+        }
+        Some(res)
     }
 }
