@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use kcomp::dataset::Dataset;
-use kcomp::datasets::grammar::{GrammarParams, generate as grammar};
+use kcomp::datasets::grammar::{Composition, GrammarParams, generate as grammar};
 use kcomp::datasets::language_system::LanguageSystemConfig;
 use kcomp::datasets::lookup_table::{LookupParams, generate as lookup};
 use kcomp::datasets::variable_length::VarLenParams;
@@ -66,6 +66,15 @@ struct Args {
     /// Print the header.
     #[arg(long)]
     header: bool,
+    /// Grammar family: non-terminals per level, levels, composition (linear, tensor), vocabulary.
+    #[arg(long, default_value_t = 3)]
+    width: usize,
+    #[arg(long, default_value_t = 2)]
+    depth: usize,
+    #[arg(long, default_value = "linear")]
+    composition: String,
+    #[arg(long, default_value_t = 20)]
+    vocab: usize,
     /// Threads per prequential run (0 = all).
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -152,13 +161,29 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
             Ok((format!("q={}", a.q), lookup(&p)?.to_dataset()?))
         }
         "grammar" => {
+            let composition = match a.composition.as_str() {
+                "tensor" => Composition::Tensor,
+                _ => Composition::Linear,
+            };
             let p = GrammarParams {
                 samples: n,
-                vocab: 20,
+                vocab: a.vocab,
+                width: a.width,
+                depth: a.depth,
+                composition,
                 seed,
                 ..Default::default()
             };
-            Ok(("vocab=20".into(), grammar(&p)?.to_dataset()?))
+            let label =
+                if (a.vocab, a.width, a.depth, composition) == (20, 3, 2, Composition::Linear) {
+                    "vocab=20".to_string()
+                } else {
+                    format!(
+                        "vocab={} width={} depth={} {}",
+                        a.vocab, a.width, a.depth, a.composition
+                    )
+                };
+            Ok((label, grammar(&p)?.to_dataset()?))
         }
         "language" => {
             let c = LanguageSystemConfig {
@@ -262,6 +287,17 @@ fn online(variant: &str, seed: u64, threads: usize, pad: Option<u32>) -> Prequen
                 o.pad = None;
             }
             "noseq" => o.pad = None,
+            // The tree learner beside the marginal learner only.
+            "treeonly" => {
+                o.learners = vec![LearnerSpec::Marginal, LearnerSpec::Tree(Default::default())]
+            }
+            "notree" => o.learners.retain(|l| !matches!(l, LearnerSpec::Tree(_))),
+            // The tree learner is opt-in (`--learners ...,tree`): added to the mixture.
+            "tree" => {
+                if !o.learners.iter().any(|l| matches!(l, LearnerSpec::Tree(_))) {
+                    o.learners.push(LearnerSpec::Tree(Default::default()));
+                }
+            }
             "bayes" => o.mixing = Mixing::Bayes,
             "noreplay" => o.epochs = 0.0,
             "nocal" | "ema" => {

@@ -37,7 +37,9 @@ fn case_input(c: &Value) -> (Vec<u8>, Vec<usize>, Partition) {
 
 /// The pybdm installation named by KCOMP_PYBDM_CTM (empty counts as unset, as in kcomp).
 fn pybdm_dir() -> Option<String> {
-    let dir = std::env::var("KCOMP_PYBDM_CTM").ok().filter(|d| !d.is_empty());
+    let dir = std::env::var("KCOMP_PYBDM_CTM")
+        .ok()
+        .filter(|d| !d.is_empty());
     if dir.is_none() {
         eprintln!(
             "SKIPPED: KCOMP_PYBDM_CTM is not set (pybdm's CTM tables are GPL-2 data, not in \
@@ -53,7 +55,9 @@ fn pybdm_dir() -> Option<String> {
 fn closed_forms_on_a_made_up_table() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("made_up.json");
-    let alternating: String = (0..12).map(|i| if i % 2 == 0 { '0' } else { '1' }).collect();
+    let alternating: String = (0..12)
+        .map(|i| if i % 2 == 0 { '0' } else { '1' })
+        .collect();
     let json = serde_json::json!({"tables": [{
         "name": "CTM-B2-D12", "nsymbols": 2, "ndim": 1, "block": 12,
         "shapes": [
@@ -83,7 +87,14 @@ fn closed_forms_on_a_made_up_table() {
     assert_eq!(r.uncovered_symbols, 2);
     assert!(!r.warnings.is_empty());
     // Recursive: a 12-block, then the 4-symbol tail as its own block ('0101').
-    let r = bdm(t, &s[..16], &[16], None, Partition::Recursive { min_length: 2 }).unwrap();
+    let r = bdm(
+        t,
+        &s[..16],
+        &[16],
+        None,
+        Partition::Recursive { min_length: 2 },
+    )
+    .unwrap();
     assert!((r.bits - (30.0 + 6.5)).abs() < 1e-12, "{}", r.bits);
     // No whole block: an error, not 0.
     let e = bdm(t, &s[..10], &[10], None, Partition::Ignore).unwrap_err();

@@ -97,6 +97,10 @@ pub enum LearnerSpec {
         #[serde(default)]
         calibrate: bool,
     },
+    /// Continuous Z of fixed-length W: Z as the root of a parse tree of W (word categories
+    /// learned from W, tensor-product binding and linear rule maps fitted online). See
+    /// [`super::learners::tree::TreeLearner`]; settings [`super::learners::tree::TreeSettings`].
+    Tree(super::learners::tree::TreeSettings),
 }
 
 impl LearnerSpec {
@@ -148,6 +152,7 @@ impl LearnerSpec {
             LearnerSpec::Objects => "objects".into(),
             LearnerSpec::Ngram { order } => format!("ngram{order}"),
             LearnerSpec::Rules(s) => format!("rules{}", s.suffix()),
+            LearnerSpec::Tree(_) => "tree".into(),
             LearnerSpec::Gru {
                 hidden,
                 lr,
@@ -189,6 +194,7 @@ impl LearnerSpec {
             "objects" => Some(LearnerSpec::Objects),
             "sparse" => Some(LearnerSpec::default_sparse()),
             "rules" => Some(LearnerSpec::Rules(Default::default())),
+            "tree" => Some(LearnerSpec::Tree(Default::default())),
             "gru" => Some(LearnerSpec::default_sequence()),
             "mlp-linear" => {
                 find(|s| matches!(s, LearnerSpec::Mlp { hidden, .. } if hidden.is_empty()))
@@ -205,7 +211,7 @@ impl LearnerSpec {
         spec.ok_or_else(|| {
             format!(
                 "unknown learner `{}` (marginal, objects, ngram0..ngram3, rules, \
-                 rules:key=value:..., linear1, linear2, sparse, sparse:words:bigrams:..., \
+                 rules:key=value:..., tree, linear1, linear2, sparse, sparse:words:bigrams:..., \
                  mlp-linear, mlp256, gru)",
                 name.escape_debug()
             )
@@ -252,6 +258,9 @@ impl LearnerSpec {
             ),
             LearnerSpec::Mlp { .. } | LearnerSpec::Gru { .. } => {
                 Err("a network over no input predicts a constant: the marginal learner's class")
+            }
+            LearnerSpec::Tree(_) => {
+                Err("a tree over a constant W is one vector: the marginal learner's class")
             }
         }
     }
@@ -497,6 +506,10 @@ impl OnlineConfig {
                         ));
                     }
                 }
+                LearnerSpec::Tree(s) => {
+                    s.validate()
+                        .map_err(|e| KcompError::param("online.learners", e))?;
+                }
                 LearnerSpec::Marginal | LearnerSpec::Objects => {}
                 LearnerSpec::Ngram { order } => {
                     if *order > 3 {
@@ -630,6 +643,9 @@ impl OnlineConfig {
                         tables += 3.0 * (*dim * *dim) as f64 * 8.0;
                     }
                 }
+                LearnerSpec::Tree(s) => {
+                    tables += super::learners::tree::TreeLearner::memory_bytes(w, z, s);
+                }
             }
         }
         let calib = self.calib_window as f64 * outputs * 4.0 * specs.len() as f64;
@@ -722,6 +738,9 @@ pub fn run_learner(
     }
     bits
 }
+
+/// The tree learner's seed stream (the index it had when its sweeps were measured).
+const TREE_SEED_STREAM: u64 = 1_000_006;
 
 /// Prior log2 weights of the learners in the mixture: uniform, except that rule learners (which
 /// run on discrete Z only, and whose hypotheses include Z without W and one-position tables,
@@ -1087,7 +1106,12 @@ fn run_all(
                 } else {
                     SALT_WITHOUT_W
                 };
-                let seed = derive_seed(cfg.seed, salt + k as u64);
+                // The tree learner draws from a stream of its own: naming it leaves every other
+                // learner's seed (and number) unchanged.
+                let seed = match spec {
+                    LearnerSpec::Tree(_) => derive_seed(cfg.seed, TREE_SEED_STREAM),
+                    _ => derive_seed(cfg.seed, salt + k as u64),
+                };
                 let r = run_spec(spec, oc, w, z, order, bounds, seed, reference, suffix);
                 if let Some(pb) = progress {
                     pb.inc(1);

@@ -1,8 +1,8 @@
 //! Bayesian linear regression of continuous Z on one-hot n-gram features of W.
 
 use super::OnlineLearner;
-use crate::coding::predictive::OutputDist;
 use crate::coding::multivariate::{CovarianceCode, CovarianceSettings};
+use crate::coding::predictive::OutputDist;
 use crate::dataset::{Targets, TokenData};
 
 /// Bayesian linear regression on one-hot n-gram features (continuous Z): posterior over the

@@ -1,8 +1,8 @@
 //! Z without W: the code of K(Z) and the safe fallback of the mixture.
 
 use super::OnlineLearner;
-use crate::coding::predictive::OutputDist;
 use crate::coding::multivariate::{CovarianceCode, CovarianceSettings};
+use crate::coding::predictive::OutputDist;
 use crate::dataset::{Targets, TokenData};
 
 /// Z without W: Krichevsky-Trofimov counts per attribute (discrete Z), or a multivariate

@@ -12,7 +12,9 @@
 //! - [`objects`]: Z without W as whole objects (discrete): a memory of the objects sent, new
 //!   ones drawn among those not sent yet;
 //! - [`net`]: networks (the fast MLP, the GRU) trained online with replay, EMA, calibration;
-//! - [`rules`]: the discrete rule learner, with its [`lexicon_sampler`].
+//! - [`rules`]: the discrete rule learner, with its [`lexicon_sampler`];
+//! - [`tree`]: tree-structured composition (learned word categories, a parse, tensor-product
+//!   binding and linear rule maps fitted online).
 
 pub mod bayes_linear;
 pub mod lexicon_sampler;
@@ -22,6 +24,7 @@ pub mod ngram;
 pub mod objects;
 pub mod rules;
 pub mod sparse_linear;
+pub mod tree;
 
 pub use bayes_linear::{BayesLinear, MAX_LINEAR_FEATURES};
 pub use marginal::Marginal;
@@ -209,6 +212,15 @@ pub fn build_online_learner(
             )
         }
         LearnerSpec::Ngram { order } => Box::new(NgramTable::new(w, z, *order)?),
+        LearnerSpec::Tree(s) => {
+            let padded = cfg.pad.is_some() || super::padding::detect_padding(w).is_some();
+            Box::new(
+                tree::TreeLearner::new(w, z, s, padded, seed).ok_or_else(|| {
+                    "needs an unpadded W of 2-64 words and continuous Z of at most 32 dimensions"
+                        .to_string()
+                })?,
+            )
+        }
     };
     Ok(learner)
 }

@@ -6,8 +6,8 @@ use rand_chacha::ChaCha8Rng;
 
 use super::super::online::OnlineConfig;
 use super::OnlineLearner;
-use crate::coding::predictive::OutputDist;
 use crate::coding::multivariate::{CovarianceCode, CovarianceSettings};
+use crate::coding::predictive::OutputDist;
 use crate::dataset::{Targets, TokenData};
 use crate::neural::fast::{FastMlp, code_bits_from_outputs};
 use crate::neural::gru::FastGru;

@@ -1,0 +1,510 @@
+//! A learner for tree-structured composition: Z as the root of a parse tree of W whose nodes
+//! compose their children.
+//!
+//! It reads nothing but W and the rows of Z already sent:
+//! - **categories** of words from W alone ([`classes`]: the Bayesian class-bigram model, the
+//!   number of classes by marginal likelihood; all of W is given to a code of Z given W);
+//! - **parse** ([`shape`]): the bracketing a CYK chart of the learned head-driven grammar gives
+//!   (every pair of categories has a rule, so the split nearest the middle of each span), node
+//!   categories inherited from the head child, rule keys (height, left category, right
+//!   category);
+//! - **composition**, each a sub-model: tensor-product binding ([`elementwise`]: a node is
+//!   `x * g_left + y * g_right` with one role vector per (height, child category)) and linear
+//!   rule maps ([`linear`]: a node is `concat(x, y) A_rule`), fitted on the rows sent so far
+//!   at growing checkpoints, warm-started;
+//! - **predictive**: per sub-model and dimension a Gaussian around the prediction, its standard
+//!   deviation a switching mixture over a grid of half-octaves (so it follows the error as the
+//!   fit locks in), discretised on Z's grid ([`crate::neural::likelihood`]); the sub-models and
+//!   a running marginal Gaussian are mixed per row (hedged mixture,
+//!   [`crate::estimators::prequential::switching`]).
+//!
+//! A sub-model whose code is not ahead of the marginal after enough rows is frozen and leaves
+//! the mixture (its fits stop), so on data without tree composition the learner costs little
+//! more than the marginal learner.
+//!
+//! Every state change happens in `learn`, from rows already coded; `code` only reads.
+
+pub mod classes;
+pub mod elementwise;
+pub mod linear;
+pub mod shape;
+
+use serde::{Deserialize, Serialize};
+
+use super::super::code::derive_seed;
+use super::super::switching::{Mixing, Mixture, log2_sum_exp2};
+use super::OnlineLearner;
+use crate::dataset::{Targets, TokenData};
+use crate::neural::likelihood::grid_gaussian_nll_nats;
+use elementwise::{Elementwise, FitEffort};
+use linear::{GnEffort, LinearTree};
+use shape::{Bracketing, Categories, Head, Keys};
+
+/// Largest dimension of Z the learner runs on (its per-row operators are D x D per node).
+pub const MAX_TREE_DIM: usize = 32;
+/// Largest vocabulary (word classes are searched by exchange over every word).
+pub const MAX_TREE_VOCAB: usize = 2048;
+/// Largest sentence length.
+pub const MAX_TREE_WORDS: usize = 64;
+/// Most word classes searched.
+const MAX_CLASSES: usize = 16;
+/// Half-octave grid of predictive standard deviations, from a quarter of a grid step up.
+const SIGMA_STEPS: usize = 56;
+/// Rows sent before the first fit.
+const FIRST_FIT: usize = 8;
+/// Checkpoints grow by this factor.
+const FIT_GROWTH: f64 = 1.5;
+/// Work a run spends on the linear sub-model's fits at most, in row-iterations (rows times
+/// Gauss-Newton steps times conjugate-gradient iterations, an upper bound counted before each
+/// fit): about 15 s of one core. Counted, not timed, so the numbers do not depend on the load.
+const LINEAR_WORK: f64 = 4.0e6;
+
+/// Settings of the tree learner (`kind = "tree"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TreeSettings {
+    /// Rows a fit uses at most (an evenly spaced subsample of the rows sent).
+    pub fit_rows: usize,
+    /// Run the tensor-product binding sub-model.
+    pub elementwise: bool,
+    /// Run the linear rule-map sub-model.
+    pub linear: bool,
+}
+
+impl Default for TreeSettings {
+    fn default() -> Self {
+        TreeSettings {
+            fit_rows: 1500,
+            elementwise: true,
+            linear: true,
+        }
+    }
+}
+
+impl TreeSettings {
+    pub fn validate(&self) -> std::result::Result<(), String> {
+        if self.fit_rows < 16 {
+            return Err("a tree learner needs fit_rows >= 16".into());
+        }
+        if !self.elementwise && !self.linear {
+            return Err("a tree learner needs the elementwise or the linear sub-model".into());
+        }
+        Ok(())
+    }
+}
+
+enum Model {
+    Elementwise(Elementwise),
+    Linear(LinearTree),
+}
+
+/// One composition hypothesis with its predictive state.
+struct Sub {
+    model: Model,
+    keys: Keys,
+    /// Per dimension: the mixture over the standard-deviation grid.
+    sigma: Vec<Mixture>,
+    /// Fitted at least once.
+    fitted: bool,
+    /// Frozen: out of the mixture, no more fits.
+    frozen: bool,
+    /// Its own bits and the marginal's over the rows coded since the last fit.
+    recent: (f64, f64),
+    /// Parameters per dimension (the rows it needs to be determined).
+    rows_needed: usize,
+    /// Work spent on fits so far (row-iterations).
+    work: f64,
+    /// Root-mean-square training error of the last fit.
+    train_rmse: f64,
+}
+
+/// The running marginal Gaussian per dimension (count, sum, sum of squares).
+struct RunningMarginal {
+    n: f64,
+    s1: Vec<f64>,
+    s2: Vec<f64>,
+}
+
+impl RunningMarginal {
+    fn params(&self, j: usize) -> (f64, f64) {
+        if self.n < 1.0 {
+            return (0.0, 1e6);
+        }
+        let m = self.s1[j] / self.n;
+        let var = (self.s2[j] / self.n - m * m).max(0.0) * (1.0 + 1.0 / self.n);
+        (m, var.sqrt())
+    }
+}
+
+/// The tree learner.
+pub struct TreeLearner {
+    settings: TreeSettings,
+    dim: usize,
+    lam: f64,
+    br: Bracketing,
+    n_classes: usize,
+    subs: Vec<Sub>,
+    marginal: RunningMarginal,
+    /// Mixture over [marginal, subs...].
+    mix: Mixture,
+    next_fit: usize,
+    seed: u64,
+    fits: u64,
+    /// Per-component bits of the last coded row (reused by `learn`).
+    last: Option<(usize, Vec<Vec<f64>>)>,
+}
+
+impl TreeLearner {
+    /// The learner for `w`, `z`; `None` unless Z is continuous, W has fixed length 2 or more
+    /// (`padded` false), and the sizes are within the limits above.
+    pub fn new(
+        w: &TokenData,
+        z: &Targets,
+        settings: &TreeSettings,
+        padded: bool,
+        seed: u64,
+    ) -> Option<Self> {
+        let Targets::Continuous { dim, lam, .. } = z else {
+            return None;
+        };
+        if padded
+            || w.n_words < 2
+            || w.n_words > MAX_TREE_WORDS
+            || *dim > MAX_TREE_DIM
+            || w.vocab > MAX_TREE_VOCAB
+            || w.n < 2
+        {
+            return None;
+        }
+        let classes = classes::learn_classes(w, MAX_CLASSES);
+        let br = Bracketing::new(w.n_words);
+        let fine = Categories::fine(classes.of_word.clone(), classes.count, Head::Right);
+        let mut subs = Vec::new();
+        let grid = || {
+            (0..*dim)
+                .map(|_| Mixture::new(SIGMA_STEPS, Mixing::Switch))
+                .collect::<Vec<_>>()
+        };
+        if settings.elementwise {
+            let keys = Keys::new(&br, &fine, w);
+            let model = Elementwise::new(w.vocab, *dim, keys.n_roles);
+            let rows_needed = model.params_per_dim();
+            subs.push(Sub {
+                model: Model::Elementwise(model),
+                keys,
+                sigma: grid(),
+                fitted: false,
+                frozen: false,
+                recent: (0.0, 0.0),
+                rows_needed,
+                work: 0.0,
+                train_rmse: f64::INFINITY,
+            });
+        }
+        if settings.linear {
+            // One pair category: a rule per pair of word classes at the first level, one
+            // rule per height above.
+            let one = fine.with_pairs(vec![0; classes.count * classes.count]);
+            let keys = Keys::new(&br, &one, w);
+            let model = LinearTree::new(w.vocab, *dim, keys.n_rules);
+            let rows_needed = model.n_params().div_ceil(*dim);
+            subs.push(Sub {
+                model: Model::Linear(model),
+                keys,
+                sigma: grid(),
+                fitted: false,
+                frozen: false,
+                recent: (0.0, 0.0),
+                rows_needed,
+                work: 0.0,
+                train_rmse: f64::INFINITY,
+            });
+        }
+        let k = subs.len() + 1;
+        Some(TreeLearner {
+            settings: *settings,
+            dim: *dim,
+            lam: *lam,
+            br,
+            n_classes: classes.count,
+            subs,
+            marginal: RunningMarginal {
+                n: 0.0,
+                s1: vec![0.0; *dim],
+                s2: vec![0.0; *dim],
+            },
+            mix: Mixture::new(k, Mixing::Hedged),
+            next_fit: FIRST_FIT,
+            seed,
+            fits: 0,
+            last: None,
+        })
+    }
+
+    /// The large allocations of a run, in bytes (`f64`: absurd sizes cannot overflow), when
+    /// the learner applies (0 otherwise): the keys of every row (two sub-models), a fit's
+    /// per-row operators, the elementwise normal matrix, the linear parameters.
+    pub fn memory_bytes(w: &TokenData, z: &Targets, settings: &TreeSettings) -> f64 {
+        let Targets::Continuous { dim, .. } = z else {
+            return 0.0;
+        };
+        if w.n_words < 2
+            || w.n_words > MAX_TREE_WORDS
+            || *dim > MAX_TREE_DIM
+            || w.vocab > MAX_TREE_VOCAB
+        {
+            return 0.0;
+        }
+        let (n, m, d, v) = (w.n as f64, w.n_words as f64, *dim as f64, w.vocab as f64);
+        let depth = m.log2().ceil() + 1.0;
+        let keys = 2.0 * n * (m + m * depth) * 4.0;
+        let fit =
+            (settings.fit_rows as f64).min(n) * (m * 2.0 * d + 2.0 * m * d * d + 2.0 * d) * 8.0;
+        let roles = (MAX_CLASSES * MAX_CLASSES) as f64 * depth;
+        let normal = (v + roles).powi(2) * 8.0;
+        let linear = (v * d + (MAX_CLASSES * MAX_CLASSES) as f64 * m * 2.0 * d * d) * 8.0 * 4.0;
+        keys + fit + normal + linear
+    }
+
+    /// The number of word classes learned from W.
+    pub fn word_classes(&self) -> usize {
+        self.n_classes
+    }
+
+    fn sigma(&self, k: usize) -> f64 {
+        0.25 * self.lam * 2f64.powf(k as f64 / 2.0)
+    }
+
+    /// Bits of row `r` per component: [marginal], then per sub-model the per-dimension bits of
+    /// every grid standard deviation (flattened dim-major), or empty when the sub is out.
+    fn component_bits(&self, w: &TokenData, z: &Targets, r: usize) -> Vec<Vec<f64>> {
+        let Targets::Continuous { grid, .. } = z else {
+            return Vec::new();
+        };
+        let d = self.dim;
+        let lam = self.lam;
+        let mut out = Vec::with_capacity(self.subs.len() + 1);
+        let marg: f64 = (0..d)
+            .map(|j| {
+                let (m, s) = self.marginal.params(j);
+                grid_gaussian_nll_nats(grid[r * d + j], lam, m, s.max(0.5 * lam))
+            })
+            .sum::<f64>()
+            / std::f64::consts::LN_2;
+        out.push(vec![marg]);
+        let mut pred = vec![0.0; d];
+        for sub in &self.subs {
+            if sub.frozen || !sub.fitted {
+                out.push(Vec::new());
+                continue;
+            }
+            match &sub.model {
+                Model::Elementwise(m) => m.predict(&sub.keys, w, r, &mut pred),
+                Model::Linear(m) => m.predict(&self.br, &sub.keys, w, r, &mut pred),
+            }
+            let mut bits = Vec::with_capacity(d * SIGMA_STEPS);
+            for (j, &mu) in pred.iter().enumerate() {
+                for k in 0..SIGMA_STEPS {
+                    bits.push(
+                        grid_gaussian_nll_nats(grid[r * d + j], lam, mu, self.sigma(k))
+                            / std::f64::consts::LN_2,
+                    );
+                }
+            }
+            out.push(bits);
+        }
+        out
+    }
+
+    /// The mixture's inputs for a row: each component's total bits.
+    fn totals(&self, comps: &[Vec<f64>]) -> Vec<f64> {
+        let mut t = vec![comps[0][0]];
+        for (sub, bits) in self.subs.iter().zip(&comps[1..]) {
+            if bits.is_empty() {
+                t.push(f64::INFINITY);
+                continue;
+            }
+            let total: f64 = sub
+                .sigma
+                .iter()
+                .enumerate()
+                .map(|(j, mixture)| {
+                    let wts = mixture.weights();
+                    -log2_sum_exp2(
+                        wts.iter()
+                            .map(|p| p.log2())
+                            .zip(&bits[j * SIGMA_STEPS..(j + 1) * SIGMA_STEPS])
+                            .map(|(lw, b)| lw - b),
+                    )
+                })
+                .sum();
+            t.push(total);
+        }
+        t
+    }
+
+    fn refit(&mut self, w: &TokenData, z: &Targets, sent: &[usize]) {
+        let Targets::Continuous { grid, .. } = z else {
+            return;
+        };
+        let d = self.dim;
+        let lam = self.lam;
+        let cap = self.settings.fit_rows;
+        let rows: Vec<usize> = if sent.len() <= cap {
+            sent.to_vec()
+        } else {
+            (0..cap).map(|i| sent[i * sent.len() / cap]).collect()
+        };
+        let y = |r: usize, j: usize| grid[r * d + j] as f64 * lam;
+        let z_scale = {
+            let s: f64 = rows
+                .iter()
+                .flat_map(|&r| (0..d).map(move |j| (r, j)))
+                .map(|(r, j)| y(r, j).powi(2))
+                .sum();
+            (s / (rows.len() * d) as f64).sqrt()
+        };
+        let n = rows.len();
+        self.fits += 1;
+        for (si, sub) in self.subs.iter_mut().enumerate() {
+            if sub.frozen {
+                continue;
+            }
+            // Freeze a sub-model that has had rows enough to be determined several times over
+            // and is still not ahead of the marginal code.
+            // A fit on fewer rows than the sub-model has parameters per dimension interpolates
+            // them and predicts little, but it warm-starts the next: a few cheap steps.
+            let under = sent.len() * 3 < sub.rows_needed * 4;
+            let ahead = sub.recent.0 < sub.recent.1;
+            // Freeze a sub-model that has had rows enough to be determined several times over
+            // and is still not ahead of the marginal code.
+            if sub.fitted && sent.len() > 3 * sub.rows_needed + 256 && !ahead {
+                sub.frozen = true;
+                continue;
+            }
+            // Locked in (well ahead of the marginal): the warm start is near the optimum, a few
+            // refining steps follow the new rows.
+            // A fit ahead of the marginal whose training error is still many grid steps is
+            // still converging (deep products of maps are ill-conditioned: measured 0.7 -> 0.4
+            // over 30 steps at a noise of 0.01): not locked, full effort.
+            let locked =
+                sub.fitted && sub.recent.0 < 0.7 * sub.recent.1 && sub.train_rmse <= 4.0 * lam;
+            sub.recent = (0.0, 0.0);
+            let seed = derive_seed(self.seed, self.fits * 16 + si as u64);
+            let early = !locked && n <= 4 * sub.rows_needed;
+            match &mut sub.model {
+                Model::Elementwise(m) => {
+                    let effort = FitEffort {
+                        iters: if locked { 10 } else { 40 },
+                        restarts: if early { 3 } else { 0 },
+                    };
+                    let mse = m.fit(&sub.keys, w, &y, &rows, effort, seed);
+                    sub.train_rmse = (mse.iter().sum::<f64>() / d as f64).sqrt();
+                }
+                Model::Linear(m) => {
+                    if !sub.fitted {
+                        let height = self.br.nodes.last().map_or(1, |nd| nd.height);
+                        m.randomize(height, z_scale, derive_seed(seed, 99));
+                    }
+                    let effort = if locked {
+                        GnEffort {
+                            steps: 4,
+                            cg: 40,
+                            restarts: 0,
+                        }
+                    } else if under {
+                        GnEffort {
+                            steps: 10,
+                            cg: 40,
+                            restarts: 0,
+                        }
+                    } else {
+                        GnEffort {
+                            steps: 30,
+                            cg: 60,
+                            restarts: 0,
+                        }
+                    };
+                    let cost = |e: &GnEffort| (n * e.steps * (e.cg + 2) * (1 + e.restarts)) as f64;
+                    let cheap = GnEffort {
+                        steps: 4,
+                        cg: 40,
+                        restarts: 0,
+                    };
+                    // Out of budget for a full fit: a few refining steps if they fit, else keep
+                    // the last fit (it still codes).
+                    let effort = if sub.work + cost(&effort) <= LINEAR_WORK {
+                        effort
+                    } else if sub.fitted && sub.work + cost(&cheap) <= LINEAR_WORK {
+                        cheap
+                    } else {
+                        continue;
+                    };
+                    let work = cost(&effort);
+                    sub.work += work;
+                    let sse = m.fit(&self.br, &sub.keys, w, &y, &rows, effort, z_scale, seed);
+                    sub.train_rmse = (sse / (n * d) as f64).sqrt();
+                }
+            }
+            sub.fitted = true;
+        }
+    }
+}
+
+impl OnlineLearner for TreeLearner {
+    fn name(&self) -> String {
+        "tree".into()
+    }
+
+    fn block_rows(&self) -> Option<usize> {
+        Some(1)
+    }
+
+    fn code(&mut self, w: &TokenData, z: &Targets, rows: &[usize]) -> Vec<f64> {
+        let mut mix = self.mix.clone();
+        rows.iter()
+            .map(|&r| {
+                let comps = self.component_bits(w, z, r);
+                let t = self.totals(&comps);
+                let b = mix.update(&t);
+                self.last = Some((r, comps));
+                b
+            })
+            .collect()
+    }
+
+    fn learn(&mut self, w: &TokenData, z: &Targets, sent: &[usize], n_new: usize) {
+        let Targets::Continuous { grid, .. } = z else {
+            return;
+        };
+        let d = self.dim;
+        for &r in &sent[sent.len() - n_new..] {
+            let comps = match self.last.take() {
+                Some((lr, c)) if lr == r => c,
+                _ => self.component_bits(w, z, r),
+            };
+            let t = self.totals(&comps);
+            self.mix.update(&t);
+            for (sub, (bits, &tot)) in self.subs.iter_mut().zip(comps[1..].iter().zip(&t[1..])) {
+                if bits.is_empty() {
+                    continue;
+                }
+                sub.recent.0 += tot;
+                sub.recent.1 += t[0];
+                for (j, mixture) in sub.sigma.iter_mut().enumerate() {
+                    mixture.update(&bits[j * SIGMA_STEPS..(j + 1) * SIGMA_STEPS]);
+                }
+            }
+            self.marginal.n += 1.0;
+            for j in 0..d {
+                let x = grid[r * d + j] as f64 * self.lam;
+                self.marginal.s1[j] += x;
+                self.marginal.s2[j] += x * x;
+            }
+        }
+        if sent.len() >= self.next_fit {
+            self.refit(w, z, sent);
+            self.next_fit = ((sent.len() as f64 * FIT_GROWTH).ceil() as usize).max(sent.len() + 1);
+        }
+    }
+}
