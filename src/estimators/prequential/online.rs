@@ -704,6 +704,26 @@ impl OnlineConfig {
     }
 }
 
+/// The update points a learner codes by (its own block size, or `bounds`), after it learned
+/// the rows before `bounds[0]` (sent with the naive code).
+fn start_learner<'a>(
+    learner: &mut dyn OnlineLearner,
+    w: &TokenData,
+    z: &Targets,
+    order: &[usize],
+    bounds: &'a [usize],
+) -> std::borrow::Cow<'a, [usize]> {
+    let (first, n) = (bounds[0], order.len());
+    let own = match learner.block_rows() {
+        Some(k) => (first..n).step_by(k.max(1)).chain([n]).collect(),
+        None => bounds.into(),
+    };
+    if first > 0 {
+        learner.learn(w, z, &order[..first], first);
+    }
+    own
+}
+
 /// Codes `order[first..]` with `learner`, block by block, each block before it is learned.
 /// `bounds` are the update points (from `first` to `order.len()`) used when the learner has
 /// no block size of its own. Returns per-row bits of `order[first..]`.
@@ -716,17 +736,7 @@ pub fn run_learner(
 ) -> Vec<f64> {
     let first = bounds[0];
     let n = order.len();
-    let own: Vec<usize>;
-    let bounds = match learner.block_rows() {
-        Some(k) => {
-            own = (first..n).step_by(k.max(1)).chain([n]).collect();
-            &own[..]
-        }
-        None => bounds,
-    };
-    if first > 0 {
-        learner.learn(w, z, &order[..first], first);
-    }
+    let bounds = start_learner(learner, w, z, order, bounds);
     let mut bits = Vec::with_capacity(n - first);
     for win in bounds.windows(2) {
         let (a, b) = (win[0], win[1]);
@@ -954,17 +964,7 @@ pub fn run_learner_watched(
 ) -> (Vec<f64>, Option<String>) {
     let first = bounds[0];
     let n = order.len();
-    let own: Vec<usize>;
-    let bounds = match learner.block_rows() {
-        Some(k) => {
-            own = (first..n).step_by(k.max(1)).chain([n]).collect();
-            &own[..]
-        }
-        None => bounds,
-    };
-    if first > 0 {
-        learner.learn(w, z, &order[..first], first);
-    }
+    let bounds = start_learner(learner, w, z, order, bounds);
     let mut bits = Vec::with_capacity(n - first);
     let (mut mine, mut theirs) = (0.0, 0.0);
     for win in bounds.windows(2) {
