@@ -150,18 +150,12 @@ fn sparse_z_labels_cost_what_dense_ones_cost() {
     std::fs::write(d.join("W.csv"), w).unwrap();
     std::fs::write(d.join("Z_dense.csv"), dense).unwrap();
     std::fs::write(d.join("Z_sparse.csv"), sparse).unwrap();
-    let (_, zd) = kcomp::io::user_data::load_user_data(
-        &d.join("W.csv"),
-        &d.join("Z_dense.csv"),
-        None,
-    )
-    .unwrap();
-    let (_, zs) = kcomp::io::user_data::load_user_data(
-        &d.join("W.csv"),
-        &d.join("Z_sparse.csv"),
-        None,
-    )
-    .unwrap();
+    let (_, zd) =
+        kcomp::io::user_data::load_user_data(&d.join("W.csv"), &d.join("Z_dense.csv"), None)
+            .unwrap();
+    let (_, zs) =
+        kcomp::io::user_data::load_user_data(&d.join("W.csv"), &d.join("Z_sparse.csv"), None)
+            .unwrap();
     assert_eq!(zd, zs);
     let run = |z: &str| {
         let (code, stdout, stderr) = kcomp(
