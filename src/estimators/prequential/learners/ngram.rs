@@ -12,6 +12,15 @@ pub const MAX_NGRAM_CELLS: usize = 1 << 18;
 /// Prior mass of the trigram candidates of each output (see [`NgramTable::new`]).
 pub const TRIGRAM_PRIOR: f64 = 1.0 / 32.0;
 
+/// Lowest order of the candidates that sleep on an empty cell (see [`NgramTable::awake`]),
+/// continuous outputs: every order but the constant cell. Online mixture on lookup tables,
+/// N = 500 and 1,000, seeds 0-2, against none sleeping: q = 2 190-4,570 bits shorter, q = 3
+/// at N = 1,000 740-31,800 bits shorter (at N = 500 -630 to +380); sleeping orders 1-2 as
+/// well as 3 saves up to 1,350 more bits on q = 1. Discrete outputs do not sleep: an empty
+/// Dirichlet cell predicts uniformly, not overconfidently, and sleeping there made
+/// string-to-grid and context-sensitive protocols up to 6 bits longer.
+pub const SLEEP_MIN_ORDER: usize = 1;
+
 /// Largest memory of an [`NgramTable`]'s cells, bytes: candidates of the highest orders are
 /// left out until the tables fit, and a learner whose unigram tables alone do not fit does
 /// not run (e.g. 384-dimensional sentence embeddings over a vocabulary of 5,000 words at 38
@@ -56,6 +65,8 @@ pub struct NgramTable {
     glob: Vec<(f64, f64, f64)>,
     /// log2 mixture weights per (output, candidate).
     log_w: Vec<f64>,
+    /// Candidates of this order and above sleep on empty cells ([`SLEEP_MIN_ORDER`]).
+    sleep_min_order: usize,
     /// Per-candidate bits of the last coded row, reused by `learn`.
     last: Option<(usize, Vec<f64>)>,
 }
@@ -158,6 +169,11 @@ impl NgramTable {
             glob: vec![(0.0, 0.0, 0.0); n_out],
             log_w: (0..n_out).flat_map(|_| prior.iter().copied()).collect(),
             cands,
+            sleep_min_order: if lam.is_some() {
+                SLEEP_MIN_ORDER
+            } else {
+                usize::MAX
+            },
             last: None,
         })
     }
@@ -205,6 +221,26 @@ impl NgramTable {
                 let prec = 1.0 / v0 + m / s2;
                 let mean = (mu0 / v0 + s / s2) / prec;
                 (mean, (s2 + 1.0 / prec).sqrt())
+            })
+            .collect()
+    }
+
+    /// Per (output, candidate), output-major: whether the candidate predicts `cells` of a row
+    /// from data. A candidate of order >= `sleep_min_order` whose cell is empty sleeps: it
+    /// predicts as the mixture of the awake candidates of its output (a "specialist" in the
+    /// sense of Freund, Schapire, Singer and Warmuth, STOC 1997), so that it neither gains
+    /// nor loses weight until its cell holds data; otherwise a trigram candidate predicting
+    /// every output's mean from empty cells outweighs the overconfident low orders on the
+    /// first rows and gives the weight back later.
+    fn awake(&self, cells: &[usize]) -> Vec<bool> {
+        let per_cell = if self.lam.is_some() { 1 } else { self.n_vals };
+        (0..self.n_out)
+            .flat_map(|o| {
+                self.cands.iter().zip(cells).map(move |(&(_, n), &cell)| {
+                    let base = (o * self.n_cells + cell) * per_cell;
+                    n < self.sleep_min_order
+                        || self.count[base..base + per_cell].iter().any(|&k| k > 0.0)
+                })
             })
             .collect()
     }
@@ -263,11 +299,24 @@ impl OnlineLearner for NgramTable {
         let c = self.cands.len();
         let mut res = Vec::with_capacity(rows.len());
         for &row in rows {
-            let cb = self.candidate_bits(w, z, row);
+            let mut cb = self.candidate_bits(w, z, row);
+            let awake = self.awake(&self.cells(w, row));
             let bits: f64 = (0..self.n_out)
                 .map(|o| {
                     let lw = &self.log_w[o * c..(o + 1) * c];
-                    -log2_sum_exp2(lw.iter().zip(&cb[o * c..(o + 1) * c]).map(|(w, b)| w - b))
+                    let cbo = &mut cb[o * c..(o + 1) * c];
+                    let on = &awake[o * c..(o + 1) * c];
+                    if on.iter().any(|&a| a) && on.iter().any(|&a| !a) {
+                        // Sleeping candidates are charged the awake candidates' mixture, so
+                        // that the Bayes update leaves their weight where it was.
+                        let idx = || (0..c).filter(|&i| on[i]);
+                        let mix = log2_sum_exp2(idx().map(|i| lw[i]))
+                            - log2_sum_exp2(idx().map(|i| lw[i] - cbo[i]));
+                        for i in (0..c).filter(|&i| !on[i]) {
+                            cbo[i] = mix;
+                        }
+                    }
+                    -log2_sum_exp2(lw.iter().zip(cbo.iter()).map(|(w, b)| w - b))
                 })
                 .sum();
             res.push(bits);
@@ -343,9 +392,21 @@ impl OnlineLearner for NgramTable {
         let mut res = Vec::with_capacity(rows.len());
         for &row in rows {
             let cells = self.cells(w, row);
+            let awake = self.awake(&cells);
             let mut outs = Vec::with_capacity(self.n_out);
             for o in 0..self.n_out {
-                let lw = &self.log_w[o * c..(o + 1) * c];
+                // Sleeping candidates predict as the awake ones' mixture: leaving them out and
+                // renormalising is the same distribution (when none is awake, all count).
+                let on = &awake[o * c..(o + 1) * c];
+                let any = on.iter().any(|&a| a);
+                let lw: Vec<f64> = self.log_w[o * c..(o + 1) * c]
+                    .iter()
+                    .zip(on)
+                    .map(|(&w, &a)| if a || !any { w } else { f64::NEG_INFINITY })
+                    .collect();
+                let norm = log2_sum_exp2(lw.iter().copied());
+                let lw: Vec<f64> = lw.iter().map(|w| w - norm).collect();
+                let lw = &lw[..];
                 match self.lam {
                     Some(lam) => {
                         let comps = self
@@ -382,5 +443,61 @@ impl OnlineLearner for NgramTable {
             res.push(outs);
         }
         Some(res)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sleeping candidates keep a valid code: each row's bits are -log2 of the predictive's
+    /// probability of the coded value, and a candidate whose cell was empty keeps its weight.
+    #[test]
+    fn sleeping_candidates_code_as_the_awake_mixture() {
+        let toks = vec![
+            0, 1, 2, 1, 1, 0, 2, 0, 1, 0, 1, 2, 1, 2, 0, 0, 1, 2, 2, 2, 2,
+        ];
+        let w = TokenData::new(7, 3, 3, toks).unwrap();
+        let z = Targets::discrete(2, 3, vec![0, 1, 2, 1, 0, 0, 1, 2, 0, 1, 2, 2, 0, 1]).unwrap();
+        let mut t = NgramTable::new(&w, &z, 3).unwrap();
+        // Discrete tables do not sleep by default; the mechanism is the same for both kinds,
+        // and only discrete predictives give exact probabilities to check against.
+        assert_eq!(t.sleep_min_order, usize::MAX);
+        t.sleep_min_order = 1;
+        let c = t.cands.len();
+        assert_eq!(c, 1 + 3 + 2 + 1);
+        let mut sent = vec![0];
+        t.learn(&w, &z, &sent, 1);
+        let mut slept = 0;
+        for row in 1..7 {
+            let before = t.log_w.clone();
+            let pred = t.predictive(&w, &z, &[row]).unwrap().remove(0);
+            let want: f64 = (0..2)
+                .map(|a| match &pred[a] {
+                    OutputDist::Categorical(p) => -p[z_value(&z, row, a)].log2(),
+                    _ => unreachable!(),
+                })
+                .sum();
+            let bits = t.code(&w, &z, &[row])[0];
+            assert!((bits - want).abs() < 1e-9, "row {row}: {bits} vs {want}");
+            let awake = t.awake(&t.cells(&w, row));
+            sent.push(row);
+            t.learn(&w, &z, &sent, 1);
+            for o in 0..2 {
+                let on = &awake[o * c..(o + 1) * c];
+                for i in (0..c).filter(|&i| !on[i]) {
+                    slept += 1;
+                    assert!((t.log_w[o * c + i] - before[o * c + i]).abs() < 1e-9);
+                }
+            }
+        }
+        assert!(slept > 0);
+    }
+
+    fn z_value(z: &Targets, row: usize, a: usize) -> usize {
+        match z {
+            Targets::Discrete { n_attr, values, .. } => values[row * n_attr + a] as usize,
+            _ => unreachable!(),
+        }
     }
 }
