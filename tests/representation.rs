@@ -477,7 +477,7 @@ fn represent_writes_its_outputs_and_refuses_foreign_folders() {
 }
 
 /// A tensor-product grammar (Elmoznino et al., ICML 2025, Section 4.1: width 2, depth 2,
-/// M = 16 words over 20, D = 10) and its generator's own W ("oracle W"), N = 500.
+/// M = 16 words over 20, D = 10) with its generator's own W ("oracle W").
 fn tensor_grammar(samples: usize) -> kcomp::dataset::Dataset {
     use kcomp::datasets::grammar::{Composition, GrammarParams, generate};
     generate(&GrammarParams {
@@ -496,11 +496,13 @@ fn tensor_grammar(samples: usize) -> kcomp::dataset::Dataset {
 /// The terms with the tree-composition decoder (`--decoders default,tree`) on the oracle W of
 /// a tensor grammar: the true W pays (C > 1, against C = 1 under the default decoders, which
 /// cannot learn the composition), the tree learner carries the code, K(Z|W) is within 1.7x
-/// the generator's exact K(Z|W), and the numbers are the same for 1 and 2 threads.
+/// the generator's exact K(Z|W), and the numbers are the same for 1 and 2 threads. N = 400:
+/// the smallest N of the measured ones where the true W pays (at N = 250 the tree decoder's
+/// K(Z|W) is 1.86x exact and W does not pay; experiments/learned-w/README.md).
 #[test]
 fn tree_decoder_makes_the_true_w_of_a_tensor_grammar_pay() {
     use kcomp::representation::terms::parse_decoders;
-    let d = tensor_grammar(500);
+    let d = tensor_grammar(400);
     let exact = d.exact.as_ref().unwrap();
     let plain = terms(&d.w, &d.z, &TermsConfig::default(), 0).unwrap();
     assert!(!plain.w_paid, "{plain:?}");
@@ -509,11 +511,16 @@ fn tree_decoder_makes_the_true_w_of_a_tensor_grammar_pay() {
         decoder_learners: parse_decoders(&["default".into(), "tree".into()]).unwrap(),
         ..TermsConfig::default()
     };
-    let run = |threads: usize| in_pool(threads, || terms(&d.w, &d.z, &cfg, 0).unwrap()).unwrap();
-    let t = run(1);
-    assert_eq!(run(2), t);
+    let run = |d: &kcomp::dataset::Dataset, threads: usize| {
+        in_pool(threads, || terms(&d.w, &d.z, &cfg, 0).unwrap()).unwrap()
+    };
+    // Same seed, same numbers, whatever the thread count (on fewer rows: time).
+    let small = tensor_grammar(120);
+    assert_eq!(run(&small, 1), run(&small, 2));
+    let t = run(&d, 2);
     assert!(t.w_paid, "{t:?}");
-    assert!(t.c > 1.5, "C = {}", t.c);
+    // Measured: C 2.496 (exact 2.834), K(Z|W) 16,861.5 bits (exact 10,511.0).
+    assert!(t.c > 2.3 && t.c < exact.k_z_bits / exact.k_z_given_w_bits, "C = {}", t.c);
     // K(W) is the same code with or without the tree decoder.
     assert_eq!(t.k_w_bits, plain.k_w_bits);
     let ratio = t.k_z_given_w_bits / exact.k_z_given_w_bits;
