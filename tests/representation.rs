@@ -520,7 +520,11 @@ fn tree_decoder_makes_the_true_w_of_a_tensor_grammar_pay() {
     let t = run(&d, 2);
     assert!(t.w_paid, "{t:?}");
     // Measured: C 2.496 (exact 2.834), K(Z|W) 16,861.5 bits (exact 10,511.0).
-    assert!(t.c > 2.3 && t.c < exact.k_z_bits / exact.k_z_given_w_bits, "C = {}", t.c);
+    assert!(
+        t.c > 2.3 && t.c < exact.k_z_bits / exact.k_z_given_w_bits,
+        "C = {}",
+        t.c
+    );
     // K(W) is the same code with or without the tree decoder.
     assert_eq!(t.k_w_bits, plain.k_w_bits);
     let ratio = t.k_z_given_w_bits / exact.k_z_given_w_bits;

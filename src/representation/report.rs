@@ -477,7 +477,7 @@ pub fn to_text(out: &RepresentOutput) -> String {
         .max_by(|a, b| a.share.total_cmp(&b.share))
     {
         s.push_str(&format!(
-            "K(Z|W) rests on the decoder {} ({:.0} % of its bits)\n",
+            "the code of Z given the learned W rests on the decoder {} ({:.0} % of its bits)\n",
             crate::io::names::terminal(&top.name),
             100.0 * top.share
         ));
