@@ -113,6 +113,11 @@ fn clean(r: &Run, needles: &[&str]) -> Result<(), String> {
     Ok(())
 }
 
+/// `Ok` when `holds`, else the error `why` describes (built only on failure).
+fn verdict(holds: bool, why: impl FnOnce() -> String) -> Result<(), String> {
+    if holds { Ok(()) } else { Err(why()) }
+}
+
 /// Runs the cases, prints the tally, fails on any case that is not right.
 fn tally(class: &str, results: Vec<(String, Result<(), String>)>) {
     let bad: Vec<String> = results
@@ -264,11 +269,9 @@ fn stdout_write_errors_end_every_command_with_one_line() {
         };
         drop(r);
         let out = run_with(&args, t, Stdio::from(w));
-        let ok = if out.code == Some(141) && out.err.is_empty() {
-            Ok(())
-        } else {
-            Err(format!("exit {:?}: {}", out.code, out.err))
-        };
+        let ok = verdict(out.code == Some(141) && out.err.is_empty(), || {
+            format!("exit {:?}: {}", out.code, out.err)
+        });
         results.push((format!("{} | (closed)", c.join(" ")), ok));
     }
     tally("stdout write errors", results);
@@ -354,11 +357,7 @@ fn sizes_are_checked_before_anything_is_allocated() {
     for d in ["r1", "r2", "r3", "g1", "g2", "g3", "g4", "s1", "s2", "s3"] {
         results.push((
             format!("no folder {d}"),
-            if t.join(d).exists() {
-                Err("created".into())
-            } else {
-                Ok(())
-            },
+            verdict(!t.join(d).exists(), || "created".into()),
         ));
     }
     tally("sizes before allocation", results);
@@ -441,14 +440,10 @@ fn marker_and_lock_files_are_read_with_the_regular_file_checks() {
         let r = run(&a, t);
         results.push((
             format!("{name}: FIFO at the old lock file"),
-            if r.code == Some(0) || r.code == Some(2) && r.err.lines().count() == 1 {
-                Ok(())
-            } else {
-                Err(format!(
-                    "exit {:?} after {:?}: {}",
-                    r.code, r.elapsed, r.err
-                ))
-            },
+            verdict(
+                r.code == Some(0) || r.code == Some(2) && r.err.lines().count() == 1,
+                || format!("exit {:?} after {:?}: {}", r.code, r.elapsed, r.err),
+            ),
         ));
         // A link to /dev/zero at the stamp: refused.
         let out = t.join(format!("zero{i}"));
@@ -515,6 +510,21 @@ fn tamper(path: &Path, redigest: bool, edit: impl Fn(&mut serde_json::Value)) {
     std::fs::write(path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
 }
 
+/// Edits a saved result, runs `check` on it, restores the original; the verdict of `clean`.
+fn tampered(
+    saved: &Path,
+    original: &[u8],
+    redigest: bool,
+    edit: impl Fn(&mut serde_json::Value),
+    check: impl FnOnce() -> Run,
+    needles: &[&str],
+) -> Result<(), String> {
+    tamper(saved, redigest, edit);
+    let verdict = clean(&check(), needles);
+    std::fs::write(saved, original).unwrap();
+    verdict
+}
+
 fn first_json(dir: &Path) -> PathBuf {
     let mut files: Vec<PathBuf> = walk(dir)
         .into_iter()
@@ -545,11 +555,9 @@ fn saved_results_are_verified_before_a_merge_trusts_them() {
     let panel = data("slurm/panel.toml");
     let mut results = Vec::new();
     let ok = |r: &Run| -> Result<(), String> {
-        if r.code == Some(0) {
-            Ok(())
-        } else {
-            Err(format!("exit {:?}: {}", r.code, r.err))
-        }
+        verdict(r.code == Some(0), || {
+            format!("exit {:?}: {}", r.code, r.err)
+        })
     };
     // A sweep in shards, then hand edits of one saved run.
     let sw = t.join("sw");
@@ -561,27 +569,36 @@ fn saved_results_are_verified_before_a_merge_trusts_them() {
     results.push(("sweep merge of untouched results".into(), ok(&merge(&sw))));
     let saved = first_json(&sw.join("runs"));
     let original = std::fs::read(&saved).unwrap();
-    tamper(&saved, false, |rows| rows["c"] = 123456.0.into());
-    results.push((
-        "sweep: c = 123456 (digest kept)".into(),
-        clean(
-            &merge(&sw),
-            &["digest", saved.file_name().unwrap().to_str().unwrap()],
+    let saved_name = saved.file_name().unwrap().to_str().unwrap();
+    for (what, redigest, field, value, needles) in [
+        (
+            "c = 123456 (digest kept)",
+            false,
+            "c",
+            123456.0,
+            vec!["digest", saved_name],
         ),
-    ));
-    std::fs::write(&saved, &original).unwrap();
-    tamper(&saved, true, |rows| rows["c"] = 123456.0.into());
-    results.push((
-        "sweep: c = 123456 (digest recomputed)".into(),
-        clean(&merge(&sw), &["c = 123456", "K(Z) / K(Z|W)"]),
-    ));
-    std::fs::write(&saved, &original).unwrap();
-    tamper(&saved, true, |rows| rows["k_f"] = (-1e308).into());
-    results.push((
-        "sweep: k_f = -1e308 (digest recomputed)".into(),
-        clean(&merge(&sw), &["k_f"]),
-    ));
-    std::fs::write(&saved, &original).unwrap();
+        (
+            "c = 123456 (digest recomputed)",
+            true,
+            "c",
+            123456.0,
+            vec!["c = 123456", "K(Z) / K(Z|W)"],
+        ),
+        (
+            "k_f = -1e308 (digest recomputed)",
+            true,
+            "k_f",
+            -1e308,
+            vec!["k_f"],
+        ),
+    ] {
+        let edit = |rows: &mut serde_json::Value| rows[field] = value.into();
+        results.push((
+            format!("sweep: {what}"),
+            tampered(&saved, &original, redigest, edit, || merge(&sw), &needles),
+        ));
+    }
     let mut v: serde_json::Value = serde_json::from_slice(&original).unwrap();
     v.as_object_mut().unwrap().remove("sha256");
     std::fs::write(&saved, v.to_string()).unwrap();
@@ -594,11 +611,9 @@ fn saved_results_are_verified_before_a_merge_trusts_them() {
     results.push(("sweep --resume over a refused result".into(), ok(&r)));
     results.push((
         "the result recomputed".into(),
-        if std::fs::read(&saved).unwrap() == original {
-            Ok(())
-        } else {
-            Err("not the original result".into())
-        },
+        verdict(std::fs::read(&saved).unwrap() == original, || {
+            "not the original result".into()
+        }),
     ));
     // A panel: c and k_z_bits edited.
     let pn = t.join("panel");
@@ -624,32 +639,47 @@ fn saved_results_are_verified_before_a_merge_trusts_them() {
     results.push(("panel merge of untouched results".into(), ok(&pmerge())));
     let saved = first_json(&pn.join("runs"));
     let original = std::fs::read(&saved).unwrap();
-    tamper(&saved, false, |rows| rows[0]["c"] = 777.0.into());
     results.push((
         "panel: c = 777 (digest kept)".into(),
-        clean(&pmerge(), &["digest"]),
+        tampered(
+            &saved,
+            &original,
+            false,
+            |rows| rows[0]["c"] = 777.0.into(),
+            pmerge,
+            &["digest"],
+        ),
     ));
-    std::fs::write(&saved, &original).unwrap();
-    tamper(&saved, true, |rows| {
-        let row = rows
-            .as_array_mut()
-            .unwrap()
-            .iter_mut()
-            .find(|r| r["c"].is_number())
-            .unwrap();
-        row["c"] = 777.0.into();
-    });
     results.push((
         "panel: c = 777 (digest recomputed)".into(),
-        clean(&pmerge(), &["c = 777"]),
+        tampered(
+            &saved,
+            &original,
+            true,
+            |rows| {
+                let row = rows
+                    .as_array_mut()
+                    .unwrap()
+                    .iter_mut()
+                    .find(|r| r["c"].is_number())
+                    .unwrap();
+                row["c"] = 777.0.into();
+            },
+            pmerge,
+            &["c = 777"],
+        ),
     ));
-    std::fs::write(&saved, &original).unwrap();
-    tamper(&saved, true, |rows| rows[0]["k_z_bits"] = (-1e308).into());
     results.push((
         "panel: k_z_bits = -1e308 (digest recomputed)".into(),
-        clean(&pmerge(), &["k_z_bits"]),
+        tampered(
+            &saved,
+            &original,
+            true,
+            |rows| rows[0]["k_z_bits"] = (-1e308).into(),
+            pmerge,
+            &["k_z_bits"],
+        ),
     ));
-    std::fs::write(&saved, &original).unwrap();
     // An h-sweep: c_l and k_z edited in a run folder's result.json.
     let hs = t.join("hs");
     let config = data("slurm/h-sweep.toml");
@@ -887,11 +917,7 @@ fn no_link_inside_out_is_followed_even_with_force() {
         let written: Vec<PathBuf> = walk(&victim);
         results.push((
             format!("{what}: nothing written through the link"),
-            if written.is_empty() {
-                Ok(())
-            } else {
-                Err(format!("{written:?}"))
-            },
+            verdict(written.is_empty(), || format!("{written:?}")),
         ));
     }
     // represent may not overwrite its own input, --force or not, by any path to it.
@@ -924,11 +950,10 @@ fn no_link_inside_out_is_followed_even_with_force() {
     }
     results.push((
         "represent's input intact".into(),
-        if std::fs::read_to_string(o.join("W.npy")).unwrap() == z {
-            Ok(())
-        } else {
-            Err("overwritten".into())
-        },
+        verdict(
+            std::fs::read_to_string(o.join("W.npy")).unwrap() == z,
+            || "overwritten".into(),
+        ),
     ));
     tally("no link followed inside --out", results);
 }
@@ -1023,11 +1048,9 @@ fn every_command_that_writes_takes_the_lock() {
         let r = run(&a, t);
         results.push((
             format!("{what} once the lock is free"),
-            if r.code == Some(0) {
-                Ok(())
-            } else {
-                Err(format!("exit {:?}: {}", r.code, r.err))
-            },
+            verdict(r.code == Some(0), || {
+                format!("exit {:?}: {}", r.code, r.err)
+            }),
         ));
     }
     // A second submit keeps the first array's job ids unless --force.
@@ -1053,22 +1076,20 @@ fn every_command_that_writes_takes_the_lock() {
     ));
     results.push((
         "the first submission kept".into(),
-        if std::fs::read_to_string(&sub).unwrap().contains("4242") {
-            Ok(())
-        } else {
-            Err("replaced".into())
-        },
+        verdict(
+            std::fs::read_to_string(&sub).unwrap().contains("4242"),
+            || "replaced".into(),
+        ),
     ));
     let mut forced = again.to_vec();
     forced.insert(3, "--force");
     let r = run(&forced, t);
     results.push((
         "a second slurm submit with --force".into(),
-        if r.code == Some(0) && !std::fs::read_to_string(&sub).unwrap().contains("4242") {
-            Ok(())
-        } else {
-            Err(format!("exit {:?}: {}", r.code, r.err))
-        },
+        verdict(
+            r.code == Some(0) && !std::fs::read_to_string(&sub).unwrap().contains("4242"),
+            || format!("exit {:?}: {}", r.code, r.err),
+        ),
     ));
     tally("locks", results);
 }
@@ -1126,11 +1147,7 @@ fn options_that_would_be_ignored_are_errors() {
     for d in ["r", "g", "a"] {
         results.push((
             format!("no folder {d}"),
-            if t.join(d).exists() {
-                Err("created".into())
-            } else {
-                Ok(())
-            },
+            verdict(!t.join(d).exists(), || "created".into()),
         ));
     }
     tally("ignored options", results);
@@ -1167,11 +1184,7 @@ fn checks_and_panels_name_what_is_wrong() {
     ));
     results.push((
         "pcfgset check: its summary agrees".into(),
-        if r.out.contains("1 not reproduced") {
-            Ok(())
-        } else {
-            Err(r.out.clone())
-        },
+        verdict(r.out.contains("1 not reproduced"), || r.out.clone()),
     ));
     std::fs::write(dir.join("test.src"), "").unwrap();
     std::fs::write(dir.join("test.tgt"), "").unwrap();
@@ -1182,11 +1195,10 @@ fn checks_and_panels_name_what_is_wrong() {
     ));
     results.push((
         "pcfgset check: an empty file in the summary".into(),
-        if r.out.contains("0 not reproduced, 1 file without lines") {
-            Ok(())
-        } else {
-            Err(r.out.clone())
-        },
+        verdict(
+            r.out.contains("0 not reproduced, 1 file without lines"),
+            || r.out.clone(),
+        ),
     ));
     // A files panel with two datasets of one name, or names equal once made file names:
     // refused at config time, naming both, before anything runs.
@@ -1213,11 +1225,7 @@ fn checks_and_panels_name_what_is_wrong() {
         ));
         results.push((
             format!("files panel ({what}): nothing written"),
-            if out.exists() {
-                Err("created".into())
-            } else {
-                Ok(())
-            },
+            verdict(!out.exists(), || "created".into()),
         ));
     }
     tally("clear errors", results);

@@ -351,8 +351,9 @@ pub struct OnlineConfig {
     pub pad: Option<u32>,
 }
 
-/// Learner entries: a short name or a full table.
-fn learners_by_name_or_spec<'de, D>(d: D) -> std::result::Result<Vec<LearnerSpec>, D::Error>
+/// Learner entries: a short name or a full table (serde `deserialize_with` for every config that
+/// lists learners).
+pub fn learners_by_name_or_spec<'de, D>(d: D) -> std::result::Result<Vec<LearnerSpec>, D::Error>
 where
     D: serde::Deserializer<'de>,
 {

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{KcompError, Result};
 use crate::estimators::prequential::Ordering;
-use crate::estimators::prequential::online::{LearnerSpec, OnlineConfig};
+use crate::estimators::prequential::online::{LearnerSpec, OnlineConfig, learners_by_name_or_spec};
 
 /// Which teacher state draws the synthetic rows the student learns from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
@@ -43,7 +43,7 @@ pub struct RequentialConfig {
     /// Teacher/student pairs run side by side (short names as `--learners`); the shortest
     /// total wins and the choice costs log2 of the number that apply. Learners without a
     /// closed-form predictive (rules, the GRU's padding-free form is fine) are skipped.
-    #[serde(deserialize_with = "learner_names")]
+    #[serde(deserialize_with = "learners_by_name_or_spec")]
     pub learners: Vec<LearnerSpec>,
     /// Weight of the guard in every message's coding distribution: the student's predictive
     /// mixed with Z-without-W on the synthetic rows so far, so a student that is confidently
@@ -54,20 +54,6 @@ pub struct RequentialConfig {
     pub k_z: bool,
     /// Worker threads for the learners (0 = all cores).
     pub threads: usize,
-}
-
-fn learner_names<'de, D>(d: D) -> std::result::Result<Vec<LearnerSpec>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-{
-    use serde::de::Error;
-    Vec::<toml::Value>::deserialize(d)?
-        .into_iter()
-        .map(|v| match v {
-            toml::Value::String(n) => LearnerSpec::parse(&n).map_err(D::Error::custom),
-            other => other.try_into().map_err(D::Error::custom),
-        })
-        .collect()
 }
 
 impl Default for RequentialConfig {
