@@ -282,6 +282,15 @@ fn online(variant: &str, seed: u64, threads: usize, pad: Option<u32>) -> Prequen
                 .learners
                 .retain(|l| !matches!(l, LearnerSpec::Linear { .. })),
             "mlp" => o.learners.retain(|l| matches!(l, LearnerSpec::Mlp { .. })),
+            "nosparse" => o
+                .learners
+                .retain(|l| !matches!(l, LearnerSpec::Sparse { .. })),
+            // The n-gram tables of orders 0-2 only (the learner set before orders 0-3).
+            "ngram2" => o.learners.iter_mut().for_each(|l| {
+                if let LearnerSpec::Ngram { order } = l {
+                    *order = (*order).min(2);
+                }
+            }),
             "fast" => {
                 o.learners.retain(|l| !matches!(l, LearnerSpec::Mlp { .. }));
                 o.pad = None;

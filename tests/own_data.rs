@@ -131,3 +131,66 @@ fn one_dataset_gets_a_run_folder_and_a_files_family_compares_several() {
         assert!(stderr.contains(needle), "{needle}: {stderr}");
     }
 }
+
+/// Discrete Z's labels are renumbered per attribute to dense ids (as W's token ids are): a Z
+/// whose attributes take labels {0, 10^6} (and, in another column, {7, 3}) has the same K(Z),
+/// K(Z|W) and C as the same Z with labels {0, 1}, and the loaded targets are identical (so the
+/// learners' tables, and memory, do not depend on the label values).
+#[test]
+fn sparse_z_labels_cost_what_dense_ones_cost() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path();
+    let (mut w, mut dense, mut sparse) = (String::new(), String::new(), String::new());
+    for i in 0..48usize {
+        let (a, b) = ((i * 7 + 3) % 2, (i / 3) % 2);
+        w.push_str(&format!("{},{}\n", a, 2 + b));
+        dense.push_str(&format!("{a},{b}\n"));
+        sparse.push_str(&format!("{},{}\n", a * 1_000_000, [3, 7][b]));
+    }
+    std::fs::write(d.join("W.csv"), w).unwrap();
+    std::fs::write(d.join("Z_dense.csv"), dense).unwrap();
+    std::fs::write(d.join("Z_sparse.csv"), sparse).unwrap();
+    let (_, zd) =
+        kcomp::io::user_data::load_user_data(&d.join("W.csv"), &d.join("Z_dense.csv"), None)
+            .unwrap();
+    let (_, zs) =
+        kcomp::io::user_data::load_user_data(&d.join("W.csv"), &d.join("Z_sparse.csv"), None)
+            .unwrap();
+    assert_eq!(zd, zs);
+    let run = |z: &str| {
+        let (code, stdout, stderr) = kcomp(
+            &[
+                "compare",
+                "--w",
+                "W.csv",
+                "--z",
+                z,
+                "--estimators",
+                "prequential",
+                "--json",
+                "--quiet",
+            ],
+            d,
+        );
+        assert_eq!(code, 0, "{stderr}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let e = &v["estimates"][0];
+        [
+            v["k_z"]["bits"].as_f64().unwrap(),
+            e["k_z_given_w_bits"].as_f64().unwrap(),
+            e["c"].as_f64().unwrap(),
+        ]
+    };
+    let (a, b) = (run("Z_dense.csv"), run("Z_sparse.csv"));
+    assert_eq!(a, b);
+    // W names both attributes: K(Z|W) far below K(Z) (48 rows x 2 binary attributes).
+    assert!(a[1] < 0.5 * a[0] && a[0] > 40.0, "{a:?}");
+}
+
+/// The renumbering itself: per column, increasing order of the labels.
+#[test]
+fn dense_attribute_ids_rank_each_column() {
+    let (k, ids) = kcomp::io::user_data::dense_attribute_ids(&[5, 0, 1_000_000, 9, 5, 9], 2);
+    assert_eq!(k, 2);
+    assert_eq!(ids, vec![0, 0, 1, 1, 0, 1]);
+}

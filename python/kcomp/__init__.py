@@ -398,7 +398,8 @@ def compare(
     ``.txt`` file; or a list of N id lists of any lengths. Rows of different lengths are padded
     with kcomp's own token (``pad``: the padding token an integer W already holds).
     ``result.dataset["provenance"]["params"]["w_input"]`` says how W was read.
-    Z: integer attributes (N,) or (N, D) in 0..=1000000, or floats with ``precision`` (the
+    Z: integer attributes (N,) or (N, D) in 0..=1000000 (each attribute's labels renumbered
+    to dense ids: only which rows share a value counts), or floats with ``precision`` (the
     grid spacing of continuous Z). Lengths in bits. Raises :class:`KcompError` on bad input.
     ``topsim``: the ``[topsim]`` settings of a panel config (``convention`` kcomp/egg/
     elmoznino, ``correlation`` pearson/spearman, ``w_distance`` hamming/one-hot-cityblock/

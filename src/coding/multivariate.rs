@@ -290,9 +290,13 @@ pub struct CovarianceSettings {
     /// [`OnlineCovariance::add_forgetting`]).
     pub forget: f64,
     /// Code every row ([`CovarianceCode::bits`]) by a Bayesian mixture, prior 1/2 each, of the
-    /// shrunk covariance and its diagonal alone: at most 1 bit above the better of the two
+    /// shrunk covariance and a per-dimension code: at most 1 bit above the better of the two
     /// over the stream, for learners whose covariance comes from few rows (a window) where the
-    /// dimensions may well be independent.
+    /// dimensions may well be independent. The per-dimension code is refreshed at every row
+    /// (O(D), unlike the factorisation), plug-in variances without the quantisation floor (the
+    /// residuals of grid values hold it already) and standard deviations of at least a quarter
+    /// of a grid step: the code the Bayesian linear learners had before the covariance, which
+    /// the mixture therefore never exceeds by more than 1 bit.
     pub mix_diagonal: bool,
 }
 
@@ -316,8 +320,6 @@ pub struct CovarianceCode {
     settings: CovarianceSettings,
     lam: f64,
     factor: Option<GaussianFactor>,
-    /// The diagonal of `factor`'s covariance (`mix_diagonal`).
-    diagonal: Option<GaussianFactor>,
     /// log2 weights of (diagonal, full) in the mixture, and the bits each gave the rows coded
     /// and not yet learned, oldest first (`mix_diagonal`).
     log_w: [f64; 2],
@@ -337,7 +339,6 @@ impl CovarianceCode {
             settings,
             lam,
             factor: None,
-            diagonal: None,
             log_w: [-1.0, -1.0],
             pending: std::collections::VecDeque::new(),
             factored_at: 0.0,
@@ -409,10 +410,6 @@ impl CovarianceCode {
                 Some(GaussianFactor::diagonal(&v))
             })
         };
-        if self.settings.mix_diagonal && n >= 1.0 {
-            let v: Vec<f64> = self.moments.variances().iter().map(|v| v + floor).collect();
-            self.diagonal = Some(GaussianFactor::diagonal(&v));
-        }
         self.factored_at = n;
     }
 
@@ -435,21 +432,36 @@ impl CovarianceCode {
                 // A plug-in variance from n rows understates the predictive one: (n + 1) / n.
                 let s = scale * ((n + 1.0) / n).sqrt();
                 let full = f.bits(k, self.lam, mean, s, &mut self.scratch);
-                match (&self.diagonal, self.settings.mix_diagonal) {
-                    (Some(diag), true) => {
-                        let b = [diag.bits(k, self.lam, mean, s, &mut self.scratch), full];
-                        self.pending.push_back(b);
-                        let [wd, wf] = self.log_w;
-                        -log2_add(wd - b[0], wf - b[1])
-                    }
-                    _ => full,
+                if !self.settings.mix_diagonal {
+                    return full;
                 }
+                let b = [self.per_dimension_bits(k, mean, scale), full];
+                self.pending.push_back(b);
+                let [wd, wf] = self.log_w;
+                -log2_add(wd - b[0], wf - b[1])
             }
             None => {
                 let f = GaussianFactor::diagonal(&vec![fallback_sd * fallback_sd; k.len()]);
                 f.bits(k, self.lam, mean, scale, &mut self.scratch)
             }
         }
+    }
+
+    /// Bits of `k` under independent dimensions with the current plug-in variances times
+    /// `scale^2` (no floor, no (n + 1) / n), standard deviations at least `lam / 4` (the
+    /// per-dimension side of `mix_diagonal`).
+    fn per_dimension_bits(&self, k: &[i64], mean: &[f64], scale: f64) -> f64 {
+        let nats: f64 = self
+            .moments
+            .variances()
+            .iter()
+            .zip(k.iter().zip(mean))
+            .map(|(&v, (&kd, &m))| {
+                let sd = (scale * v.sqrt()).max(0.25 * self.lam);
+                grid_gaussian_nll_nats(kd, self.lam, m, sd)
+            })
+            .sum();
+        nats / std::f64::consts::LN_2
     }
 
     /// Bits of the grid row `k` with mean `mean` and per-dimension scales `scales` (the

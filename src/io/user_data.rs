@@ -638,8 +638,36 @@ pub fn tokens_from_table(t: &Table, path: &Path, pad: Option<i64>) -> Result<(To
     )
 }
 
-/// Interprets a table as targets Z: discrete (integers, no precision) or continuous (floats
-/// quantised at `precision`).
+/// Each attribute's (column's) labels renumbered to dense ids `0..k` in increasing order of
+/// the labels, as W's token ids are ([`crate::io::w_input`]): the codes of discrete Z see which
+/// rows share a value, never the labels' magnitudes, so labels {0, 10^6} cost what {0, 1} cost
+/// and the tables learners allocate per value do not grow with them. K(Z) and K(Z|W) are then
+/// codes of Z up to the naming of each attribute's values: the label sets are not charged (one
+/// constant, the same for both, that a decoder given the names would not need and that C
+/// should not see). Returns the largest number of labels of an attribute and the ids,
+/// row-major. Memory: one sorted copy of a column at a time.
+pub fn dense_attribute_ids(values: &[i64], cols: usize) -> (usize, Vec<u32>) {
+    let mut dense = vec![0u32; values.len()];
+    let mut most = 0;
+    if cols == 0 {
+        return (0, dense);
+    }
+    for c in 0..cols {
+        let mut labels: Vec<i64> = values.iter().skip(c).step_by(cols).copied().collect();
+        labels.sort_unstable();
+        labels.dedup();
+        most = most.max(labels.len());
+        for (i, v) in values.iter().enumerate().skip(c).step_by(cols) {
+            // Every value of the column is among its labels.
+            dense[i] = labels.binary_search(v).unwrap_or(0) as u32;
+        }
+    }
+    (most, dense)
+}
+
+/// Interprets a table as targets Z: discrete (integers, no precision; each attribute's labels
+/// renumbered to dense ids, [`dense_attribute_ids`]) or continuous (floats quantised at
+/// `precision`).
 pub fn targets_from_table(t: &Table, path: &Path, precision: Option<f64>) -> Result<Targets> {
     match (&t.values, precision) {
         (Values::Int(v), None) => {
@@ -655,8 +683,8 @@ pub fn targets_from_table(t: &Table, path: &Path, precision: Option<f64>) -> Res
                     ),
                 ));
             }
-            let n_vals = (*v.iter().max().unwrap_or(&0) as usize + 1).max(2);
-            Targets::discrete(t.cols, n_vals, v.iter().map(|&x| x as u32).collect())
+            let (n_vals, dense) = dense_attribute_ids(v, t.cols);
+            Targets::discrete(t.cols, n_vals.max(2), dense)
                 .map_err(|e| KcompError::file(path, e.to_string()))
         }
         (Values::Float(_), None) => Err(KcompError::file(

@@ -787,11 +787,35 @@ pub fn first_block_bits(z: &Targets, rows: &[usize]) -> Vec<f64> {
     vec![b; rows.len()]
 }
 
-/// Prior weight of the code of Z without W in the mixture of K(Z|W): K(Z|W) <= K(Z) + 5 bits
-/// (so an unrelated W gets C = K(Z)/K(Z|W) of 1 less 5 bits at most), and the learners that
-/// read W keep 31/32 of the prior (0.046 bit: on the discrete families, whose exact K(Z|W) is
-/// 10-30 bits, 1/8 moved ratios in the second decimal).
+/// Least prior weight of the code of Z without W in the mixture of K(Z|W): K(Z|W) <= K(Z) + 5
+/// bits (so an unrelated W gets C = K(Z)/K(Z|W) of 1 less 5 bits at most). The code without W
+/// takes the place the marginal learner had among the learners that read W before it (see
+/// [`with_without_w_prior`]); this floor applies only past 8 such places.
 pub const WITHOUT_W_PRIOR: f64 = 1.0 / 32.0;
+
+/// Prior log2 weights of K(Z|W)'s mixture: the learners that read W (`is_rules` marks rule
+/// learners) and, last, the code of Z without W, which counts as one more learner that is not a
+/// rule learner ([`learner_prior`]): the place of the marginal learner, which read no W either
+/// and was one of the mixed learners before the code without W was. Rule learners keep their
+/// 3/4, so where they win from the first rows (discrete families, codes of 10-30 bits) nothing
+/// moves; where the marginal code wins the first rows (string-to-grid 5 x 5 at N = 500) the
+/// mixture follows it at the cost it had (a prior of 1/32 instead cost 3 bits more there, and
+/// taking 1/32 from every learner 0.05-0.1 bit on every discrete run). With more than 8 such
+/// places the code without W gets [`WITHOUT_W_PRIOR`] and the others share the rest as before.
+fn with_without_w_prior(is_rules: &[bool]) -> Vec<f64> {
+    let mut with = is_rules.to_vec();
+    with.push(false);
+    let prior = learner_prior(&with);
+    if prior[prior.len() - 1] >= WITHOUT_W_PRIOR.log2() {
+        return prior;
+    }
+    let mut prior = learner_prior(is_rules);
+    prior
+        .iter_mut()
+        .for_each(|w| *w += (1.0 - WITHOUT_W_PRIOR).log2());
+    prior.push(WITHOUT_W_PRIOR.log2());
+    prior
+}
 
 /// A network (trained by gradient steps, run after the other learners) is dropped once, after
 /// [`DROP_MIN_ROWS`] rows, its code of the rows so far exceeds the mixture of the learners that ran before it by more than
@@ -1001,11 +1025,11 @@ pub fn run_learner_watched(
     (bits, None)
 }
 
-/// Mixes finished runs (plus extra components, e.g. the code without W, with their prior
-/// log2 weights) and returns the per-row bits and the learners' totals.
+/// Mixes finished runs (plus, last, the code without W's per-row bits, prior
+/// [`with_without_w_prior`]) and returns the per-row bits and the learners' totals.
 fn mix_runs(
     runs: &[LearnerRun],
-    extra: Option<(&[f64], f64)>,
+    extra: Option<&[f64]>,
     mixing: super::switching::Mixing,
     without_w: bool,
 ) -> (super::switching::Mixed, Vec<LearnerTotal>) {
@@ -1024,13 +1048,8 @@ fn mix_runs(
             .map(|i| if i == k { -1.0 } else { rest })
             .collect();
     }
-    if let Some((bits, p)) = extra {
-        if runs.is_empty() {
-            prior = vec![0.0];
-        } else {
-            prior.iter_mut().for_each(|w| *w += (1.0 - p).log2());
-            prior.push(p.log2());
-        }
+    if let Some(bits) = extra {
+        prior = with_without_w_prior(&is_rules);
         per.push(bits.to_vec());
     }
     let mixed = mix_with_prior(&per, mixing, prior);
@@ -1278,7 +1297,7 @@ fn without_w_mix(
 /// The online scheme: the learners code the ordered rows (in parallel, one thread each), the
 /// first `first` rows go with the naive code, and the codes are mixed. First the code of Z
 /// without W ([`WithoutWCode`], K(Z)); then the learners that read W, mixed with that code as
-/// one more component (prior [`WITHOUT_W_PRIOR`]): K(Z|W) <= K(Z) + 5 bits; networks run last
+/// one more component (prior [`with_without_w_prior`]): K(Z|W) <= K(Z) + 5 bits; networks run last
 /// and leave when they fall far behind ([`DROP_RATIO`]). All N rows are encoded (no validation
 /// rows: nothing stops early).
 pub fn online_code(
@@ -1361,7 +1380,7 @@ pub fn online_code_with_k_z(
     };
     collect(reader_results, &mut runs);
     if !nets.is_empty() {
-        let (before, _) = mix_runs(&runs, Some((kz_rows, WITHOUT_W_PRIOR)), oc.mixing, false);
+        let (before, _) = mix_runs(&runs, Some(kz_rows), oc.mixing, false);
         let net_jobs: Vec<Job> = nets.iter().map(|&(k, s)| (k, s, w, "")).collect();
         let results = run_all(
             &net_jobs,
@@ -1375,7 +1394,7 @@ pub fn online_code_with_k_z(
         )?;
         collect(results, &mut runs);
     }
-    let (mixed, mut learners) = mix_runs(&runs, Some((kz_rows, WITHOUT_W_PRIOR)), oc.mixing, false);
+    let (mixed, mut learners) = mix_runs(&runs, Some(kz_rows), oc.mixing, false);
     // The code without W's learners, with their shares of K(Z|W)'s bits.
     let kz_share = mixed.shares.last().copied().unwrap_or(0.0);
     let kz_weight = mixed.final_weights.last().copied().unwrap_or(0.0);

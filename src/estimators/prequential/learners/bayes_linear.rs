@@ -9,7 +9,8 @@ use crate::dataset::{Targets, TokenData};
 /// weights with ridge prior, shared across output dimensions, updated row by row
 /// (Sherman-Morrison); the noise covariance from the standardised prequential residuals (shrunk,
 /// with a window of about 100 rows), every row coded dimension by dimension through its
-/// Cholesky factor ([`crate::coding::multivariate`]), mixed with the same code on its diagonal.
+/// Cholesky factor ([`crate::coding::multivariate`]), mixed with a per-dimension code refreshed
+/// at every row (the code this learner had before the covariance: never more than 1 bit worse).
 pub struct BayesLinear {
     order: usize,
     ridge: f64,
@@ -67,7 +68,9 @@ impl BayesLinear {
                 CovarianceSettings {
                     forget: RES_FORGET,
                     // A window of ~100 rows estimates a D x D covariance poorly where the
-                    // dimensions are independent (lookup tables of 2-grams: +1.6 % bits).
+                    // dimensions are independent (lookup tables of 2-grams: +0.9 % bits with
+                    // the covariance's own diagonal refreshed every 10 rows, +0.0 % with the
+                    // per-row per-dimension code).
                     mix_diagonal: true,
                     ..Default::default()
                 },
