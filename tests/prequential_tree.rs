@@ -129,3 +129,127 @@ fn tree_learner_recovers_linear_rule_maps() {
     let bits = tail_bits(&data, 100);
     assert!(bits < 1.35 * floor, "{bits} bits/row vs floor {floor}");
 }
+
+/// Latent node categories: with the generator's level-0 non-terminal as the category of every
+/// pair of word classes, the learner's rule keys split the nodes of a width-2 linear grammar
+/// exactly as the generator's rules do (a key names one generator rule, per height), so the
+/// learner's hypothesis space holds the true model once the assignment is found.
+#[test]
+fn latent_keys_with_the_true_categories_name_the_generator_rules() {
+    use kcomp::datasets::grammar::cyk::Tree;
+    use kcomp::estimators::prequential::learners::tree::latent::LatentKeys;
+    use kcomp::estimators::prequential::learners::tree::shape::Bracketing;
+    use std::collections::HashMap;
+    let p = GrammarParams {
+        samples: 200,
+        vocab: 20,
+        width: 2,
+        depth: 2,
+        composition: Composition::Linear,
+        seed: 7,
+        ..Default::default()
+    };
+    let g = generate(&p).unwrap();
+    let data = g.to_dataset().unwrap();
+    let classes = learn_classes(&data.w, 16);
+    assert_eq!(classes.count, 5);
+    let br = Bracketing::new(p.length);
+    let mut latent = LatentKeys::new(&br, &classes.of_word, classes.count, 2, &data.w);
+    // Post-order (the bracketing's node order): (generator rule, node symbol, leaf words).
+    fn walk(t: &Tree, out: &mut Vec<(usize, usize, Vec<usize>)>) -> Vec<usize> {
+        match t {
+            Tree::Leaf { word, .. } => vec![*word],
+            Tree::Node {
+                rule,
+                lhs,
+                left,
+                right,
+            } => {
+                let mut words = walk(left, out);
+                words.extend(walk(right, out));
+                out.push((*rule, *lhs, words.clone()));
+                words
+            }
+        }
+    }
+    let mut nodes = Vec::new();
+    for t in &g.trees {
+        let start = nodes.len();
+        walk(t, &mut nodes);
+        assert_eq!(nodes.len() - start, br.nodes.len(), "a balanced parse");
+    }
+    for (i, (_, lhs, words)) in nodes.iter().enumerate() {
+        if br.nodes[i % br.nodes.len()].height == 1 {
+            let pair = classes.of_word[words[0]] * classes.count + classes.of_word[words[1]];
+            latent.assign[pair] = lhs - p.pos;
+        }
+    }
+    let keys = latent.keys(&br, data.n());
+    let mut rule_of_key: HashMap<u32, usize> = HashMap::new();
+    for (i, &(rule, _, _)) in nodes.iter().enumerate() {
+        let prev = *rule_of_key.entry(keys.rule[i]).or_insert(rule);
+        assert_eq!(prev, rule, "key {} names two generator rules", keys.rule[i]);
+    }
+    // Every generator rule used is keyed (heights 3 and 4 share the recursive top rules, so
+    // there are at least as many keys as rules used).
+    let used: std::collections::HashSet<usize> = nodes.iter().map(|n| n.0).collect();
+    assert!(rule_of_key.len() >= used.len());
+    assert!(keys.rule.iter().all(|&k| (k as usize) < latent.n_rules()));
+}
+
+/// With latent categories (two linear sub-models, 1 and 2 categories) the learner is still a
+/// sequential code and gives the same numbers on one thread and on two.
+#[test]
+fn tree_learner_with_latent_categories_is_a_code_and_thread_independent() {
+    use kcomp::estimators::prequential::learners::tree::TreeSettings;
+    let p = GrammarParams {
+        samples: 300,
+        vocab: 20,
+        width: 2,
+        depth: 2,
+        composition: Composition::Linear,
+        seed: 8,
+        ..Default::default()
+    };
+    let data = generate(&p).unwrap().to_dataset().unwrap();
+    let spec = LearnerSpec::Tree(TreeSettings {
+        latent: 2,
+        ..Default::default()
+    });
+    let oc = OnlineConfig {
+        learners: vec![spec.clone()],
+        ..Default::default()
+    };
+    let order: Vec<usize> = (0..data.n()).collect();
+    let bounds = oc.boundaries(order.len());
+    let j = 250;
+    let mut z2 = data.z.clone();
+    if let Targets::Continuous { grid, dim, .. } = &mut z2 {
+        for d in 0..*dim {
+            grid[order[j] * *dim + d] -= 53;
+        }
+    }
+    let run = |z: &Targets| {
+        let mut l = make_online_learner(&oc.learners[0], &oc, &data.w, z, 1).unwrap();
+        run_learner(l.as_mut(), &data.w, z, &order, &bounds)
+    };
+    let (a, b) = (run(&data.z), run(&z2));
+    let k = j - oc.first;
+    assert_eq!(a[..k], b[..k]);
+    assert_ne!(a[k], b[k]);
+    let cfg = |threads| PrequentialConfig {
+        seed: 4,
+        ordering: Ordering::Random,
+        val_size: 0,
+        scheme: Scheme::Online,
+        threads,
+        online: OnlineConfig {
+            learners: vec![LearnerSpec::Marginal, spec.clone()],
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let one = online_code(&data.w, &data.z, &cfg(1), None).unwrap();
+    let two = online_code(&data.w, &data.z, &cfg(2), None).unwrap();
+    assert_eq!(one.k_data, two.k_data);
+}

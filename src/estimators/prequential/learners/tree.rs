@@ -26,6 +26,7 @@
 
 pub mod classes;
 pub mod elementwise;
+pub mod latent;
 pub mod linear;
 pub mod shape;
 
@@ -37,6 +38,7 @@ use super::OnlineLearner;
 use crate::dataset::{Targets, TokenData};
 use crate::neural::likelihood::grid_gaussian_nll_nats;
 use elementwise::{Elementwise, FitEffort};
+use latent::LatentKeys;
 use linear::{GnEffort, LinearTree};
 use shape::{Bracketing, Categories, Head, Keys};
 
@@ -48,6 +50,10 @@ pub const MAX_TREE_VOCAB: usize = 2048;
 pub const MAX_TREE_WORDS: usize = 64;
 /// Most word classes searched.
 const MAX_CLASSES: usize = 16;
+/// Most latent node categories of the linear sub-models (`TreeSettings::latent`).
+const MAX_LATENT: usize = 4;
+/// Hard-EM rounds (assignment sweep, then refinement) per fit at most.
+const EM_ROUNDS: usize = 4;
 /// Half-octave grid of predictive standard deviations, from a quarter of a grid step up.
 const SIGMA_STEPS: usize = 56;
 /// Rows sent before the first fit.
@@ -69,6 +75,10 @@ pub struct TreeSettings {
     pub elementwise: bool,
     /// Run the linear rule-map sub-model.
     pub linear: bool,
+    /// Most latent node categories of the linear sub-model: one sub-model per count 1..=this
+    /// (1: one rule per height above the first level). More than 1 is experimental: the
+    /// assignment search does not yet find the categories of linear grammars of width 2-4.
+    pub latent: usize,
 }
 
 impl Default for TreeSettings {
@@ -77,6 +87,7 @@ impl Default for TreeSettings {
             fit_rows: 1500,
             elementwise: true,
             linear: true,
+            latent: 1,
         }
     }
 }
@@ -85,6 +96,9 @@ impl TreeSettings {
     pub fn validate(&self) -> std::result::Result<(), String> {
         if self.fit_rows < 16 {
             return Err("a tree learner needs fit_rows >= 16".into());
+        }
+        if !(1..=MAX_LATENT).contains(&self.latent) {
+            return Err(format!("a tree learner needs 1 <= latent <= {MAX_LATENT}"));
         }
         if !self.elementwise && !self.linear {
             return Err("a tree learner needs the elementwise or the linear sub-model".into());
@@ -102,6 +116,8 @@ enum Model {
 struct Sub {
     model: Model,
     keys: Keys,
+    /// The latent categories of a linear sub-model (its keys follow the assignment).
+    latent: Option<LatentKeys>,
     /// Per dimension: the mixture over the standard-deviation grid.
     sigma: Vec<Mixture>,
     /// Fitted at least once.
@@ -192,6 +208,7 @@ impl TreeLearner {
             subs.push(Sub {
                 model: Model::Elementwise(model),
                 keys,
+                latent: None,
                 sigma: grid(),
                 fitted: false,
                 frozen: false,
@@ -202,23 +219,30 @@ impl TreeLearner {
             });
         }
         if settings.linear {
-            // One pair category: a rule per pair of word classes at the first level, one
-            // rule per height above.
-            let one = fine.with_pairs(vec![0; classes.count * classes.count]);
-            let keys = Keys::new(&br, &one, w);
-            let model = LinearTree::new(w.vocab, *dim, keys.n_rules);
-            let rows_needed = model.n_params().div_ceil(*dim);
-            subs.push(Sub {
-                model: Model::Linear(model),
-                keys,
-                sigma: grid(),
-                fitted: false,
-                frozen: false,
-                recent: (0.0, 0.0),
-                rows_needed,
-                work: 0.0,
-                train_rmse: f64::INFINITY,
-            });
+            // One sub-model per count of latent node categories (the mixture weighs them).
+            for c in 1..=settings.latent {
+                let mut latent = LatentKeys::new(&br, &classes.of_word, classes.count, c, w);
+                if c > 1 && latent.movable.len() < c {
+                    break;
+                }
+                latent.randomize(derive_seed(seed, 1000 + c as u64));
+                let keys = latent.keys(&br, w.n);
+                let model = LinearTree::new(w.vocab, *dim, latent.n_rules());
+                let rows_needed =
+                    (w.vocab * *dim + latent.n_rules_used() * 2 * *dim * *dim).div_ceil(*dim);
+                subs.push(Sub {
+                    model: Model::Linear(model),
+                    keys,
+                    latent: Some(latent),
+                    sigma: grid(),
+                    fitted: false,
+                    frozen: false,
+                    recent: (0.0, 0.0),
+                    rows_needed,
+                    work: 0.0,
+                    train_rmse: f64::INFINITY,
+                });
+            }
         }
         let k = subs.len() + 1;
         Some(TreeLearner {
@@ -262,7 +286,12 @@ impl TreeLearner {
             (settings.fit_rows as f64).min(n) * (m * 2.0 * d + 2.0 * m * d * d + 2.0 * d) * 8.0;
         let roles = (MAX_CLASSES * MAX_CLASSES) as f64 * depth;
         let normal = (v + roles).powi(2) * 8.0;
-        let linear = (v * d + (MAX_CLASSES * MAX_CLASSES) as f64 * m * 2.0 * d * d) * 8.0 * 4.0;
+        // Per latent sub-model: its rule slots (first-level pairs, then (height, category,
+        // category) above), four copies in a fit, and the rows' heads.
+        let cats = (MAX_LATENT + MAX_CLASSES) as f64;
+        let slots = (MAX_CLASSES * MAX_CLASSES) as f64 + depth * cats * cats;
+        let linear =
+            settings.latent as f64 * ((v * d + slots * 2.0 * d * d) * 8.0 * 4.0 + n * m * 8.0);
         keys + fit + normal + linear
     }
 
@@ -442,7 +471,34 @@ impl TreeLearner {
                     };
                     let work = cost(&effort);
                     sub.work += work;
-                    let sse = m.fit(&self.br, &sub.keys, w, &y, &rows, effort, z_scale, seed);
+                    let mut sse = m.fit(&self.br, &sub.keys, w, &y, &rows, effort, z_scale, seed);
+                    // Latent categories: once the rows determine the maps, move every pair of
+                    // word classes to its best category and refine, a few rounds.
+                    if let Some(latent) = sub.latent.as_mut().filter(|l| l.c > 1 && !under) {
+                        let refine = GnEffort {
+                            steps: 8,
+                            cg: 40,
+                            restarts: 0,
+                        };
+                        // A sweep evaluates every move on the fit rows: forward passes only.
+                        let moves = (latent.movable.len() * (latent.c - 1) + 1) as f64;
+                        for _ in 0..EM_ROUNDS {
+                            let sweep_cost = n as f64 * moves / 4.0;
+                            if sub.work + sweep_cost + cost(&refine) > LINEAR_WORK {
+                                break;
+                            }
+                            sub.work += sweep_cost;
+                            let br = &self.br;
+                            let (keys, _, moved) =
+                                latent.sweep(br, w.n, &|k| m.sse(br, k, w, &y, &rows));
+                            sub.keys = keys;
+                            if !moved {
+                                break;
+                            }
+                            sub.work += cost(&refine);
+                            sse = m.fit(br, &sub.keys, w, &y, &rows, refine, z_scale, seed);
+                        }
+                    }
                     sub.train_rmse = (sse / (n * d) as f64).sqrt();
                 }
             }

@@ -448,7 +448,8 @@ impl LinearTree {
         let k = br.nodes.len();
         let pb = 2 * d * d;
         let mut bw = vec![vec![0.0; d * d]; self.vocab];
-        let mut br_ = vec![vec![0.0; pb * pb]; self.n_rules];
+        // Allocated for the rules present only (a latent key layout has many slots unused).
+        let mut br_ = vec![Vec::new(); self.n_rules];
         let mut qq = vec![0.0; d * d];
         let mut sxs = vec![vec![0.0; 4 * d * d]; self.n_rules];
         let mut sqs = vec![vec![0.0; d * d]; self.n_rules];
@@ -497,6 +498,7 @@ impl LinearTree {
             if counts[kk] == 0.0 {
                 continue;
             }
+            br_[kk] = vec![0.0; pb * pb];
             let b = &mut br_[kk];
             let (sx, sq) = (&sxs[kk], &sqs[kk]);
             for ii in 0..2 * d {
@@ -559,7 +561,13 @@ impl LinearTree {
         let inv_r: Vec<_> = brl
             .iter()
             .enumerate()
-            .map(|(k, b)| chol(b, ne + k * pb, pb))
+            .map(|(k, b)| {
+                if b.is_empty() {
+                    None
+                } else {
+                    chol(b, ne + k * pb, pb)
+                }
+            })
             .collect();
         let apply = |r: &[f64]| -> Vec<f64> {
             let mut z: Vec<f64> = r.iter().zip(&minv).map(|(a, m)| a * m).collect();
