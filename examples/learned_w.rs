@@ -58,10 +58,17 @@ struct Args {
     #[arg(long, default_value_t = 4)]
     restarts: usize,
     /// The decoder learners of K(Z|W): `terms` (the default of `kcomp represent`: marginal,
-    /// n-gram tables, Bayesian linear regression) or `prequential` (the online scheme's whole
-    /// default set, with its MLPs: slower).
+    /// n-gram tables, Bayesian linear regression), `prequential` (the online scheme's whole
+    /// default set, with its MLPs: slower), or a list as `kcomp represent --decoders` takes it
+    /// (`default,tree`).
     #[arg(long, default_value = "terms")]
     decoders: String,
+    /// Composition of the grammar sweeps: linear (the default grammar) or tensor.
+    #[arg(long, default_value = "linear")]
+    composition: String,
+    /// Vocabulary of the grammar sweeps (default: the generator's, 100).
+    #[arg(long)]
+    grammar_vocab: Option<usize>,
 }
 
 /// The terms' learners of `--decoders`.
@@ -73,7 +80,11 @@ fn terms_config(args: &Args) -> kcomp::representation::terms::TermsConfig {
             t.decoder_learners =
                 kcomp::estimators::prequential::online::OnlineConfig::default().learners
         }
-        other => panic!("unknown decoders {other}"),
+        list => {
+            let names: Vec<String> = list.split(',').map(String::from).collect();
+            t.decoder_learners =
+                kcomp::representation::terms::parse_decoders(&names).expect("--decoders")
+        }
     }
     t
 }
@@ -94,7 +105,8 @@ fn default_values(sweep: &str) -> Vec<&'static str> {
 }
 
 /// The dataset of one (sweep, value, seed) and its true W (None for noise).
-fn dataset(sweep: &str, value: &str, n: usize, seed: u64) -> (Dataset, Option<TokenData>) {
+fn dataset(args: &Args, value: &str, seed: u64) -> (Dataset, Option<TokenData>) {
+    let (sweep, n) = (args.sweep.as_str(), args.samples);
     let num: usize = value.parse().expect("numeric value");
     let mut lp = LookupParams {
         samples: n,
@@ -104,8 +116,16 @@ fn dataset(sweep: &str, value: &str, n: usize, seed: u64) -> (Dataset, Option<To
     let mut gp = GrammarParams {
         samples: n,
         seed,
+        composition: match args.composition.as_str() {
+            "linear" => kcomp::datasets::grammar::Composition::Linear,
+            "tensor" => kcomp::datasets::grammar::Composition::Tensor,
+            other => panic!("unknown composition {other} (linear, tensor)"),
+        },
         ..Default::default()
     };
+    if let Some(v) = args.grammar_vocab {
+        gp.vocab = v;
+    }
     let from = |d: Dataset| {
         let w = d.w.clone();
         (d, Some(w))
@@ -260,7 +280,7 @@ fn main() {
     });
     for v in &values {
         for &seed in &args.seeds {
-            let (d, truth) = dataset(&args.sweep, v, args.samples, seed);
+            let (d, truth) = dataset(&args, v, seed);
             let start = Instant::now();
             let (w, t, grid_points) = learn(&args, &d, truth.as_ref(), seed);
             let secs = start.elapsed().as_secs_f64();

@@ -46,6 +46,13 @@ pub struct RepresentArgs {
     /// Learning rate of the autoencoder (default 0.01; kmeans has none).
     #[arg(long, allow_hyphen_values = true)]
     pub lr: Option<f64>,
+    /// The decoder learners of K(Z|W), comma-separated (the online prequential scheme's
+    /// learners of continuous Z: marginal, ngram0..ngram3, linear1, linear2, sparse, tree,
+    /// mlp-linear, mlp256, gru; `default` = marginal, ngram1, linear1). `default,tree` adds
+    /// the tree-composition learner (grammar representations: sentences of 2-64 words, Z of at
+    /// most 32 dimensions; docs/learned-w.md says what it finds).
+    #[arg(long, value_delimiter = ',', value_name = "L1,L2,...")]
+    pub decoders: Option<Vec<String>>,
     /// Seed of every random draw.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -75,6 +82,7 @@ impl RepresentArgs {
             learner: self.learner.clone(),
             epochs: self.epochs,
             lr: self.lr,
+            decoders: self.decoders.clone(),
             seed: self.seed,
             threads: self.threads,
             force: self.force,

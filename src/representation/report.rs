@@ -10,6 +10,7 @@ use super::select::{SelectConfig, Selection, select};
 use super::{LearnerConfig, learner_by_name};
 use crate::dataset::Targets;
 use crate::error::{KcompError, Result};
+use crate::estimators::prequential::online::LearnerStatus;
 use crate::plot::{self, Figure, Panel, Point, Series, XAxis};
 
 /// The settings of a `kcomp represent` run as given (the command line parses into this; see
@@ -33,6 +34,9 @@ pub struct RepresentSettings {
     pub epochs: Option<usize>,
     /// Learning rate (auto-encoder); `None`: the learner's default.
     pub lr: Option<f64>,
+    /// The decoder learners of K(Z|W) by name ([`super::terms::parse_decoders`]); `None`: the
+    /// default decoders ([`super::terms::TermsConfig::default`]).
+    pub decoders: Option<Vec<String>>,
     pub seed: u64,
     /// Worker threads (0 = all cores); the result does not depend on it.
     pub threads: usize,
@@ -107,7 +111,12 @@ impl RepresentSettings {
         let table = crate::io::user_data::read_table(&self.z)?;
         let z = crate::io::user_data::targets_from_table(&table, &self.z, Some(self.precision))?;
         super::select::check_z(&z).map_err(|e| KcompError::file(&self.z, e.to_string()))?;
+        let mut terms = super::terms::TermsConfig::default();
+        if let Some(names) = &self.decoders {
+            terms.decoder_learners = super::terms::parse_decoders(names)?;
+        }
         let select = SelectConfig {
+            terms,
             lengths: self.length.clone(),
             vocabs: self.vocab.clone(),
             learner: LearnerConfig {
@@ -152,6 +161,7 @@ impl RepresentRun {
             "vocabs": self.select.vocabs,
             "epochs": self.select.learner.epochs,
             "lr": self.select.learner.lr,
+            "decoders": decoder_names(&self.select),
             "seed": self.select.seed,
         })
     }
@@ -173,7 +183,13 @@ impl RepresentRun {
             select(learner.as_ref(), &self.z, &self.select, &progress)
         })??;
         bar.finish_and_clear();
-        let (files, json) = write_outputs(&self.out, &selection, &self.learner, &self.z)?;
+        let (files, json) = write_outputs(
+            &self.out,
+            &selection,
+            &self.learner,
+            &decoder_names(&self.select),
+            &self.z,
+        )?;
         Ok(RepresentOutput {
             selection,
             files,
@@ -198,10 +214,20 @@ struct CurveRow {
     reconstruction_bits_per_row: f64,
 }
 
+/// The names of the decoder learners a selection codes K(Z|W) with.
+pub fn decoder_names(cfg: &SelectConfig) -> Vec<String> {
+    cfg.terms
+        .decoder_learners
+        .iter()
+        .map(|l| l.name())
+        .collect()
+}
+
 /// The JSON of a selection (terms, chosen space, grid).
-pub fn selection_json(s: &Selection, learner: &str) -> serde_json::Value {
+pub fn selection_json(s: &Selection, learner: &str, decoders: &[String]) -> serde_json::Value {
     json!({
         "learner": learner,
+        "decoders": decoders,
         "units": "bits (totals over the N rows)",
         "n": s.learned.w.n,
         "terms": s.terms,
@@ -213,6 +239,7 @@ fn write_outputs(
     dir: &Path,
     s: &Selection,
     learner: &str,
+    decoders: &[String],
     z: &Targets,
 ) -> Result<(Vec<PathBuf>, serde_json::Value)> {
     let w = &s.learned.w;
@@ -223,7 +250,7 @@ fn write_outputs(
     .map_err(|e| KcompError::Other(format!("W shape: {e}")))?;
     let w_path = dir.join("W.npy");
     crate::io::npy::write_npy(&w_path, &arr)?;
-    let json = selection_json(s, learner);
+    let json = selection_json(s, learner, decoders);
     let json_path = dir.join("terms.json");
     crate::io::files::atomic_write(
         &json_path,
@@ -443,6 +470,18 @@ pub fn to_text(out: &RepresentOutput) -> String {
         "naive code of Z    {:>14.1} bits\nK(Z)               {:>14.1} bits\nK(Z|W)             {:>14.1} bits\nC(Z) = K(Z)/K(Z|W) {:>14.4}\n",
         t.naive_bits, t.k_z_bits, t.k_z_given_w_bits, t.c
     ));
+    if let Some(top) = t
+        .decoders
+        .iter()
+        .filter(|d| d.status == LearnerStatus::Ran)
+        .max_by(|a, b| a.share.total_cmp(&b.share))
+    {
+        s.push_str(&format!(
+            "the code of Z given the learned W rests on the decoder {} ({:.0} % of its bits)\n",
+            crate::io::names::terminal(&top.name),
+            100.0 * top.share
+        ));
+    }
     for note in &t.notes {
         s.push_str(&format!("note: {note}\n"));
     }

@@ -24,7 +24,7 @@ use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
 use crate::estimators::prequential::code::{PrequentialConfig, Scheme, derive_seed};
 use crate::estimators::prequential::naive::{elias_delta_bits, naive_bits};
-use crate::estimators::prequential::online::{LearnerSpec, OnlineConfig};
+use crate::estimators::prequential::online::{LearnerSpec, LearnerTotal, OnlineConfig};
 use crate::estimators::prequential::{Ordering, prequential_code};
 
 /// Largest feature count (1 + M V) at which the Bayesian linear decoder is tried (its update
@@ -63,6 +63,50 @@ impl Default for TermsConfig {
     }
 }
 
+/// The decoder learners a `--decoders` list names: each a short name of the online scheme's
+/// learners ([`LearnerSpec::parse`]: `marginal`, `ngram0`..`ngram3`, `linear1`, `linear2`,
+/// `sparse`, `tree`, `mlp256`, ...) or `default` (the decoders of [`TermsConfig::default`]);
+/// a learner named twice runs once. Learners of discrete Z only (`objects`, `rules`) are
+/// refused: the decoders code continuous Z given W.
+pub fn parse_decoders(names: &[String]) -> Result<Vec<LearnerSpec>> {
+    let mut out: Vec<LearnerSpec> = Vec::new();
+    let push = |spec: LearnerSpec, out: &mut Vec<LearnerSpec>| {
+        if !out.contains(&spec) {
+            out.push(spec);
+        }
+    };
+    for raw in names {
+        let name = raw.trim();
+        if name == "default" {
+            for spec in TermsConfig::default().decoder_learners {
+                push(spec, &mut out);
+            }
+            continue;
+        }
+        let spec = LearnerSpec::parse(name).map_err(|e| KcompError::param("decoders", e))?;
+        if matches!(spec, LearnerSpec::Objects | LearnerSpec::Rules(_)) {
+            return Err(KcompError::param(
+                "decoders",
+                format!(
+                    "`{}` codes discrete Z; the decoders code continuous Z given W (marginal, \
+                     ngram0..ngram3, linear1, linear2, sparse, tree, mlp-linear, mlp256, gru, \
+                     default)",
+                    name.escape_debug()
+                ),
+            ));
+        }
+        push(spec, &mut out);
+    }
+    let check = OnlineConfig {
+        learners: out.clone(),
+        ..Default::default()
+    };
+    check
+        .validate()
+        .map_err(|e| KcompError::param("decoders", e.to_string()))?;
+    Ok(out)
+}
+
 /// Every term, in bits (totals over the N rows).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Terms {
@@ -94,6 +138,10 @@ pub struct Terms {
     /// Whether Z is cheaper through the learned W than with the naive code.
     pub w_paid: bool,
     pub notes: Vec<String>,
+    /// The decoder learners of K(Z|W): own code, share of the bits, status (skipped ones with
+    /// the reason).
+    #[serde(default)]
+    pub decoders: Vec<LearnerTotal>,
 }
 
 /// K(p_w) + K(W|p_w) of `w`, per position: column m is coded prequentially over the rows given
@@ -159,10 +207,22 @@ pub fn code_z_given_w(
     cfg: &TermsConfig,
     seed: u64,
 ) -> Result<(f64, f64)> {
+    let (k, kf, _) = code_z_given_w_learners(w, z, cfg, seed)?;
+    Ok((k, kf))
+}
+
+/// [`code_z_given_w`] with every decoder learner's report (own code, share of the bits,
+/// status: which learner the code of Z given W rests on).
+pub fn code_z_given_w_learners(
+    w: &TokenData,
+    z: &Targets,
+    cfg: &TermsConfig,
+    seed: u64,
+) -> Result<(f64, f64, Vec<LearnerTotal>)> {
     let learners = decoder_learners(cfg, w.n_words, w.vocab);
     let pcfg = online_config(learners, derive_seed(seed, 1 << 40));
     let code = prequential_code(w, z, &pcfg, None)?;
-    Ok((code.k_data, code.k_data_given_f))
+    Ok((code.k_data, code.k_data_given_f, code.learners))
 }
 
 /// Bits of the sentence space (M, V), Elias-delta each.
@@ -180,15 +240,17 @@ pub fn terms(w: &TokenData, z: &Targets, cfg: &TermsConfig, seed: u64) -> Result
     }
     let per_position = code_w(w, cfg, seed)?;
     let k_w: f64 = per_position.iter().sum();
-    let (k_zw, k_zwf) = code_z_given_w(w, z, cfg, seed)?;
+    let (k_zw, k_zwf, decoders) = code_z_given_w_learners(w, z, cfg, seed)?;
     let all: Vec<usize> = (0..z.n()).collect();
-    Ok(assemble(
+    let mut t = assemble(
         (w.n_words, w.vocab),
         per_position,
         k_w,
         (k_zw, k_zwf),
         naive_bits(z, &all),
-    ))
+    );
+    t.decoders = decoders;
+    Ok(t)
 }
 
 /// The terms from their measured parts (the closed-form rules of the module documentation).
@@ -233,6 +295,7 @@ pub fn assemble(
         c: k_z / k_z_given_w,
         w_paid,
         notes,
+        decoders: Vec::new(),
     }
 }
 
