@@ -60,24 +60,29 @@ fn tree_code_of_a_row_does_not_depend_on_later_rows() {
     assert!(a.iter().all(|v| v.is_finite() && *v >= 0.0));
 }
 
-/// The same numbers on one thread and on two.
-#[test]
-fn tree_learner_is_identical_on_one_and_two_threads() {
-    let (data, _) = grammar(300, 20, Composition::Tensor, 2);
-    let cfg = |threads| PrequentialConfig {
+/// The online scheme with the marginal learner and `learner`, seed 4, on `threads` threads.
+fn marginal_and(learner: &LearnerSpec, threads: usize) -> PrequentialConfig {
+    PrequentialConfig {
         seed: 4,
         ordering: Ordering::Random,
         val_size: 0,
         scheme: Scheme::Online,
         threads,
         online: OnlineConfig {
-            learners: vec![LearnerSpec::Marginal, LearnerSpec::Tree(Default::default())],
+            learners: vec![LearnerSpec::Marginal, learner.clone()],
             ..Default::default()
         },
         ..Default::default()
-    };
-    let one = online_code(&data.w, &data.z, &cfg(1), None).unwrap();
-    let two = online_code(&data.w, &data.z, &cfg(2), None).unwrap();
+    }
+}
+
+/// The same numbers on one thread and on two.
+#[test]
+fn tree_learner_is_identical_on_one_and_two_threads() {
+    let (data, _) = grammar(300, 20, Composition::Tensor, 2);
+    let tree = LearnerSpec::Tree(Default::default());
+    let one = online_code(&data.w, &data.z, &marginal_and(&tree, 1), None).unwrap();
+    let two = online_code(&data.w, &data.z, &marginal_and(&tree, 2), None).unwrap();
     assert_eq!(one.k_data, two.k_data);
     let bits = |c: &kcomp::estimators::prequential::code::PrequentialCode| {
         c.learners.iter().map(|l| l.bits).collect::<Vec<_>>()
@@ -237,19 +242,7 @@ fn tree_learner_with_latent_categories_is_a_code_and_thread_independent() {
     let k = j - oc.first;
     assert_eq!(a[..k], b[..k]);
     assert_ne!(a[k], b[k]);
-    let cfg = |threads| PrequentialConfig {
-        seed: 4,
-        ordering: Ordering::Random,
-        val_size: 0,
-        scheme: Scheme::Online,
-        threads,
-        online: OnlineConfig {
-            learners: vec![LearnerSpec::Marginal, spec.clone()],
-            ..Default::default()
-        },
-        ..Default::default()
-    };
-    let one = online_code(&data.w, &data.z, &cfg(1), None).unwrap();
-    let two = online_code(&data.w, &data.z, &cfg(2), None).unwrap();
+    let one = online_code(&data.w, &data.z, &marginal_and(&spec, 1), None).unwrap();
+    let two = online_code(&data.w, &data.z, &marginal_and(&spec, 2), None).unwrap();
     assert_eq!(one.k_data, two.k_data);
 }

@@ -134,6 +134,30 @@ struct Sub {
     train_rmse: f64,
 }
 
+impl Sub {
+    /// A hypothesis not yet fitted, its standard deviation mixture fresh (`sigma`).
+    fn new(
+        model: Model,
+        keys: Keys,
+        latent: Option<LatentKeys>,
+        sigma: Vec<Mixture>,
+        rows_needed: usize,
+    ) -> Self {
+        Sub {
+            model,
+            keys,
+            latent,
+            sigma,
+            fitted: false,
+            frozen: false,
+            recent: (0.0, 0.0),
+            rows_needed,
+            work: 0.0,
+            train_rmse: f64::INFINITY,
+        }
+    }
+}
+
 /// The running marginal Gaussian per dimension (count, sum, sum of squares).
 struct RunningMarginal {
     n: f64,
@@ -205,18 +229,13 @@ impl TreeLearner {
             let keys = Keys::new(&br, &fine, w);
             let model = Elementwise::new(w.vocab, *dim, keys.n_roles);
             let rows_needed = model.params_per_dim();
-            subs.push(Sub {
-                model: Model::Elementwise(model),
+            subs.push(Sub::new(
+                Model::Elementwise(model),
                 keys,
-                latent: None,
-                sigma: grid(),
-                fitted: false,
-                frozen: false,
-                recent: (0.0, 0.0),
+                None,
+                grid(),
                 rows_needed,
-                work: 0.0,
-                train_rmse: f64::INFINITY,
-            });
+            ));
         }
         if settings.linear {
             // One sub-model per count of latent node categories (the mixture weighs them).
@@ -230,18 +249,13 @@ impl TreeLearner {
                 let model = LinearTree::new(w.vocab, *dim, latent.n_rules());
                 let rows_needed =
                     (w.vocab * *dim + latent.n_rules_used() * 2 * *dim * *dim).div_ceil(*dim);
-                subs.push(Sub {
-                    model: Model::Linear(model),
+                subs.push(Sub::new(
+                    Model::Linear(model),
                     keys,
-                    latent: Some(latent),
-                    sigma: grid(),
-                    fitted: false,
-                    frozen: false,
-                    recent: (0.0, 0.0),
+                    Some(latent),
+                    grid(),
                     rows_needed,
-                    work: 0.0,
-                    train_rmse: f64::INFINITY,
-                });
+                ));
             }
         }
         let k = subs.len() + 1;
