@@ -354,44 +354,21 @@ impl LinearTree {
         u: &[f64],
     ) -> Vec<f64> {
         let d = self.dim;
-        let k = br.nodes.len();
-        let ne = self.emb.len();
-        let mut g = vec![0.0; self.n_params()];
-        let mut gn = vec![0.0; d];
-        for (ri, (&r, c)) in rows.iter().zip(caches).enumerate() {
-            let ur = &u[ri * d..(ri + 1) * d];
-            for (p, &tok) in w.row(r).iter().enumerate() {
-                let q = &c.q_leaf[p * d * d..(p + 1) * d * d];
-                let ge = &mut g[tok as usize * d..(tok as usize + 1) * d];
-                for (a, gv) in ge.iter_mut().enumerate() {
-                    *gv += q[a * d..(a + 1) * d]
-                        .iter()
-                        .zip(ur)
-                        .map(|(x, y)| x * y)
-                        .sum::<f64>();
-                }
-            }
-            for i in 0..k {
-                let q = &c.q_node[i * d * d..(i + 1) * d * d];
-                for (b, gv) in gn.iter_mut().enumerate() {
-                    *gv = q[b * d..(b + 1) * d]
-                        .iter()
-                        .zip(ur)
-                        .map(|(x, y)| x * y)
-                        .sum();
-                }
-                let x = &c.x[i * 2 * d..(i + 1) * 2 * d];
-                let ga = &mut g[ne + keys.rule[r * k + i] as usize * 2 * d * d..][..2 * d * d];
-                for (ii, &xv) in x.iter().enumerate() {
-                    if xv != 0.0 {
-                        for (a, &gv) in ga[ii * d..(ii + 1) * d].iter_mut().zip(&gn) {
-                            *a += xv * gv;
-                        }
-                    }
-                }
-            }
-        }
-        g
+        self.per_parameter_sums(
+            br,
+            keys,
+            w,
+            rows,
+            caches,
+            |ri, q_row| {
+                q_row
+                    .iter()
+                    .zip(&u[ri * d..(ri + 1) * d])
+                    .map(|(x, y)| x * y)
+                    .sum()
+            },
+            |x| x,
+        )
     }
 
     /// The diagonal of J^T J.
@@ -403,30 +380,55 @@ impl LinearTree {
         rows: &[usize],
         caches: &[RowCache],
     ) -> Vec<f64> {
+        self.per_parameter_sums(
+            br,
+            keys,
+            w,
+            rows,
+            caches,
+            |_, q_row| q_row.iter().map(|x| x * x).sum(),
+            |x| x * x,
+        )
+    }
+
+    /// The one traversal behind `jt` and `diag`: a word's entry `a` gathers `leaf_row(row, Q_a)`
+    /// over its leaves, a rule's entry (input `ii`, output `a`) gathers
+    /// `input_weight(x_ii) * leaf_row(row, Q_a)` over its nodes (inputs equal to 0 skipped).
+    #[allow(clippy::too_many_arguments)]
+    fn per_parameter_sums(
+        &self,
+        br: &Bracketing,
+        keys: &Keys,
+        w: &TokenData,
+        rows: &[usize],
+        caches: &[RowCache],
+        q_row_value: impl Fn(usize, &[f64]) -> f64,
+        input_weight: impl Fn(f64) -> f64,
+    ) -> Vec<f64> {
         let d = self.dim;
         let k = br.nodes.len();
         let ne = self.emb.len();
         let mut g = vec![0.0; self.n_params()];
-        let mut qn = vec![0.0; d];
-        for (&r, c) in rows.iter().zip(caches) {
+        let mut per_output = vec![0.0; d];
+        for (ri, (&r, c)) in rows.iter().zip(caches).enumerate() {
             for (p, &tok) in w.row(r).iter().enumerate() {
                 let q = &c.q_leaf[p * d * d..(p + 1) * d * d];
-                for a in 0..d {
-                    g[tok as usize * d + a] +=
-                        q[a * d..(a + 1) * d].iter().map(|x| x * x).sum::<f64>();
+                let ge = &mut g[tok as usize * d..(tok as usize + 1) * d];
+                for (a, gv) in ge.iter_mut().enumerate() {
+                    *gv += q_row_value(ri, &q[a * d..(a + 1) * d]);
                 }
             }
             for i in 0..k {
                 let q = &c.q_node[i * d * d..(i + 1) * d * d];
-                for (b, v) in qn.iter_mut().enumerate() {
-                    *v = q[b * d..(b + 1) * d].iter().map(|x| x * x).sum();
+                for (b, v) in per_output.iter_mut().enumerate() {
+                    *v = q_row_value(ri, &q[b * d..(b + 1) * d]);
                 }
                 let x = &c.x[i * 2 * d..(i + 1) * 2 * d];
                 let ga = &mut g[ne + keys.rule[r * k + i] as usize * 2 * d * d..][..2 * d * d];
-                for (ii, &xv) in x.iter().enumerate() {
-                    let x2 = xv * xv;
-                    for (a, &v) in ga[ii * d..(ii + 1) * d].iter_mut().zip(&qn) {
-                        *a += x2 * v;
+                for (ii, &xv) in x.iter().enumerate().filter(|&(_, &xv)| xv != 0.0) {
+                    let weight = input_weight(xv);
+                    for (a, &v) in ga[ii * d..(ii + 1) * d].iter_mut().zip(&per_output) {
+                        *a += weight * v;
                     }
                 }
             }
