@@ -127,12 +127,28 @@ impl SparseLinear {
             return None;
         };
         let _ = w;
-        let mut s = SparseLinear {
+        let cov = CovarianceCode::new(*dim, *lam, false, CovarianceSettings::default());
+        let mut s = SparseLinear::with_nothing_seen(name, settings, pad, *dim, *lam, cov);
+        let id = s.feature((INTERCEPT, 0, 0, 0));
+        s.activate(id);
+        Some(s)
+    }
+
+    /// The learner before any row: no features, no fit.
+    fn with_nothing_seen(
+        name: String,
+        settings: SparseSettings,
+        pad: Option<u32>,
+        dim: usize,
+        lam: f64,
+        cov: CovarianceCode,
+    ) -> Self {
+        SparseLinear {
             name,
             settings,
             pad,
-            dim: *dim,
-            lam: *lam,
+            dim,
+            lam,
             ids: HashMap::new(),
             row_ptr: vec![0],
             fids: Vec::new(),
@@ -144,14 +160,11 @@ impl SparseLinear {
             active: Vec::new(),
             coef: Vec::new(),
             fitted_rows: 0,
-            cov: CovarianceCode::new(*dim, *lam, false, CovarianceSettings::default()),
+            cov,
             pending: HashMap::new(),
             scratch: Vec::new(),
             note: None,
-        };
-        let id = s.feature((INTERCEPT, 0, 0, 0));
-        s.activate(id);
-        Some(s)
+        }
     }
 
     /// Bytes this learner will hold on `w` (its largest allocations: the rows' feature lists
@@ -163,28 +176,9 @@ impl SparseLinear {
         settings: SparseSettings,
         pad: Option<u32>,
     ) -> f64 {
-        let probe = SparseLinear {
-            name: String::new(),
-            settings,
-            pad,
-            dim,
-            lam: 1.0,
-            ids: HashMap::new(),
-            row_ptr: Vec::new(),
-            fids: Vec::new(),
-            vals: Vec::new(),
-            zrows: Vec::new(),
-            sq: Vec::new(),
-            rows_with: Vec::new(),
-            col: Vec::new(),
-            active: Vec::new(),
-            coef: Vec::new(),
-            fitted_rows: 0,
-            cov: CovarianceCode::new(1, 1.0, false, CovarianceSettings::default()),
-            pending: HashMap::new(),
-            scratch: Vec::new(),
-            note: None,
-        };
+        // The probe only reads W's feature keys: a one-dimensional covariance keeps it small.
+        let cov = CovarianceCode::new(1, 1.0, false, CovarianceSettings::default());
+        let probe = SparseLinear::with_nothing_seen(String::new(), settings, pad, dim, 1.0, cov);
         let mut rows_with: HashMap<Key, u32> = HashMap::new();
         let mut nnz = 0usize;
         for r in 0..w.n {
