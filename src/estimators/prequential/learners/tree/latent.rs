@@ -202,4 +202,169 @@ impl LatentKeys {
         }
         (keys, best, moved)
     }
+
+    /// Initial assignment from the rows sent, without fitting any map: pairs of word classes
+    /// that head the same child of the root in rows whose Z has the same (whitened) covariance
+    /// share a category. Under a head-driven grammar the category of the root's child's head
+    /// picks the root's rule and every rule on that child's head path, so it shapes most of
+    /// Z's covariance; the pair's own first-level map moves only its two leaves' part. The
+    /// pairs are grouped into `c` categories by the least within-group sum of squared
+    /// covariance distances (single-pair moves from several seeded starts).
+    pub fn init_by_covariance(
+        &mut self,
+        br: &Bracketing,
+        rows: &[usize],
+        y: &dyn Fn(usize, usize) -> f64,
+        dim: usize,
+        seed: u64,
+    ) {
+        let k = br.nodes.len();
+        let d = dim;
+        let pairs = self.n_wc * self.n_wc;
+        if self.c < 2 || self.movable.len() < self.c || rows.len() < 4 * d {
+            return;
+        }
+        // Whitening: Cholesky of the overall covariance.
+        let n = rows.len() as f64;
+        let mut mean = vec![0.0; d];
+        for &r in rows {
+            for (j, m) in mean.iter_mut().enumerate() {
+                *m += y(r, j) / n;
+            }
+        }
+        let mut cov = nalgebra::DMatrix::<f64>::zeros(d, d);
+        for &r in rows {
+            let v = nalgebra::DVector::from_iterator(d, (0..d).map(|j| y(r, j) - mean[j]));
+            cov += &v * v.transpose() / n;
+        }
+        for j in 0..d {
+            cov[(j, j)] += 1e-9 * (cov.trace() / d as f64).max(1e-300);
+        }
+        let Some(chol) = cov.cholesky() else { return };
+        let l = chol.l();
+        // Per side of the root (left, right child) and pair: count, sum, sum of outer products.
+        let stride = d + d * d;
+        let mut acc = vec![0.0; 2 * pairs * stride];
+        let mut count = vec![0usize; 2 * pairs];
+        for &r in rows {
+            let zc = nalgebra::DVector::from_iterator(d, (0..d).map(|j| y(r, j) - mean[j]));
+            let Some(u) = l.solve_lower_triangular(&zc) else {
+                return;
+            };
+            let (hl, hr) = self.heads[r * k + k - 1];
+            for (side, h) in [(0usize, hl), (1, hr)] {
+                if (h as usize) >= pairs {
+                    continue;
+                }
+                let slot = side * pairs + h as usize;
+                count[slot] += 1;
+                let a = &mut acc[slot * stride..(slot + 1) * stride];
+                for i in 0..d {
+                    a[i] += u[i];
+                    for j in 0..d {
+                        a[d + i * d + j] += u[i] * u[j];
+                    }
+                }
+            }
+        }
+        // Covariance feature of every (side, movable pair) with rows enough.
+        let min_rows = 2 * d;
+        let feature = |slot: usize| -> Option<Vec<f64>> {
+            let c = count[slot];
+            if c < min_rows {
+                return None;
+            }
+            let a = &acc[slot * stride..(slot + 1) * stride];
+            let cf = c as f64;
+            let mut f = vec![0.0; d * d];
+            for i in 0..d {
+                for j in 0..d {
+                    f[i * d + j] = a[d + i * d + j] / cf - a[i] / cf * a[j] / cf;
+                }
+            }
+            Some(f)
+        };
+        let feats: Vec<[Option<Vec<f64>>; 2]> = self
+            .movable
+            .iter()
+            .map(|&q| [feature(q), feature(pairs + q)])
+            .collect();
+        let np = self.movable.len();
+        let mut dist = vec![0.0; np * np];
+        for a in 0..np {
+            for b in 0..np {
+                let mut s = 0.0;
+                let mut used = 0;
+                for side in 0..2 {
+                    if let (Some(fa), Some(fb)) = (&feats[a][side], &feats[b][side]) {
+                        s += fa.iter().zip(fb).map(|(x, y)| (x - y).powi(2)).sum::<f64>();
+                        used += 1;
+                    }
+                }
+                dist[a * np + b] = if used > 0 { s / used as f64 } else { 0.0 };
+            }
+        }
+        let assign = group_by_distance(&dist, np, self.c, seed);
+        for (&q, &g) in self.movable.iter().zip(&assign) {
+            self.assign[q] = g;
+        }
+    }
+}
+
+/// Groups `np` items into `c` groups (all used) minimising the sum over groups of the mean
+/// pairwise distance within the group (the k-means objective written with distances): single
+/// moves to convergence from several seeded random starts, the best kept.
+fn group_by_distance(dist: &[f64], np: usize, c: usize, seed: u64) -> Vec<usize> {
+    let cost = |g: &[usize]| -> f64 {
+        (0..c)
+            .map(|k| {
+                let members: Vec<usize> = (0..np).filter(|&i| g[i] == k).collect();
+                if members.is_empty() {
+                    return f64::INFINITY;
+                }
+                let s: f64 = members
+                    .iter()
+                    .flat_map(|&a| members.iter().map(move |&b| (a, b)))
+                    .map(|(a, b)| dist[a * np + b])
+                    .sum();
+                s / (2.0 * members.len() as f64)
+            })
+            .sum()
+    };
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut best: Option<(f64, Vec<usize>)> = None;
+    for _ in 0..32 {
+        let mut g: Vec<usize> = (0..np).map(|i| i % c).collect();
+        for i in (1..np).rev() {
+            let j = rng.random_range(0..=i);
+            g.swap(i, j);
+        }
+        let mut cur = cost(&g);
+        loop {
+            let mut improved = false;
+            for i in 0..np {
+                let was = g[i];
+                for k in 0..c {
+                    if k == was {
+                        continue;
+                    }
+                    g[i] = k;
+                    let t = cost(&g);
+                    if t < cur * (1.0 - 1e-12) {
+                        cur = t;
+                        improved = true;
+                        break;
+                    }
+                    g[i] = was;
+                }
+            }
+            if !improved {
+                break;
+            }
+        }
+        if best.as_ref().is_none_or(|b| cur < b.0) {
+            best = Some((cur, g));
+        }
+    }
+    best.map(|b| b.1).unwrap_or_else(|| vec![0; np])
 }
