@@ -246,3 +246,79 @@ fn tree_learner_with_latent_categories_is_a_code_and_thread_independent() {
     let two = online_code(&data.w, &data.z, &marginal_and(&spec, 2), None).unwrap();
     assert_eq!(one.k_data, two.k_data);
 }
+
+/// The generator's level-0 non-terminal of every pair of word classes (the category the
+/// learner's latent keys need), read off the parse trees' first-level nodes.
+fn true_pair_categories(
+    g: &kcomp::datasets::grammar::GrammarDataset,
+    of_word: &[usize],
+    n_classes: usize,
+) -> Vec<Option<usize>> {
+    use kcomp::datasets::grammar::cyk::Tree;
+    fn first_level(t: &Tree, out: &mut Vec<(usize, usize, usize)>) {
+        if let Tree::Node {
+            lhs, left, right, ..
+        } = t
+        {
+            if let (Tree::Leaf { word: a, .. }, Tree::Leaf { word: b, .. }) = (&**left, &**right) {
+                out.push((*a, *b, *lhs));
+            }
+            first_level(left, out);
+            first_level(right, out);
+        }
+    }
+    let mut nodes = Vec::new();
+    for t in &g.trees {
+        first_level(t, &mut nodes);
+    }
+    let mut truth = vec![None; n_classes * n_classes];
+    for (a, b, lhs) in nodes {
+        truth[of_word[a] * n_classes + of_word[b]] = Some(lhs - g.params.pos);
+    }
+    truth
+}
+
+/// Latent node categories from the rows alone: grouping the pairs of word classes by Z's
+/// covariance given the root's child heads finds the generator's non-terminals (up to their
+/// names) and their number, for linear grammars of width 2 and 3, without fitting a map.
+#[test]
+fn latent_categories_from_z_covariance_are_the_generator_categories() {
+    use kcomp::estimators::prequential::learners::tree::latent::LatentKeys;
+    use kcomp::estimators::prequential::learners::tree::shape::Bracketing;
+    for (width, n) in [(2, 600), (3, 1500)] {
+        let p = GrammarParams {
+            samples: n,
+            vocab: 20,
+            width,
+            depth: 2,
+            composition: Composition::Linear,
+            seed: 0,
+            ..Default::default()
+        };
+        let g = generate(&p).unwrap();
+        let data = g.to_dataset().unwrap();
+        let Targets::Continuous { grid, dim, lam } = &data.z else {
+            unreachable!()
+        };
+        let y = |r: usize, j: usize| grid[r * dim + j] as f64 * lam;
+        let classes = learn_classes(&data.w, 16);
+        let truth = true_pair_categories(&g, &classes.of_word, classes.count);
+        let br = Bracketing::new(p.length);
+        let mut latent = LatentKeys::new(&br, &classes.of_word, classes.count, 4, &data.w);
+        latent.active = 1;
+        let rows: Vec<usize> = (0..n).collect();
+        assert!(latent.init_by_covariance(&br, &rows, &y, *dim, 1));
+        assert_eq!(latent.active, width, "width {width}");
+        // One learned category per generator non-terminal, and back.
+        let mut seen = std::collections::HashMap::new();
+        for &q in &latent.movable {
+            let t = truth[q].expect("a movable pair is a first-level pair");
+            assert_eq!(
+                *seen.entry(latent.assign[q]).or_insert(t),
+                t,
+                "width {width}"
+            );
+        }
+        assert_eq!(seen.len(), width);
+    }
+}

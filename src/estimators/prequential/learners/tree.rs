@@ -52,8 +52,6 @@ pub const MAX_TREE_WORDS: usize = 64;
 const MAX_CLASSES: usize = 16;
 /// Most latent node categories of the linear sub-models (`TreeSettings::latent`).
 const MAX_LATENT: usize = 4;
-/// Hard-EM rounds (assignment sweep, then refinement) per fit at most.
-const EM_ROUNDS: usize = 4;
 /// Half-octave grid of predictive standard deviations, from a quarter of a grid step up.
 const SIGMA_STEPS: usize = 56;
 /// Rows sent before the first fit.
@@ -238,25 +236,22 @@ impl TreeLearner {
             ));
         }
         if settings.linear {
-            // One sub-model per count of latent node categories (the mixture weighs them).
-            for c in 1..=settings.latent {
-                let mut latent = LatentKeys::new(&br, &classes.of_word, classes.count, c, w);
-                if c > 1 && latent.movable.len() < c {
-                    break;
-                }
-                latent.randomize(derive_seed(seed, 1000 + c as u64));
-                let keys = latent.keys(&br, w.n);
-                let model = LinearTree::new(w.vocab, *dim, latent.n_rules());
-                let rows_needed =
-                    (w.vocab * *dim + latent.n_rules_used() * 2 * *dim * *dim).div_ceil(*dim);
-                subs.push(Sub::new(
-                    Model::Linear(model),
-                    keys,
-                    Some(latent),
-                    grid(),
-                    rows_needed,
-                ));
-            }
+            // One rule per height above the first level until (latent >= 2) the rows sent show
+            // node categories (at most `latent`; `LatentKeys::init_by_covariance`).
+            let latent = LatentKeys::new(&br, &classes.of_word, classes.count, settings.latent, w);
+            let keys = latent.keys(&br, w.n);
+            let mut one = latent.clone();
+            one.active = 1;
+            let model = LinearTree::new(w.vocab, *dim, latent.n_rules());
+            let rows_needed =
+                (w.vocab * *dim + one.n_rules_used() * 2 * *dim * *dim).div_ceil(*dim);
+            subs.push(Sub::new(
+                Model::Linear(model),
+                keys,
+                Some(one),
+                grid(),
+                rows_needed,
+            ));
         }
         let k = subs.len() + 1;
         Some(TreeLearner {
@@ -417,11 +412,16 @@ impl TreeLearner {
             // and is still not ahead of the marginal code.
             // A fit on fewer rows than the sub-model has parameters per dimension interpolates
             // them and predicts little, but it warm-starts the next: a few cheap steps.
-            let under = sent.len() * 3 < sub.rows_needed * 4;
             let ahead = sub.recent.0 < sub.recent.1;
             // Freeze a sub-model that has had rows enough to be determined several times over
             // and is still not ahead of the marginal code.
-            if sub.fitted && sent.len() > 3 * sub.rows_needed + 256 && !ahead {
+            // (A sub-model with latent categories may need the rows of its largest layout.)
+            let needed = sub.latent.as_ref().map_or(sub.rows_needed, |l| {
+                let mut most = l.clone();
+                most.active = l.c;
+                (w.vocab * d + most.n_rules_used() * 2 * d * d).div_ceil(d)
+            });
+            if sub.fitted && sent.len() > 3 * needed + 256 && !ahead {
                 sub.frozen = true;
                 continue;
             }
@@ -445,6 +445,39 @@ impl TreeLearner {
                     sub.train_rmse = (mse.iter().sum::<f64>() / d as f64).sqrt();
                 }
                 Model::Linear(m) => {
+                    // Latent categories: until the fit locks in, the assignment is re-derived
+                    // from Z's covariance given the root's child heads over every row sent
+                    // (no map fitted; renamed to keep the fitted maps in place).
+                    if let Some(latent) = sub.latent.as_mut().filter(|l| l.c > 1 && !locked) {
+                        let was = latent.active;
+                        let seed_c = derive_seed(seed, 77);
+                        if latent.init_by_covariance(&self.br, sent, &y, d, seed_c) {
+                            sub.keys = latent.keys(&self.br, w.n);
+                            sub.rows_needed =
+                                (w.vocab * d + latent.n_rules_used() * 2 * d * d).div_ceil(d);
+                            // From one category to several: every new rule starts from the
+                            // one-category fit (category 0 keeps the most pairs).
+                            if was == 1 && sub.fitted {
+                                let blk = 2 * d * d;
+                                for h in 2..=latent.max_height() {
+                                    let from = latent.rule_slot(h, 0, 0) * blk;
+                                    for a in 0..latent.c {
+                                        for b in 0..latent.c {
+                                            let to = latent.rule_slot(h, a, b) * blk;
+                                            if to != from {
+                                                m.maps.copy_within(from..from + blk, to);
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                    // The chained maps fit from a random start once the rows are about twice the
+                    // parameters per dimension (measured: width 3, depth 2: stalls at a
+                    // training error of 105 with 1.3x, reaches the noise in 30 steps with
+                    // 2.6x): below, cheap steps.
+                    let under = sent.len() < 2 * sub.rows_needed;
                     if !sub.fitted {
                         let height = self.br.nodes.last().map_or(1, |nd| nd.height);
                         m.randomize(height, z_scale, derive_seed(seed, 99));
@@ -476,44 +509,36 @@ impl TreeLearner {
                     };
                     // Out of budget for a full fit: a few refining steps if they fit, else keep
                     // the last fit (it still codes).
-                    let effort = if sub.work + cost(&effort) <= LINEAR_WORK {
+                    // Latent categories found: twice the work (the chained fit of c^2 rules per
+                    // height needs ~30 full steps on twice its parameters' rows).
+                    let budget = if sub.latent.as_ref().is_some_and(|l| l.active > 1) {
+                        2.0 * LINEAR_WORK
+                    } else {
+                        LINEAR_WORK
+                    };
+                    let effort = if sub.work + cost(&effort) <= budget {
                         effort
-                    } else if sub.fitted && sub.work + cost(&cheap) <= LINEAR_WORK {
+                    } else if sub.fitted && sub.work + cost(&cheap) <= budget {
                         cheap
                     } else {
                         continue;
                     };
                     let work = cost(&effort);
                     sub.work += work;
-                    let mut sse = m.fit(&self.br, &sub.keys, w, &y, &rows, effort, z_scale, seed);
-                    // Latent categories: once the rows determine the maps, move every pair of
-                    // word classes to its best category and refine, a few rounds.
-                    if let Some(latent) = sub.latent.as_mut().filter(|l| l.c > 1 && !under) {
-                        let refine = GnEffort {
-                            steps: 8,
-                            cg: 40,
-                            restarts: 0,
-                        };
-                        // A sweep evaluates every move on the fit rows: forward passes only.
-                        let moves = (latent.movable.len() * (latent.c - 1) + 1) as f64;
-                        for _ in 0..EM_ROUNDS {
-                            let sweep_cost = n as f64 * moves / 4.0;
-                            if sub.work + sweep_cost + cost(&refine) > LINEAR_WORK {
-                                break;
-                            }
-                            sub.work += sweep_cost;
-                            let br = &self.br;
-                            let (keys, _, moved) =
-                                latent.sweep(br, w.n, &|k| m.sse(br, k, w, &y, &rows));
-                            sub.keys = keys;
-                            if !moved {
-                                break;
-                            }
-                            sub.work += cost(&refine);
-                            sse = m.fit(br, &sub.keys, w, &y, &rows, refine, z_scale, seed);
-                        }
-                    }
+                    let sse = m.fit(&self.br, &sub.keys, w, &y, &rows, effort, z_scale, seed);
                     sub.train_rmse = (sse / (n * d) as f64).sqrt();
+                    if std::env::var_os("KCOMP_TREE_TRACE").is_some() {
+                        let c = sub.latent.as_ref().map_or(1, |l| l.active);
+                        eprintln!(
+                            "tree linear c={c}: sent {} fit rows {n} steps {} rmse {:.4} work {:.2e} recent {:.0}/{:.0}",
+                            sent.len(),
+                            effort.steps,
+                            sub.train_rmse,
+                            sub.work,
+                            sub.recent.0,
+                            sub.recent.1
+                        );
+                    }
                 }
             }
             sub.fitted = true;

@@ -17,13 +17,18 @@ use rand_chacha::ChaCha8Rng;
 use super::shape::{Bracketing, Child, Keys};
 use crate::dataset::TokenData;
 
+/// Least share of the within-group covariance cost a further category must remove to be used.
+const MIN_COST_DROP: f64 = 0.35;
+
 /// The head of every node of every row, and the key layout.
 #[derive(Debug, Clone)]
 pub struct LatentKeys {
     /// Word classes learned from W.
     n_wc: usize,
-    /// Latent categories.
+    /// Latent categories the key layout holds.
     pub c: usize,
+    /// Categories in use (`init_by_covariance` chooses it, at most `c`).
+    pub active: usize,
     /// Categories a child can have: the `c` latent ones, then one per word class when some
     /// node above the first level has a leaf child.
     n_cat: usize,
@@ -95,6 +100,7 @@ impl LatentKeys {
         LatentKeys {
             n_wc,
             c,
+            active: c,
             n_cat: c + if leaf_child { n_wc } else { 0 },
             level0,
             n_level0: n_level0 as usize,
@@ -110,9 +116,19 @@ impl LatentKeys {
         self.n_level0 + (self.max_height - 1) * self.n_cat * self.n_cat
     }
 
+    /// The rule slot of a node of `height >= 2` whose children have categories `a`, `b`.
+    pub fn rule_slot(&self, height: usize, a: usize, b: usize) -> usize {
+        self.n_level0 + ((height - 2) * self.n_cat + a) * self.n_cat + b
+    }
+
+    /// Highest node.
+    pub fn max_height(&self) -> usize {
+        self.max_height
+    }
+
     /// Rules a fit can determine: those of the first level seen, and the latent ones above.
     pub fn n_rules_used(&self) -> usize {
-        self.n_level0 + (self.max_height - 1) * self.c * self.c
+        self.n_level0 + (self.max_height - 1) * self.active * self.active
     }
 
     fn cat(&self, head: u32) -> usize {
@@ -135,7 +151,7 @@ impl LatentKeys {
                     self.level0[l as usize]
                 } else {
                     let (a, b) = (self.cat(l), self.cat(rr));
-                    (self.n_level0 + ((nd.height - 2) * self.n_cat + a) * self.n_cat + b) as u32
+                    self.rule_slot(nd.height, a, b) as u32
                 });
             }
         }
@@ -209,7 +225,8 @@ impl LatentKeys {
     /// picks the root's rule and every rule on that child's head path, so it shapes most of
     /// Z's covariance; the pair's own first-level map moves only its two leaves' part. The
     /// pairs are grouped into `c` categories by the least within-group sum of squared
-    /// covariance distances (single-pair moves from several seeded starts).
+    /// covariance distances (single-pair moves from several seeded starts), renamed to agree
+    /// most with the current assignment. Returns whether the assignment changed.
     pub fn init_by_covariance(
         &mut self,
         br: &Bracketing,
@@ -217,12 +234,12 @@ impl LatentKeys {
         y: &dyn Fn(usize, usize) -> f64,
         dim: usize,
         seed: u64,
-    ) {
+    ) -> bool {
         let k = br.nodes.len();
         let d = dim;
         let pairs = self.n_wc * self.n_wc;
         if self.c < 2 || self.movable.len() < self.c || rows.len() < 4 * d {
-            return;
+            return false;
         }
         // Whitening: Cholesky of the overall covariance.
         let n = rows.len() as f64;
@@ -240,7 +257,9 @@ impl LatentKeys {
         for j in 0..d {
             cov[(j, j)] += 1e-9 * (cov.trace() / d as f64).max(1e-300);
         }
-        let Some(chol) = cov.cholesky() else { return };
+        let Some(chol) = cov.cholesky() else {
+            return false;
+        };
         let l = chol.l();
         // Per side of the root (left, right child) and pair: count, sum, sum of outer products.
         let stride = d + d * d;
@@ -249,7 +268,7 @@ impl LatentKeys {
         for &r in rows {
             let zc = nalgebra::DVector::from_iterator(d, (0..d).map(|j| y(r, j) - mean[j]));
             let Some(u) = l.solve_lower_triangular(&zc) else {
-                return;
+                return false;
             };
             let (hl, hr) = self.heads[r * k + k - 1];
             for (side, h) in [(0usize, hl), (1, hr)] {
@@ -289,6 +308,10 @@ impl LatentKeys {
             .iter()
             .map(|&q| [feature(q), feature(pairs + q)])
             .collect();
+        // Every pair needs its covariance on some side: too few rows to group them yet.
+        if feats.iter().any(|f| f.iter().all(Option::is_none)) {
+            return false;
+        }
         let np = self.movable.len();
         let mut dist = vec![0.0; np * np];
         for a in 0..np {
@@ -304,17 +327,58 @@ impl LatentKeys {
                 dist[a * np + b] = if used > 0 { s / used as f64 } else { 0.0 };
             }
         }
-        let assign = group_by_distance(&dist, np, self.c, seed);
-        for (&q, &g) in self.movable.iter().zip(&assign) {
-            self.assign[q] = g;
+        // The count of categories: the one whose grouping removes the largest share of the
+        // within-group cost left by one fewer, if that share is large. Splitting a true group
+        // removes about 1/(np - c) of the cost (noise spread over the pairs); finding a true
+        // group removes most of it (measured: 0.43-0.68 at the true count, 0.17-0.25 past it,
+        // widths 1-4, N = 500-2,000).
+        let costs: Vec<(f64, Vec<usize>)> = (1..=self.c)
+            .map(|c| group_by_distance(&dist, np, c, seed))
+            .collect();
+        let mut active = 1;
+        let mut best_drop = MIN_COST_DROP;
+        for c in 2..=self.c {
+            let drop = 1.0 - costs[c - 1].0 / costs[c - 2].0.max(1e-300);
+            if drop > best_drop {
+                best_drop = drop;
+                active = c;
+            }
         }
+        if std::env::var_os("KCOMP_LATENT_TRACE").is_some() {
+            let c: Vec<String> = costs.iter().map(|c| format!("{:.3}", c.0)).collect();
+            eprintln!(
+                "latent: rows {} costs [{}] active {active}",
+                rows.len(),
+                c.join(", ")
+            );
+        }
+        let groups = &costs[active - 1].1;
+        let was_active = self.active;
+        self.active = active;
+        // Renamed to agree most with the current assignment (its fitted maps stay in place).
+        let rename = permutations(self.c)
+            .into_iter()
+            .max_by_key(|pm| {
+                self.movable
+                    .iter()
+                    .zip(groups.iter())
+                    .filter(|&(&q, &g)| pm[g] == self.assign[q])
+                    .count()
+            })
+            .expect("c >= 1");
+        let mut changed = was_active != active;
+        for (&q, &g) in self.movable.iter().zip(groups) {
+            changed |= self.assign[q] != rename[g];
+            self.assign[q] = rename[g];
+        }
+        changed
     }
 }
 
 /// Groups `np` items into `c` groups (all used) minimising the sum over groups of the mean
 /// pairwise distance within the group (the k-means objective written with distances): single
 /// moves to convergence from several seeded random starts, the best kept.
-fn group_by_distance(dist: &[f64], np: usize, c: usize, seed: u64) -> Vec<usize> {
+fn group_by_distance(dist: &[f64], np: usize, c: usize, seed: u64) -> (f64, Vec<usize>) {
     let cost = |g: &[usize]| -> f64 {
         (0..c)
             .map(|k| {
@@ -366,5 +430,21 @@ fn group_by_distance(dist: &[f64], np: usize, c: usize, seed: u64) -> Vec<usize>
             best = Some((cur, g));
         }
     }
-    best.map(|b| b.1).unwrap_or_else(|| vec![0; np])
+    best.unwrap_or_else(|| (0.0, vec![0; np]))
+}
+
+/// Every ordering of `0..c`.
+fn permutations(c: usize) -> Vec<Vec<usize>> {
+    if c == 0 {
+        return vec![Vec::new()];
+    }
+    let mut out = Vec::new();
+    for p in permutations(c - 1) {
+        for i in 0..=p.len() {
+            let mut q = p.clone();
+            q.insert(i, c - 1);
+            out.push(q);
+        }
+    }
+    out
 }
