@@ -73,9 +73,10 @@ pub struct TreeSettings {
     pub elementwise: bool,
     /// Run the linear rule-map sub-model.
     pub linear: bool,
-    /// Most latent node categories of the linear sub-model: one sub-model per count 1..=this
-    /// (1: one rule per height above the first level). More than 1 is experimental: the
-    /// assignment search does not yet find the categories of linear grammars of width 2-4.
+    /// Most latent node categories of the linear sub-model (1: one rule per height above the
+    /// first level). Above 1 the categories and their number are derived from Z's covariance
+    /// given the root's child heads until the fit locks in ([`latent`]); one rule per height
+    /// until the rows show categories.
     pub latent: usize,
 }
 
@@ -130,6 +131,9 @@ struct Sub {
     work: f64,
     /// Root-mean-square training error of the last fit.
     train_rmse: f64,
+    /// Latent categories found since the last full fit (its next full fit also tries a random
+    /// start).
+    grown: bool,
 }
 
 impl Sub {
@@ -152,6 +156,7 @@ impl Sub {
             rows_needed,
             work: 0.0,
             train_rmse: f64::INFINITY,
+            grown: false,
         }
     }
 }
@@ -458,6 +463,7 @@ impl TreeLearner {
                             // From one category to several: every new rule starts from the
                             // one-category fit (category 0 keeps the most pairs).
                             if was == 1 && sub.fitted {
+                                sub.grown = true;
                                 let blk = 2 * d * d;
                                 for h in 2..=latent.max_height() {
                                     let from = latent.rule_slot(h, 0, 0) * blk;
@@ -476,8 +482,20 @@ impl TreeLearner {
                     // The chained maps fit from a random start once the rows are about twice the
                     // parameters per dimension (measured: width 3, depth 2: stalls at a
                     // training error of 105 with 1.3x, reaches the noise in 30 steps with
-                    // 2.6x): below, cheap steps.
-                    let under = sent.len() < 2 * sub.rows_needed;
+                    // 2.6x): below, cheap steps (the one-category fit keeps its 4/3x).
+                    let categories = sub.latent.as_ref().is_some_and(|l| l.active > 1);
+                    let under = if categories {
+                        sent.len() < 2 * sub.rows_needed
+                    } else {
+                        sent.len() * 3 < sub.rows_needed * 4
+                    };
+                    // Categories found but too few rows for their maps: the maps copied from
+                    // the one-category fit keep coding its predictions; fits on too few rows
+                    // only lead the full fit into a worse basin (measured: 11.6 instead of the
+                    // noise at 1,520 rows, width 3).
+                    if categories && under && sub.fitted {
+                        continue;
+                    }
                     if !sub.fitted {
                         let height = self.br.nodes.last().map_or(1, |nd| nd.height);
                         m.randomize(height, z_scale, derive_seed(seed, 99));
@@ -498,7 +516,7 @@ impl TreeLearner {
                         GnEffort {
                             steps: 30,
                             cg: 60,
-                            restarts: 0,
+                            restarts: usize::from(sub.grown),
                         }
                     };
                     let cost = |e: &GnEffort| (n * e.steps * (e.cg + 2) * (1 + e.restarts)) as f64;
@@ -523,6 +541,9 @@ impl TreeLearner {
                     } else {
                         continue;
                     };
+                    if effort.steps >= 30 {
+                        sub.grown = false;
+                    }
                     let work = cost(&effort);
                     sub.work += work;
                     let sse = m.fit(&self.br, &sub.keys, w, &y, &rows, effort, z_scale, seed);
@@ -599,7 +620,20 @@ impl OnlineLearner for TreeLearner {
         }
         if sent.len() >= self.next_fit {
             self.refit(w, z, sent);
-            self.next_fit = ((sent.len() as f64 * FIT_GROWTH).ceil() as usize).max(sent.len() + 1);
+            let mut next = ((sent.len() as f64 * FIT_GROWTH).ceil() as usize).max(sent.len() + 1);
+            // A linear sub-model with latent categories gets its first full fit as soon as the
+            // rows allow it (twice
+            // its parameters per dimension), not at the next checkpoint: up to half the rows
+            // earlier.
+            for sub in self.subs.iter().filter(|s| !s.frozen) {
+                if sub.latent.as_ref().is_some_and(|l| l.active > 1) {
+                    let full = 2 * sub.rows_needed;
+                    if full > sent.len() && full < next {
+                        next = full;
+                    }
+                }
+            }
+            self.next_fit = next;
         }
     }
 }
