@@ -462,6 +462,7 @@ impl TreeLearner {
                                 (w.vocab * d + latent.n_rules_used() * 2 * d * d).div_ceil(d);
                             // From one category to several: every new rule starts from the
                             // one-category fit (category 0 keeps the most pairs).
+                            sub.grown &= latent.active > 1;
                             if was == 1 && sub.fitted {
                                 sub.grown = true;
                                 let blk = 2 * d * d;

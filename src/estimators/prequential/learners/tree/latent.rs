@@ -304,7 +304,8 @@ impl LatentKeys {
             }
         }
         // Covariance feature of every (side, movable pair) with rows enough.
-        let min_rows = 2 * d;
+        // (2D rows gave a spurious grouping of a width-1 grammar at N = 210.)
+        let min_rows = 5 * d;
         let feature = |slot: usize| -> Option<Vec<f64>> {
             let c = count[slot];
             if c < min_rows {
@@ -335,8 +336,8 @@ impl LatentKeys {
             for b in 0..np {
                 let mut s = 0.0;
                 let mut used = 0;
-                for side in 0..2 {
-                    if let (Some(fa), Some(fb)) = (&feats[a][side], &feats[b][side]) {
+                for (fa, fb) in feats[a].iter().zip(&feats[b]) {
+                    if let (Some(fa), Some(fb)) = (fa, fb) {
                         s += fa.iter().zip(fb).map(|(x, y)| (x - y).powi(2)).sum::<f64>();
                         used += 1;
                     }
