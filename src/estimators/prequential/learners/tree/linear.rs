@@ -330,7 +330,9 @@ impl LinearTree {
                     } else {
                         (mu / 3.0).max(1e-10)
                     };
-                    accepted = gain > 1e-10;
+                    // A step gaining under 1e-4 of the error: converged (measured on the deep
+                    // width-1 grammar at N = 5,000: the same bits as 1e-10, a quarter less time).
+                    accepted = gain > 1e-4;
                     break;
                 }
                 mu *= 4.0;
