@@ -255,8 +255,11 @@ fn compare_one_published_grid_record() {
     // smaller memory concentration, 60.152 before the mixture held the code of Z without W,
     // 60.186 with it at 1/32 of the prior (taken from every learner); 60.143 with it in the
     // marginal learner's former place (1/8, the rule learners keeping their 3/4), where it
-    // codes the first rows a little better than the marginal learner did.
-    assert!((k - 60.143).abs() < 1e-3, "{k}");
+    // codes the first rows a little better than the marginal learner did; 60.145 with the
+    // code without W on the hedged mixture's Bayesian side only and the marginal learner
+    // itself on its switching side (discrete Z: string-to-grid 5 x 5 runs up to 1.4 bits
+    // shorter) and n-gram trigrams asleep on empty cells at 1/1,024 of the prior.
+    assert!((k - 60.145).abs() < 1e-3, "{k}");
     // A record past the end names the file.
     let out = Command::new(env!("CARGO_BIN_EXE_kcomp"))
         .args(["compare", "--grid", &file, "--record", "30"])

@@ -80,6 +80,8 @@ pub struct Mixed {
 pub struct Mixture {
     mixing: Mixing,
     log_w: Vec<f64>,
+    /// The components fixed share redistributes weight to: those of prior weight > 0.
+    shared: Vec<bool>,
     t: usize,
     /// [`Mixing::Hedged`]: the switching mixture beside the Bayesian one (`log_w`), and the
     /// log2 weights of the two.
@@ -106,12 +108,30 @@ impl Mixture {
     pub fn with_prior(log_w: Vec<f64>, mixing: Mixing) -> Self {
         Mixture {
             mixing,
+            shared: log_w.iter().map(|&w| w > f64::NEG_INFINITY).collect(),
             log_w: log_w.clone(),
             t: 0,
             hedge: (mixing == Mixing::Hedged).then(|| {
                 let sw = Mixture::with_prior(log_w, Mixing::Switch);
                 (Box::new(sw), [0.75f64.log2(), -2.0])
             }),
+        }
+    }
+
+    /// [`Mixing::Hedged`] whose two sides hold different components: prior log2 weights
+    /// `bayes` of the Bayesian side and `switch` of the switching side (each summing to 1; a
+    /// component a side does not hold has -inf there, and fixed share never switches to it).
+    pub fn hedged_sides(bayes: Vec<f64>, switch: Vec<f64>) -> Self {
+        debug_assert_eq!(bayes.len(), switch.len());
+        Mixture {
+            mixing: Mixing::Hedged,
+            shared: bayes.iter().map(|&w| w > f64::NEG_INFINITY).collect(),
+            log_w: bayes,
+            t: 0,
+            hedge: Some((
+                Box::new(Mixture::with_prior(switch, Mixing::Switch)),
+                [0.75f64.log2(), -2.0],
+            )),
         }
     }
 
@@ -163,12 +183,14 @@ impl Mixture {
             return f64::INFINITY;
         }
         let a = self.mixing.alpha(self.t);
-        let k = self.log_w.len() as f64;
+        // Fixed share redistributes over the components this mixture holds.
+        let k = self.shared.iter().filter(|&&s| s).count() as f64;
         for (i, (w, j)) in self.log_w.iter_mut().zip(&joint).enumerate() {
             let post = j - total;
             resp(i, post.exp2());
             *w = if a > 0.0 {
-                ((1.0 - a) * post.exp2() + a / k).log2()
+                let share = if self.shared[i] { a / k } else { 0.0 };
+                ((1.0 - a) * post.exp2() + share).log2()
             } else {
                 post
             };
@@ -201,10 +223,14 @@ pub fn mix(per_learner: &[Vec<f64>], mixing: Mixing) -> Mixed {
 
 /// [`mix`] with prior log2 weights `log_prior` (one per learner, summing to 1).
 pub fn mix_with_prior(per_learner: &[Vec<f64>], mixing: Mixing, log_prior: Vec<f64>) -> Mixed {
+    debug_assert_eq!(log_prior.len(), per_learner.len());
+    mix_in(per_learner, Mixture::with_prior(log_prior, mixing))
+}
+
+/// Codes `per_learner[k][t]` over rows with the mixture `m` (fresh).
+pub fn mix_in(per_learner: &[Vec<f64>], mut m: Mixture) -> Mixed {
     let k = per_learner.len();
-    debug_assert_eq!(log_prior.len(), k);
     let n = per_learner.first().map_or(0, |v| v.len());
-    let mut m = Mixture::with_prior(log_prior, mixing);
     let mut row = vec![0.0; k];
     let mut won = vec![0.0; k];
     let mut post = vec![0.0; k];
@@ -332,6 +358,37 @@ mod tests {
             .iter()
             .sum();
         assert!(h <= 500.0 + 1.416 + 1e-9, "{h}");
+    }
+
+    #[test]
+    fn hedged_sides_hold_their_own_components() {
+        // Learner 0 is best for the first half, learner 1 for the second; learner 2 is the
+        // best single learner. The Bayesian side holds 1 and 2, the switching side 0 and 1.
+        let n = 400;
+        let a: Vec<f64> = (0..n).map(|t| if t < n / 2 { 1.0 } else { 3.0 }).collect();
+        let b: Vec<f64> = (0..n).map(|t| if t < n / 2 { 3.0 } else { 1.0 }).collect();
+        let c = vec![1.9; n];
+        let s = vec![a.clone(), b.clone(), c.clone()];
+        let ninf = f64::NEG_INFINITY;
+        let m = mix_in(
+            &s,
+            Mixture::hedged_sides(vec![ninf, -1.0, -1.0], vec![-1.0, -1.0, ninf]),
+        );
+        let h: f64 = m.bits.iter().sum();
+        let bayes: f64 = mix(&[b.clone(), c.clone()], Mixing::Bayes)
+            .bits
+            .iter()
+            .sum();
+        let sw: f64 = mix(&[a, b], Mixing::Switch).bits.iter().sum();
+        // The hedge of the two sides: within 0.42 bit of the one and 2 bits of the other.
+        assert!(h <= bayes + 0.75f64.log2().abs() + 1e-9, "{h} vs {bayes}");
+        assert!(h <= sw + 2.0 + 1e-9, "{h} vs {sw}");
+        assert!(h >= bayes.min(sw) - 1e-9);
+        assert!((m.final_weights.iter().sum::<f64>() - 1.0).abs() < 1e-9);
+        // Identical sides: exactly the hedged mixture of that prior.
+        let p = vec![-1.0, -2.0, -2.0];
+        let same = mix_in(&s, Mixture::hedged_sides(p.clone(), p.clone()));
+        assert_eq!(same.bits, mix_with_prior(&s, Mixing::Hedged, p).bits);
     }
 
     #[test]

@@ -16,10 +16,23 @@ pub const TRIGRAM_PRIOR: f64 = 1.0 / 32.0;
 /// continuous outputs: every order but the constant cell. Online mixture on lookup tables,
 /// N = 500 and 1,000, seeds 0-2, against none sleeping: q = 2 190-4,570 bits shorter, q = 3
 /// at N = 1,000 740-31,800 bits shorter (at N = 500 -630 to +380); sleeping orders 1-2 as
-/// well as 3 saves up to 1,350 more bits on q = 1. Discrete outputs do not sleep: an empty
-/// Dirichlet cell predicts uniformly, not overconfidently, and sleeping there made
-/// string-to-grid and context-sensitive protocols up to 6 bits longer.
+/// well as 3 saves up to 1,350 more bits on q = 1. Discrete outputs' orders 1-2 do not sleep:
+/// an empty Dirichlet cell predicts uniformly, not overconfidently, and sleeping there made
+/// string-to-grid and context-sensitive protocols up to 6 bits longer (trigrams do, see
+/// [`DISCRETE_TRIGRAM_PRIOR`]).
 pub const SLEEP_MIN_ORDER: usize = 1;
+
+/// Prior mass of the trigram candidates of each discrete output, and the lowest order that
+/// sleeps on an empty cell there. On string-to-grid maps (25 discrete outputs) trigrams at
+/// 1/32 awake on empty cells cost the n-gram learner's code up to 1.1 bits while it leads
+/// K(Z|W)'s mixture on the first rows (h = 0.25, N = 500, seed 0: 1.2 bits longer than orders
+/// 0-2); sleeping trigrams with 1/1,024 of the prior: string-to-grid 5 x 5 and protocols
+/// 5 x 5 (N = 500, 1,000, seeds 0-2) within 0.05 bit of orders 0-2 or shorter. Orders 1-2 do
+/// not sleep on discrete outputs (see [`SLEEP_MIN_ORDER`]).
+pub const DISCRETE_TRIGRAM_PRIOR: f64 = 1.0 / 1024.0;
+
+/// See [`DISCRETE_TRIGRAM_PRIOR`].
+pub const DISCRETE_SLEEP_MIN_ORDER: usize = 3;
 
 /// Largest memory of an [`NgramTable`]'s cells, bytes: candidates of the highest orders are
 /// left out until the tables fit, and a learner whose unigram tables alone do not fit does
@@ -131,21 +144,26 @@ impl NgramTable {
         let c = cands.len();
         let per_cell = if lam.is_some() { 1 } else { n_vals };
         // Prior over one output's candidates: 31/32 uniform over those of orders 0-2, 1/32
-        // over the trigrams (when any), so that trigrams cost 0.05 bit per output where they
+        // over the trigrams (when any; 1/1,024 on discrete outputs), so that trigrams cost 0.05 bit per output where they
         // do not help (uniform over all, 0.4-0.5 bit per output on lookup tables and
         // string-to-grid maps, 4-10 bits per code) and log2(32 x their count) where they do
         // (3-gram lookup tables, whose code is thousands of bits).
         let high = cands.iter().filter(|&&(_, n)| n >= 3).count();
         let low = c - high;
+        let tri = if lam.is_some() {
+            TRIGRAM_PRIOR
+        } else {
+            DISCRETE_TRIGRAM_PRIOR
+        };
         let prior: Vec<f64> = cands
             .iter()
             .map(|&(_, n)| {
                 if high == 0 {
                     -(c as f64).log2()
                 } else if n >= 3 {
-                    (TRIGRAM_PRIOR / high as f64).log2()
+                    (tri / high as f64).log2()
                 } else {
-                    ((1.0 - TRIGRAM_PRIOR) / low as f64).log2()
+                    ((1.0 - tri) / low as f64).log2()
                 }
             })
             .collect();
@@ -172,7 +190,7 @@ impl NgramTable {
             sleep_min_order: if lam.is_some() {
                 SLEEP_MIN_ORDER
             } else {
-                usize::MAX
+                DISCRETE_SLEEP_MIN_ORDER
             },
             last: None,
         })
@@ -460,9 +478,9 @@ mod tests {
         let w = TokenData::new(7, 3, 3, toks).unwrap();
         let z = Targets::discrete(2, 3, vec![0, 1, 2, 1, 0, 0, 1, 2, 0, 1, 2, 2, 0, 1]).unwrap();
         let mut t = NgramTable::new(&w, &z, 3).unwrap();
-        // Discrete tables do not sleep by default; the mechanism is the same for both kinds,
+        // Discrete tables sleep from order 3 by default; the mechanism is the same for both kinds,
         // and only discrete predictives give exact probabilities to check against.
-        assert_eq!(t.sleep_min_order, usize::MAX);
+        assert_eq!(t.sleep_min_order, DISCRETE_SLEEP_MIN_ORDER);
         t.sleep_min_order = 1;
         let c = t.cands.len();
         assert_eq!(c, 1 + 3 + 2 + 1);
