@@ -20,7 +20,10 @@
 //!
 //! A sub-model whose code is not ahead of the marginal after enough rows is frozen and leaves
 //! the mixture (its fits stop), so on data without tree composition the learner costs little
-//! more than the marginal learner.
+//! more than the marginal learner. So is a sub-model far behind another one that codes at the
+//! noise floor (it can at best tie it), and a linear sub-model that a full-effort fit has not
+//! put ahead of the marginal (it does not represent the data): their fits were most of the run's
+//! time on tensor grammars and on linear grammars of width 3.
 //!
 //! Every state change happens in `learn`, from rows already coded; `code` only reads.
 
@@ -134,6 +137,8 @@ struct Sub {
     /// Latent categories found since the last full fit (its next full fit also tries a random
     /// start).
     grown: bool,
+    /// Full-effort fits (neither below the rows needed nor locked in) so far.
+    full_fits: usize,
 }
 
 impl Sub {
@@ -157,6 +162,7 @@ impl Sub {
             work: 0.0,
             train_rmse: f64::INFINITY,
             grown: false,
+            full_fits: 0,
         }
     }
 }
@@ -409,6 +415,18 @@ impl TreeLearner {
         };
         let n = rows.len();
         self.fits += 1;
+        // Sub-models at the noise floor: well ahead of the marginal, training error within two
+        // grid steps. Another sub-model far behind one of them can at best tie it: its fits are
+        // wasted work.
+        let at_floor: Vec<(usize, f64)> = self
+            .subs
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| {
+                s.fitted && !s.frozen && s.recent.0 < 0.7 * s.recent.1 && s.train_rmse <= 2.0 * lam
+            })
+            .map(|(i, s)| (i, s.recent.0))
+            .collect();
         for (si, sub) in self.subs.iter_mut().enumerate() {
             if sub.frozen {
                 continue;
@@ -427,6 +445,22 @@ impl TreeLearner {
                 (w.vocab * d + most.n_rules_used() * 2 * d * d).div_ceil(d)
             });
             if sub.fitted && sent.len() > 3 * needed + 256 && !ahead {
+                sub.frozen = true;
+                continue;
+            }
+            // Dominated: coding at more than twice the bits of a sub-model at the noise floor.
+            let dominated = at_floor
+                .iter()
+                .any(|&(j, bits)| j != si && sub.recent.0 > 2.0 * bits);
+            // A linear fit with full effort behind it that is still not ahead of the marginal
+            // does not represent the data (measured: width-3 linear grammars, one rule per
+            // height, training error thousands of grid steps). Latent categories (more than
+            // one) wait for the rows that show them.
+            let hopeless = matches!(sub.model, Model::Linear(_))
+                && sub.latent.as_ref().is_none_or(|l| l.c == 1)
+                && sub.full_fits > 0
+                && !ahead;
+            if sub.fitted && (dominated || hopeless) {
                 sub.frozen = true;
                 continue;
             }
@@ -536,6 +570,9 @@ impl TreeLearner {
                         LINEAR_WORK
                     };
                     let effort = if sub.work + cost(&effort) <= budget {
+                        if !locked && !under {
+                            sub.full_fits += 1;
+                        }
                         effort
                     } else if sub.fitted && sub.work + cost(&cheap) <= budget {
                         cheap
