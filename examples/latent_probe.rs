@@ -7,10 +7,9 @@
 //! Gauss-Newton steps, the row-iterations spent, and for `search` the assignment found beside
 //! the generator's (categories up to renaming).
 use kcomp::dataset::Targets;
-use kcomp::datasets::grammar::cyk::Tree;
 use kcomp::datasets::grammar::{Composition, GrammarParams, generate};
 use kcomp::estimators::prequential::learners::tree::classes::learn_classes;
-use kcomp::estimators::prequential::learners::tree::latent::LatentKeys;
+use kcomp::estimators::prequential::learners::tree::latent::{LatentKeys, permutations};
 use kcomp::estimators::prequential::learners::tree::linear::{GnEffort, LinearTree};
 use kcomp::estimators::prequential::learners::tree::shape::Bracketing;
 
@@ -40,23 +39,7 @@ fn main() {
     let mut latent = LatentKeys::new(&br, &classes.of_word, classes.count, c, &data.w);
     // The generator's category of every pair of word classes (its level-0 non-terminal).
     let mut truth = vec![usize::MAX; classes.count * classes.count];
-    fn first_level(t: &Tree, out: &mut Vec<(usize, usize, usize)>) {
-        if let Tree::Node {
-            lhs, left, right, ..
-        } = t
-        {
-            if let (Tree::Leaf { word: a, .. }, Tree::Leaf { word: b, .. }) = (&**left, &**right) {
-                out.push((*a, *b, *lhs));
-            }
-            first_level(left, out);
-            first_level(right, out);
-        }
-    }
-    let mut pairs = Vec::new();
-    for t in &g.trees {
-        first_level(t, &mut pairs);
-    }
-    for (wa, wb, lhs) in pairs {
+    for (wa, wb, lhs) in g.first_level_nodes() {
         truth[classes.of_word[wa] * classes.count + classes.of_word[wb]] = lhs - p.pos;
     }
     let rows: Vec<usize> = (0..data.n()).collect();
@@ -121,6 +104,19 @@ fn main() {
             }
         }
         "search" => {
+            // One fit of the maps `m` under the assignment `latent`, on every row.
+            let fit = |m: &mut LinearTree, latent: &LatentKeys, effort: GnEffort| {
+                m.fit(
+                    &br,
+                    &latent.keys(&br, n),
+                    &data.w,
+                    &y,
+                    &rows,
+                    effort,
+                    z_scale,
+                    5,
+                )
+            };
             // Greedy local search with refits inside: from a random assignment and a full fit,
             // every single move (a pair to another category) is scored by a warm-started short
             // fit; the best improving move is kept; repeat until none improves.
@@ -139,16 +135,7 @@ fn main() {
             };
             let mut m = LinearTree::new(data.w.vocab, d, latent.n_rules());
             m.randomize(height, z_scale, 99);
-            let mut best = m.fit(
-                &br,
-                &latent.keys(&br, n),
-                &data.w,
-                &y,
-                &rows,
-                full,
-                z_scale,
-                5,
-            );
+            let mut best = fit(&mut m, &latent, full);
             gn_steps += full.steps;
             let wrong = |l: &LatentKeys| agreement(&l.assign, &truth, &l.movable, l.c);
             println!(
@@ -164,16 +151,7 @@ fn main() {
                     for k in (0..latent.c).filter(|&k| k != was) {
                         latent.assign[q] = k;
                         let mut t2 = m.clone();
-                        let sse = t2.fit(
-                            &br,
-                            &latent.keys(&br, n),
-                            &data.w,
-                            &y,
-                            &rows,
-                            short,
-                            z_scale,
-                            5,
-                        );
+                        let sse = fit(&mut t2, &latent, short);
                         gn_steps += short.steps;
                         if cand.as_ref().is_none_or(|c| sse < c.0) {
                             cand = Some((sse, q, k, t2));
@@ -195,16 +173,7 @@ fn main() {
                     t.elapsed().as_secs_f64()
                 );
             }
-            let sse = m.fit(
-                &br,
-                &latent.keys(&br, n),
-                &data.w,
-                &y,
-                &rows,
-                full,
-                z_scale,
-                5,
-            );
+            let sse = fit(&mut m, &latent, full);
             println!(
                 "final rmse {:.4} wrong {} steps {} {:.0}s",
                 rmse(sse),
@@ -220,21 +189,7 @@ fn main() {
 /// Pairs misassigned under the best renaming of the categories (brute force over the c!
 /// renamings, c <= 4).
 fn agreement(assign: &[usize], truth: &[usize], movable: &[usize], c: usize) -> usize {
-    fn perms(c: usize) -> Vec<Vec<usize>> {
-        if c == 0 {
-            return vec![vec![]];
-        }
-        let mut out = Vec::new();
-        for p in perms(c - 1) {
-            for i in 0..=p.len() {
-                let mut q = p.clone();
-                q.insert(i, c - 1);
-                out.push(q);
-            }
-        }
-        out
-    }
-    perms(c)
+    permutations(c)
         .iter()
         .map(|pm| {
             movable

@@ -254,25 +254,8 @@ fn true_pair_categories(
     of_word: &[usize],
     n_classes: usize,
 ) -> Vec<Option<usize>> {
-    use kcomp::datasets::grammar::cyk::Tree;
-    fn first_level(t: &Tree, out: &mut Vec<(usize, usize, usize)>) {
-        if let Tree::Node {
-            lhs, left, right, ..
-        } = t
-        {
-            if let (Tree::Leaf { word: a, .. }, Tree::Leaf { word: b, .. }) = (&**left, &**right) {
-                out.push((*a, *b, *lhs));
-            }
-            first_level(left, out);
-            first_level(right, out);
-        }
-    }
-    let mut nodes = Vec::new();
-    for t in &g.trees {
-        first_level(t, &mut nodes);
-    }
     let mut truth = vec![None; n_classes * n_classes];
-    for (a, b, lhs) in nodes {
+    for (a, b, lhs) in g.first_level_nodes() {
         truth[of_word[a] * n_classes + of_word[b]] = Some(lhs - g.params.pos);
     }
     truth

@@ -207,6 +207,33 @@ pub struct GrammarDataset {
     pub terms: ComplexityTerms,
 }
 
+impl GrammarDataset {
+    /// `(left word, right word, parent symbol)` of every node of every parse tree whose two
+    /// children are words: the generator's first-level non-terminal of each pair of words, the
+    /// truth a learner of hidden node categories is checked against.
+    pub fn first_level_nodes(&self) -> Vec<(usize, usize, usize)> {
+        fn walk(t: &Tree, out: &mut Vec<(usize, usize, usize)>) {
+            if let Tree::Node {
+                lhs, left, right, ..
+            } = t
+            {
+                if let (Tree::Leaf { word: a, .. }, Tree::Leaf { word: b, .. }) =
+                    (&**left, &**right)
+                {
+                    out.push((*a, *b, *lhs));
+                }
+                walk(left, out);
+                walk(right, out);
+            }
+        }
+        let mut out = Vec::new();
+        for t in &self.trees {
+            walk(t, &mut out);
+        }
+        out
+    }
+}
+
 /// Sampled decoder parameters, as grid indices.
 struct Decoder {
     embeddings: Vec<i64>,

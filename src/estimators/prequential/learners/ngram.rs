@@ -144,10 +144,11 @@ impl NgramTable {
         let c = cands.len();
         let per_cell = if lam.is_some() { 1 } else { n_vals };
         // Prior over one output's candidates: 31/32 uniform over those of orders 0-2, 1/32
-        // over the trigrams (when any; 1/1,024 on discrete outputs), so that trigrams cost 0.05 bit per output where they
-        // do not help (uniform over all, 0.4-0.5 bit per output on lookup tables and
-        // string-to-grid maps, 4-10 bits per code) and log2(32 x their count) where they do
-        // (3-gram lookup tables, whose code is thousands of bits).
+        // over the trigrams (when any; 1/1,024 on discrete outputs), so that trigrams cost
+        // 0.05 bit per output where they do not help (uniform over all, 0.4-0.5 bit per
+        // output on lookup tables and string-to-grid maps, 4-10 bits per code) and
+        // log2(32 x their count) where they do (3-gram lookup tables, whose code is thousands
+        // of bits).
         let high = cands.iter().filter(|&&(_, n)| n >= 3).count();
         let low = c - high;
         let tri = if lam.is_some() {

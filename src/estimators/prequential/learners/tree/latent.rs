@@ -452,7 +452,7 @@ fn group_by_distance(dist: &[f64], np: usize, c: usize, seed: u64) -> (f64, Vec<
 }
 
 /// Every ordering of `0..c`.
-fn permutations(c: usize) -> Vec<Vec<usize>> {
+pub fn permutations(c: usize) -> Vec<Vec<usize>> {
     if c == 0 {
         return vec![Vec::new()];
     }
