@@ -254,8 +254,7 @@ impl TreeLearner {
             let mut one = latent.clone();
             one.active = 1;
             let model = LinearTree::new(w.vocab, *dim, latent.n_rules());
-            let rows_needed =
-                (w.vocab * *dim + one.n_rules_used() * 2 * *dim * *dim).div_ceil(*dim);
+            let rows_needed = one.rows_needed(w.vocab, *dim, 1);
             subs.push(Sub::new(
                 Model::Linear(model),
                 keys,
@@ -439,11 +438,10 @@ impl TreeLearner {
             // Freeze a sub-model that has had rows enough to be determined several times over
             // and is still not ahead of the marginal code.
             // (A sub-model with latent categories may need the rows of its largest layout.)
-            let needed = sub.latent.as_ref().map_or(sub.rows_needed, |l| {
-                let mut most = l.clone();
-                most.active = l.c;
-                (w.vocab * d + most.n_rules_used() * 2 * d * d).div_ceil(d)
-            });
+            let needed = sub
+                .latent
+                .as_ref()
+                .map_or(sub.rows_needed, |l| l.rows_needed(w.vocab, d, l.c));
             if sub.fitted && sent.len() > 3 * needed + 256 && !ahead {
                 sub.frozen = true;
                 continue;
@@ -492,8 +490,7 @@ impl TreeLearner {
                         let seed_c = derive_seed(seed, 77);
                         if latent.init_by_covariance(&self.br, sent, &y, d, seed_c) {
                             sub.keys = latent.keys(&self.br, w.n);
-                            sub.rows_needed =
-                                (w.vocab * d + latent.n_rules_used() * 2 * d * d).div_ceil(d);
+                            sub.rows_needed = latent.rows_needed(w.vocab, d, latent.active);
                             // From one category to several: every new rule starts from the
                             // one-category fit (category 0 keeps the most pairs).
                             sub.grown &= latent.active > 1;

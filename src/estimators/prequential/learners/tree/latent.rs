@@ -145,7 +145,18 @@ impl LatentKeys {
 
     /// Rules a fit can determine: those of the first level seen, and the latent ones above.
     pub fn n_rules_used(&self) -> usize {
-        self.n_level0 + (self.max_height - 1) * self.active * self.active
+        self.n_rules_with(self.active)
+    }
+
+    /// [`Self::n_rules_used`] with `categories` latent categories in use.
+    fn n_rules_with(&self, categories: usize) -> usize {
+        self.n_level0 + (self.max_height - 1) * categories * categories
+    }
+
+    /// Rows a linear fit needs to determine its parameters (word vectors and the maps of the
+    /// rules used with `categories` categories), per dimension of Z of size `dim`.
+    pub fn rows_needed(&self, vocab: usize, dim: usize, categories: usize) -> usize {
+        (vocab * dim + self.n_rules_with(categories) * 2 * dim * dim).div_ceil(dim)
     }
 
     fn cat(&self, head: u32) -> usize {
