@@ -59,4 +59,13 @@ fn main() {
         g.terms.k_z() / code.k_data,
         t.elapsed().as_secs_f64()
     );
+    // KCOMP_PROBE_CHUNKS: bits per row of every chunk (where the bits go).
+    if std::env::var_os("KCOMP_PROBE_CHUNKS").is_some() {
+        for c in &code.chunks {
+            println!(
+                "rows {:>5}-{:>5}: {:>8.1} bits/row",
+                c.start, c.end, c.bits_per_sample
+            );
+        }
+    }
 }

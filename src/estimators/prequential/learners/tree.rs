@@ -66,6 +66,10 @@ const FIT_GROWTH: f64 = 1.5;
 /// fit): about 15 s of one core. Counted, not timed, so the numbers do not depend on the load.
 const LINEAR_WORK: f64 = 4.0e6;
 
+/// Weight of the linear sub-model's Gaussian prior relative to its current mean squared
+/// error ([`LinearTree::ridge`]).
+const LINEAR_RIDGE: f64 = 1.0;
+
 /// Settings of the tree learner (`kind = "tree"`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -253,7 +257,8 @@ impl TreeLearner {
             let keys = latent.keys(&br, w.n);
             let mut one = latent.clone();
             one.active = 1;
-            let model = LinearTree::new(w.vocab, *dim, latent.n_rules());
+            let mut model = LinearTree::new(w.vocab, *dim, latent.n_rules());
+            model.ridge = LINEAR_RIDGE;
             let rows_needed = one.rows_needed(w.vocab, *dim, 1);
             subs.push(Sub::new(
                 Model::Linear(model),
@@ -517,7 +522,7 @@ impl TreeLearner {
                     // 2.6x): below, cheap steps (the one-category fit keeps its 4/3x).
                     let categories = sub.latent.as_ref().is_some_and(|l| l.active > 1);
                     let under = if categories {
-                        sent.len() < 2 * sub.rows_needed
+                        sent.len() * 2 < 3 * sub.rows_needed
                     } else {
                         sent.len() * 3 < sub.rows_needed * 4
                     };
@@ -662,7 +667,7 @@ impl OnlineLearner for TreeLearner {
             // earlier.
             for sub in self.subs.iter().filter(|s| !s.frozen) {
                 if sub.latent.as_ref().is_some_and(|l| l.active > 1) {
-                    let full = 2 * sub.rows_needed;
+                    let full = (3 * sub.rows_needed).div_ceil(2);
                     if full > sent.len() && full < next {
                         next = full;
                     }

@@ -41,6 +41,11 @@ pub struct LinearTree {
     pub emb: Vec<f64>,
     /// Map of rule k: `maps[k * 2 dim * dim + i * dim + j]`.
     pub maps: Vec<f64>,
+    /// Prior variance of a map entry (word vectors: 1), set by [`Self::randomize`].
+    pub map_var: f64,
+    /// Weight of the Gaussian prior in a fit relative to the current mean squared error (0:
+    /// least squares; see [`Self::fit`]).
+    pub ridge: f64,
 }
 
 /// Fitting effort.
@@ -70,11 +75,28 @@ impl LinearTree {
             n_rules,
             emb: vec![0.0; vocab * dim],
             maps: vec![0.0; n_rules * 2 * dim * dim],
+            map_var: 1.0,
+            ridge: 0.0,
         }
     }
 
     pub fn n_params(&self) -> usize {
         self.emb.len() + self.maps.len()
+    }
+
+    /// Parameters the rows touch: the vectors of their words and the maps of their rules.
+    fn n_params_used(&self, br: &Bracketing, keys: &Keys, w: &TokenData, rows: &[usize]) -> usize {
+        let k = br.nodes.len();
+        let mut word = vec![false; self.vocab];
+        let mut rule = vec![false; self.n_rules];
+        for &r in rows {
+            w.row(r).iter().for_each(|&t| word[t as usize] = true);
+            keys.rule[r * k..(r + 1) * k]
+                .iter()
+                .for_each(|&q| rule[q as usize] = true);
+        }
+        let count = |v: &[bool]| v.iter().filter(|&&b| b).count();
+        (count(&word) * self.dim + count(&rule) * 2 * self.dim * self.dim).max(1)
     }
 
     /// Random parameters: word vectors N(0, 1), map entries N(0, s^2) with s such that a root
@@ -84,12 +106,28 @@ impl LinearTree {
         let d = self.dim as f64;
         let per_level = z_scale.max(1e-12).powf(1.0 / height.max(1) as f64);
         let s = per_level / (2.0 * d).sqrt();
+        self.map_var = s * s;
         for e in &mut self.emb {
             *e = StandardNormal.sample(&mut rng);
         }
         for a in &mut self.maps {
             let n: f64 = StandardNormal.sample(&mut rng);
             *a = s * n;
+        }
+        // Every D x D half of every map a scaled random orthogonal matrix (Saxe et al. 2014,
+        // "Exact solutions to the nonlinear dynamics of learning in deep linear neural
+        // networks", arXiv:1312.6120): products along the tree stay well conditioned (measured:
+        // a width-1 depth-1 grammar at N = 1,000 reaches the noise in 20 Gauss-Newton steps,
+        // Gaussian maps stall at a training error of 12 after 30).
+        let dd = self.dim;
+        let so = per_level / 2f64.sqrt();
+        for blk in self.maps.chunks_mut(dd * dd) {
+            let q = nalgebra::DMatrix::from_row_slice(dd, dd, blk).qr().q();
+            for i in 0..dd {
+                for j in 0..dd {
+                    blk[i * dd + j] = so * q[(i, j)];
+                }
+            }
         }
     }
 
@@ -263,17 +301,38 @@ impl LinearTree {
     ) -> f64 {
         let d = self.dim;
         let mut mu = 1e-3;
-        let mut cur = self.sse(br, keys, w, y, rows);
+        let mut cur_sse = self.sse(br, keys, w, y, rows);
         let mut pred = vec![0.0; d];
         let mut prev: Option<Vec<f64>> = None;
+        let ne = self.emb.len();
+        // The prior's weight relative to the data's (parameters over equations) capped below
+        // 3/4: more pulls every fit to zero (measured: width 3 at 1.3x its parameters' rows).
+        let ridge_k = self
+            .ridge
+            .min(0.75 * (rows.len() * d) as f64 / self.n_params_used(br, keys, w, rows) as f64);
+        let wmap = 1.0 / self.map_var.max(1e-300);
+        let penalty = |t: &LinearTree| -> f64 {
+            t.emb.iter().map(|v| v * v).sum::<f64>()
+                + wmap * t.maps.iter().map(|v| v * v).sum::<f64>()
+        };
         for _ in 0..effort.steps {
+            let lam = ridge_k * cur_sse / (rows.len() * d) as f64;
+            let cur = cur_sse + lam * penalty(self);
             let mut caches = Vec::with_capacity(rows.len());
             let mut resid = Vec::with_capacity(rows.len() * d);
             for &r in rows {
                 caches.push(self.cache(br, keys, w, r, &mut pred));
                 resid.extend((0..d).map(|j| y(r, j) - pred[j]));
             }
-            let grad = self.jt(br, keys, w, rows, &caches, &resid);
+            let mut grad = self.jt(br, keys, w, rows, &caches, &resid);
+            for (i, g) in grad.iter_mut().enumerate() {
+                *g -= lam
+                    * if i < ne {
+                        self.emb[i]
+                    } else {
+                        wmap * self.maps[i - ne]
+                    };
+            }
             let diag = self.diag(br, keys, w, rows, &caches);
             let scale = diag.iter().sum::<f64>() / diag.len() as f64 + 1e-300;
             // The preconditioner's undamped blocks: once per step, whatever the damping tried.
@@ -284,7 +343,11 @@ impl LinearTree {
             };
             let mut accepted = false;
             while mu < 1e8 {
-                let damp: Vec<f64> = diag.iter().map(|&g| mu * g + 1e-9 * scale).collect();
+                let damp: Vec<f64> = diag
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &g)| mu * g + 1e-9 * scale + lam * if i < ne { 1.0 } else { wmap })
+                    .collect();
                 let warm: Option<Vec<f64>> = prev
                     .as_ref()
                     .map(|p| p.iter().map(|v| WARM_DECAY * v).collect());
@@ -303,7 +366,6 @@ impl LinearTree {
                 );
                 // The step, then (rejected) shorter ones along it before a re-solve with more
                 // damping: a backtracking costs forward passes, a re-solve a full CG run.
-                let ne = self.emb.len();
                 let mut found = None;
                 for &frac in BACKTRACK {
                     let mut trial = self.clone();
@@ -313,16 +375,17 @@ impl LinearTree {
                     for (t, s) in trial.maps.iter_mut().zip(&step[ne..]) {
                         *t += frac * s;
                     }
-                    let new = trial.sse(br, keys, w, y, rows);
+                    let new_sse = trial.sse(br, keys, w, y, rows);
+                    let new = new_sse + lam * penalty(&trial);
                     if new.is_finite() && new < cur {
-                        found = Some((frac, new, trial));
+                        found = Some((frac, new, new_sse, trial));
                         break;
                     }
                 }
-                if let Some((frac, new, trial)) = found {
+                if let Some((frac, new, new_sse, trial)) = found {
                     let gain = (cur - new) / cur.max(1e-300);
                     *self = trial;
-                    cur = new;
+                    cur_sse = new_sse;
                     prev = Some(step.iter().map(|v| frac * v).collect());
                     // A shortened step: the model overshot, damp a little more next time.
                     mu = if frac < 1.0 {
@@ -341,7 +404,7 @@ impl LinearTree {
                 break;
             }
         }
-        cur
+        cur_sse
     }
 
     /// `J^T J v` for a parameter direction `v` (word vectors then maps): the root changes
