@@ -257,8 +257,7 @@ impl TreeLearner {
             let keys = latent.keys(&br, w.n);
             let mut one = latent.clone();
             one.active = 1;
-            let mut model = LinearTree::new(w.vocab, *dim, latent.n_rules());
-            model.ridge = LINEAR_RIDGE;
+            let model = LinearTree::new(w.vocab, *dim, latent.n_rules());
             let rows_needed = one.rows_needed(w.vocab, *dim, 1);
             subs.push(Sub::new(
                 Model::Linear(model),
@@ -537,9 +536,12 @@ impl TreeLearner {
                         let height = self.br.nodes.last().map_or(1, |nd| nd.height);
                         m.randomize(height, z_scale, derive_seed(seed, 99));
                     }
+                    // Locked in but still a few grid steps off the noise: more refining steps
+                    // (measured: width 1 at N = 2,000 stayed at 2.9 grid steps over three
+                    // checkpoints of 4 steps).
                     let effort = if locked {
                         GnEffort {
-                            steps: 4,
+                            steps: if sub.train_rmse > 1.5 * lam { 12 } else { 4 },
                             cg: 40,
                             restarts: 0,
                         }
@@ -586,6 +588,11 @@ impl TreeLearner {
                     }
                     let work = cost(&effort);
                     sub.work += work;
+                    // The prior leads a fit from a poor start into the data's basin; once
+                    // locked in it only biases the refinement (it is weighted by the error, so
+                    // it holds the error up: measured 2.9 grid steps instead of the noise,
+                    // width 1 at N = 2,000).
+                    m.ridge = if locked { 0.0 } else { LINEAR_RIDGE };
                     let sse = m.fit(&self.br, &sub.keys, w, &y, &rows, effort, z_scale, seed);
                     sub.train_rmse = (sse / (n * d) as f64).sqrt();
                     if std::env::var_os("KCOMP_TREE_TRACE").is_some() {
