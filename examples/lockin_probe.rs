@@ -1,7 +1,7 @@
 //! Diagnostic: how many rows the tree learner's linear maps need to lock in (one batch fit on
 //! the first N rows, scored on 1,000 held-out rows; not a prequential code).
-//! Usage: cargo run --release --example lockin_probe -- WIDTH DEPTH N SEED [TIED] [STEPS] [STARTS] [RIDGE]
-//! TIED: distinct heights of maps above the first level (0: one per height). Categories from
+//! Usage: cargo run --release --example lockin_probe -- WIDTH DEPTH N SEED [STEPS] [STARTS] [RIDGE]
+//! RIDGE: the prior's weight (`LinearTree::ridge`, default 1; 0: least squares). Categories from
 //! Z's covariance on the N rows (`LatentKeys::init_by_covariance`, at most 4). Prints the
 //! training and held-out RMS error (grid step and noise 0.01) every 10 Gauss-Newton steps.
 use kcomp::dataset::Targets;
@@ -24,9 +24,8 @@ fn main() {
         seed: arg(4, 0) as u64,
         ..Default::default()
     };
-    let tied = arg(5, 0);
-    let steps = arg(6, 60);
-    let starts = arg(7, 1);
+    let steps = arg(5, 60);
+    let starts = arg(6, 1);
     let g = generate(&p).unwrap();
     let data = g.to_dataset().unwrap();
     let Targets::Continuous { grid, dim, lam } = &data.z else {
@@ -36,9 +35,6 @@ fn main() {
     let classes = learn_classes(&data.w, 16);
     let br = Bracketing::new(p.length);
     let mut latent = LatentKeys::new(&br, &classes.of_word, classes.count, 4, &data.w);
-    if tied > 0 {
-        latent.distinct_heights = tied.min(latent.distinct_heights);
-    }
     let train: Vec<usize> = (0..n).collect();
     let test: Vec<usize> = (n..n + 1000).collect();
     let y = |r: usize, j: usize| grid[r * d + j] as f64 * lam;
@@ -68,7 +64,7 @@ fn main() {
     };
     for s in 0..starts {
         let mut m = LinearTree::new(data.w.vocab, d, latent.n_rules());
-        m.ridge = a.get(8).and_then(|s| s.parse().ok()).unwrap_or(1.0);
+        m.ridge = a.get(7).and_then(|s| s.parse().ok()).unwrap_or(1.0);
         m.randomize(height, z_scale, 99 + s as u64);
         for k in (0..steps).step_by(10) {
             let sse = m.fit(&br, &keys, &data.w, &y, &train, effort, z_scale, 5);

@@ -53,10 +53,6 @@ pub struct LatentKeys {
     level0: Vec<u32>,
     n_level0: usize,
     max_height: usize,
-    /// Heights with maps of their own above the first level: nodes higher than
-    /// `distinct_heights + 1` use the maps of that height (a recursive top level, as the
-    /// grammars of Elmoznino et al. have; `max_height - 1`: none shared).
-    pub distinct_heights: usize,
     /// Per row and node: `(left head, right head)` for nodes above the first level (a head is
     /// a pair of word classes `< n_wc^2`, or `n_wc^2 + word class` for a leaf), the pair of
     /// word classes for first-level nodes (`u32::MAX` as right head).
@@ -126,7 +122,6 @@ impl LatentKeys {
             level0,
             n_level0: n_level0 as usize,
             max_height: br.nodes.last().map_or(1, |n| n.height),
-            distinct_heights: br.nodes.last().map_or(1, |n| n.height) - 1,
             heads,
             movable: (0..pairs).filter(|&p| movable[p]).collect(),
             assign: vec![0; pairs],
@@ -135,13 +130,12 @@ impl LatentKeys {
 
     /// Rule slots (every first-level pair seen, every (height, category, category) above).
     pub fn n_rules(&self) -> usize {
-        self.n_level0 + self.distinct_heights * self.n_cat * self.n_cat
+        self.n_level0 + (self.max_height - 1) * self.n_cat * self.n_cat
     }
 
     /// The rule slot of a node of `height >= 2` whose children have categories `a`, `b`.
     pub fn rule_slot(&self, height: usize, a: usize, b: usize) -> usize {
-        let h = (height - 2).min(self.distinct_heights.saturating_sub(1));
-        self.n_level0 + (h * self.n_cat + a) * self.n_cat + b
+        self.n_level0 + ((height - 2) * self.n_cat + a) * self.n_cat + b
     }
 
     /// Highest node.
@@ -156,7 +150,7 @@ impl LatentKeys {
 
     /// [`Self::n_rules_used`] with `categories` latent categories in use.
     fn n_rules_with(&self, categories: usize) -> usize {
-        self.n_level0 + self.distinct_heights * categories * categories
+        self.n_level0 + (self.max_height - 1) * categories * categories
     }
 
     /// Rows a linear fit needs to determine its parameters (word vectors and the maps of the
