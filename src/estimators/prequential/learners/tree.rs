@@ -249,11 +249,11 @@ impl TreeLearner {
         if settings.linear {
             // One rule per height above the first level until (latent >= 2) the rows sent show
             // node categories (at most `latent`; `LatentKeys::init_by_covariance`).
-            let latent = LatentKeys::new(&br, &classes.of_word, classes.count, settings.latent, w);
-            let keys = latent.keys(&br, w.n);
-            let mut one = latent.clone();
+            let mut one =
+                LatentKeys::new(&br, &classes.of_word, classes.count, settings.latent, w);
             one.active = 1;
-            let model = LinearTree::new(w.vocab, *dim, latent.n_rules());
+            let keys = one.keys(&br, w.n);
+            let model = LinearTree::new(w.vocab, *dim, one.n_rules());
             let rows_needed = one.rows_needed(w.vocab, *dim, 1);
             subs.push(Sub::new(
                 Model::Linear(model),
@@ -486,28 +486,20 @@ impl TreeLearner {
                     // from Z's covariance given the root's child heads over every row sent
                     // (no map fitted; renamed to keep the fitted maps in place).
                     if let Some(latent) = sub.latent.as_mut().filter(|l| l.c > 1 && !locked) {
-                        let was = latent.active;
+                        let before = latent.clone();
                         let seed_c = derive_seed(seed, 77);
                         if latent.init_by_covariance(&self.br, sent, &y, d, seed_c) {
                             sub.keys = latent.keys(&self.br, w.n);
                             sub.rows_needed = latent.rows_needed(w.vocab, d, latent.active);
-                            // From one category to several: every new rule starts from the
-                            // one-category fit (category 0 keeps the most pairs).
+                            // The key layout holds the categories in use: every rule starts from
+                            // the fitted rule of the categories its pairs had.
+                            m.maps = latent.carry_maps(&before, &m.maps, 2 * d * d);
+                            m.n_rules = latent.n_rules();
+                            // From one category to several: the next full fit also tries a
+                            // random start.
                             sub.grown &= latent.active > 1;
-                            if was == 1 && sub.fitted {
+                            if before.active == 1 && latent.active > 1 && sub.fitted {
                                 sub.grown = true;
-                                let blk = 2 * d * d;
-                                for h in 2..=latent.max_height() {
-                                    let from = latent.rule_slot(h, 0, 0) * blk;
-                                    for a in 0..latent.c {
-                                        for b in 0..latent.c {
-                                            let to = latent.rule_slot(h, a, b) * blk;
-                                            if to != from {
-                                                m.maps.copy_within(from..from + blk, to);
-                                            }
-                                        }
-                                    }
-                                }
                             }
                         }
                     }
