@@ -1,6 +1,6 @@
 //! Probe: the tree learner (with the marginal) on one grammar, against the exact K(Z|W).
 //! Usage: cargo run --release --example tree_probe -- WIDTH DEPTH N SEED [linear|tensor] [LATENT]
-//! (LATENT: most latent node categories of the linear sub-model, default 1).
+//! (LATENT: most latent node categories of the linear sub-model, default TreeSettings's).
 use kcomp::datasets::grammar::{Composition, GrammarParams, generate};
 use kcomp::estimators::prequential::learners::tree::TreeSettings;
 use kcomp::estimators::prequential::online::{LearnerSpec, OnlineConfig, online_code};
@@ -35,7 +35,7 @@ fn main() {
             learners: vec![
                 LearnerSpec::Marginal,
                 LearnerSpec::Tree(TreeSettings {
-                    latent: arg(6, 1),
+                    latent: arg(6, TreeSettings::default().latent),
                     ..Default::default()
                 }),
             ],

@@ -79,7 +79,10 @@ pub struct TreeSettings {
     /// Most latent node categories of the linear sub-model (1: one rule per height above the
     /// first level). Above 1 the categories and their number are derived from Z's covariance
     /// given the root's child heads until the fit locks in ([`latent`]); one rule per height
-    /// until the rows show categories.
+    /// until the rows show categories, and then the code is the one-category learner's (the
+    /// key layout holds the categories in use only). Default 4, the most: linear grammars of
+    /// widths 2-3 need them, and width 1 and tensor grammars, where the rows show one category,
+    /// code the same bits as with 1.
     pub latent: usize,
 }
 
@@ -89,7 +92,7 @@ impl Default for TreeSettings {
             fit_rows: 1500,
             elementwise: true,
             linear: true,
-            latent: 1,
+            latent: MAX_LATENT,
         }
     }
 }
@@ -249,8 +252,7 @@ impl TreeLearner {
         if settings.linear {
             // One rule per height above the first level until (latent >= 2) the rows sent show
             // node categories (at most `latent`; `LatentKeys::init_by_covariance`).
-            let mut one =
-                LatentKeys::new(&br, &classes.of_word, classes.count, settings.latent, w);
+            let mut one = LatentKeys::new(&br, &classes.of_word, classes.count, settings.latent, w);
             one.active = 1;
             let keys = one.keys(&br, w.n);
             let model = LinearTree::new(w.vocab, *dim, one.n_rules());
