@@ -307,12 +307,12 @@ impl TreeLearner {
             (settings.fit_rows as f64).min(n) * (m * 2.0 * d + 2.0 * m * d * d + 2.0 * d) * 8.0;
         let roles = (MAX_CLASSES * MAX_CLASSES) as f64 * depth;
         let normal = (v + roles).powi(2) * 8.0;
-        // Per latent sub-model: its rule slots (first-level pairs, then (height, category,
-        // category) above), four copies in a fit, and the rows' heads.
-        let cats = (MAX_LATENT + MAX_CLASSES) as f64;
+        // The linear sub-model (one, whatever `latent`): its rule slots at the most categories
+        // (first-level pairs, then (height, category, category) above), four copies in a fit,
+        // and the rows' heads (two copies while the categories are re-derived).
+        let cats = (settings.latent + MAX_CLASSES) as f64;
         let slots = (MAX_CLASSES * MAX_CLASSES) as f64 + depth * cats * cats;
-        let linear =
-            settings.latent as f64 * ((v * d + slots * 2.0 * d * d) * 8.0 * 4.0 + n * m * 8.0);
+        let linear = (v * d + slots * 2.0 * d * d) * 8.0 * 4.0 + 2.0 * n * m * 8.0;
         keys + fit + normal + linear
     }
 
