@@ -83,7 +83,10 @@ pub struct TreeSettings {
     /// Most latent node categories of the linear sub-model (1: one rule per height above the
     /// first level). Above 1 the categories and their number are derived from Z's covariance
     /// given the root's child heads until the fit locks in ([`latent`]); one rule per height
-    /// until the rows show categories.
+    /// until the rows show categories, and then the code is the one-category learner's (the
+    /// key layout holds the categories in use only). Default 4, the most: linear grammars of
+    /// widths 2-3 need them, and width 1 and tensor grammars, where the rows show one category,
+    /// code the same bits as with 1.
     pub latent: usize,
 }
 
@@ -93,7 +96,7 @@ impl Default for TreeSettings {
             fit_rows: 1500,
             elementwise: true,
             linear: true,
-            latent: 1,
+            latent: MAX_LATENT,
         }
     }
 }
@@ -253,11 +256,10 @@ impl TreeLearner {
         if settings.linear {
             // One rule per height above the first level until (latent >= 2) the rows sent show
             // node categories (at most `latent`; `LatentKeys::init_by_covariance`).
-            let latent = LatentKeys::new(&br, &classes.of_word, classes.count, settings.latent, w);
-            let keys = latent.keys(&br, w.n);
-            let mut one = latent.clone();
+            let mut one = LatentKeys::new(&br, &classes.of_word, classes.count, settings.latent, w);
             one.active = 1;
-            let model = LinearTree::new(w.vocab, *dim, latent.n_rules());
+            let keys = one.keys(&br, w.n);
+            let model = LinearTree::new(w.vocab, *dim, one.n_rules());
             let rows_needed = one.rows_needed(w.vocab, *dim, 1);
             subs.push(Sub::new(
                 Model::Linear(model),
@@ -309,12 +311,12 @@ impl TreeLearner {
             (settings.fit_rows as f64).min(n) * (m * 2.0 * d + 2.0 * m * d * d + 2.0 * d) * 8.0;
         let roles = (MAX_CLASSES * MAX_CLASSES) as f64 * depth;
         let normal = (v + roles).powi(2) * 8.0;
-        // Per latent sub-model: its rule slots (first-level pairs, then (height, category,
-        // category) above), four copies in a fit, and the rows' heads.
-        let cats = (MAX_LATENT + MAX_CLASSES) as f64;
+        // The linear sub-model (one, whatever `latent`): its rule slots at the most categories
+        // (first-level pairs, then (height, category, category) above), four copies in a fit,
+        // and the rows' heads (two copies while the categories are re-derived).
+        let cats = (settings.latent + MAX_CLASSES) as f64;
         let slots = (MAX_CLASSES * MAX_CLASSES) as f64 + depth * cats * cats;
-        let linear =
-            settings.latent as f64 * ((v * d + slots * 2.0 * d * d) * 8.0 * 4.0 + n * m * 8.0);
+        let linear = (v * d + slots * 2.0 * d * d) * 8.0 * 4.0 + 2.0 * n * m * 8.0;
         keys + fit + normal + linear
     }
 
@@ -490,35 +492,29 @@ impl TreeLearner {
                     // from Z's covariance given the root's child heads over every row sent
                     // (no map fitted; renamed to keep the fitted maps in place).
                     if let Some(latent) = sub.latent.as_mut().filter(|l| l.c > 1 && !locked) {
-                        let was = latent.active;
+                        let before = latent.clone();
                         let seed_c = derive_seed(seed, 77);
                         if latent.init_by_covariance(&self.br, sent, &y, d, seed_c) {
                             sub.keys = latent.keys(&self.br, w.n);
                             sub.rows_needed = latent.rows_needed(w.vocab, d, latent.active);
-                            // From one category to several: every new rule starts from the
-                            // one-category fit (category 0 keeps the most pairs).
+                            // The key layout holds the categories in use: every rule starts from
+                            // the fitted rule of the categories its pairs had.
+                            m.maps = latent.carry_maps(&before, &m.maps, 2 * d * d);
+                            m.n_rules = latent.n_rules();
+                            // From one category to several: the next full fit also tries a
+                            // random start.
                             sub.grown &= latent.active > 1;
-                            if was == 1 && sub.fitted {
+                            if before.active == 1 && latent.active > 1 && sub.fitted {
                                 sub.grown = true;
-                                let blk = 2 * d * d;
-                                for h in 2..=latent.max_height() {
-                                    let from = latent.rule_slot(h, 0, 0) * blk;
-                                    for a in 0..latent.c {
-                                        for b in 0..latent.c {
-                                            let to = latent.rule_slot(h, a, b) * blk;
-                                            if to != from {
-                                                m.maps.copy_within(from..from + blk, to);
-                                            }
-                                        }
-                                    }
-                                }
                             }
                         }
                     }
-                    // The chained maps fit from a random start once the rows are about twice the
-                    // parameters per dimension (measured: width 3, depth 2: stalls at a
-                    // training error of 105 with 1.3x, reaches the noise in 30 steps with
-                    // 2.6x): below, cheap steps (the one-category fit keeps its 4/3x).
+                    // The chained maps fit from a random start once the rows are about 1.5x the
+                    // parameters per dimension (measured, width 3, depth 2, orthogonal start
+                    // and the prior (`LinearTree::ridge`): the noise in 30-40 steps at 1.4x and
+                    // 1.5x, stalled at a training error of 74 at 1.2x; least squares from
+                    // Gaussian maps needed 2x-2.6x): below, cheap steps (the one-category fit
+                    // keeps its 4/3x).
                     let categories = sub.latent.as_ref().is_some_and(|l| l.active > 1);
                     let under = if categories {
                         sent.len() * 2 < 3 * sub.rows_needed
@@ -588,10 +584,8 @@ impl TreeLearner {
                     }
                     let work = cost(&effort);
                     sub.work += work;
-                    // The prior leads a fit from a poor start into the data's basin; once
-                    // locked in it only biases the refinement (it is weighted by the error, so
-                    // it holds the error up: measured 2.9 grid steps instead of the noise,
-                    // width 1 at N = 2,000).
+                    // The prior leads a fit from a poor start into the data's basin; a
+                    // locked-in fit is in it already, and refines by least squares.
                     m.ridge = if locked { 0.0 } else { LINEAR_RIDGE };
                     let sse = m.fit(&self.br, &sub.keys, w, &y, &rows, effort, z_scale, seed);
                     sub.train_rmse = (sse / (n * d) as f64).sqrt();
@@ -669,9 +663,8 @@ impl OnlineLearner for TreeLearner {
             self.refit(w, z, sent);
             let mut next = ((sent.len() as f64 * FIT_GROWTH).ceil() as usize).max(sent.len() + 1);
             // A linear sub-model with latent categories gets its first full fit as soon as the
-            // rows allow it (twice
-            // its parameters per dimension), not at the next checkpoint: up to half the rows
-            // earlier.
+            // rows allow it (1.5x its parameters per dimension), not at the next checkpoint: up
+            // to half the rows earlier.
             for sub in self.subs.iter().filter(|s| !s.frozen) {
                 if sub.latent.as_ref().is_some_and(|l| l.active > 1) {
                     let full = (3 * sub.rows_needed).div_ceil(2);
