@@ -383,7 +383,8 @@ impl LinearTree {
             let toks = w.row(r);
             let rules = &keys.rule[r * k..(r + 1) * k];
             for (p, &tok) in toks.iter().enumerate() {
-                dh[p * d..(p + 1) * d].copy_from_slice(&v[tok as usize * d..(tok as usize + 1) * d]);
+                dh[p * d..(p + 1) * d]
+                    .copy_from_slice(&v[tok as usize * d..(tok as usize + 1) * d]);
             }
             for (i, nd) in br.nodes.iter().enumerate() {
                 let rule = rules[i] as usize;
