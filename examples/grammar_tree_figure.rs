@@ -14,6 +14,7 @@ struct Row {
     width: usize,
     depth: usize,
     n: usize,
+    seed: u64,
     scheme: String,
     exact_c: f64,
     c: f64,
@@ -29,9 +30,10 @@ fn parse(path: &str) -> Result<Vec<Row>, String> {
             .position(|h| *h == name)
             .ok_or(format!("{path}: no column {name}"))
     };
-    let (setting, n, scheme, exact, kz, c) = (
+    let (setting, n, seed, scheme, exact, kz, c) = (
         col("setting")?,
         col("N")?,
+        col("seed")?,
         col("scheme")?,
         col("exact_encoded_bits")?,
         col("k_z_bits")?,
@@ -52,7 +54,9 @@ fn parse(path: &str) -> Result<Vec<Row>, String> {
         };
         let (width, depth) = (key("width=").unwrap_or(3), key("depth=").unwrap_or(2));
         let composition = if words.len() >= 4 { words[3] } else { "linear" };
-        let (Some(nn), Some(ex), Some(k), Some(cc)) = (num(n), num(exact), num(kz), num(c)) else {
+        let (Some(nn), Some(sd), Some(ex), Some(k), Some(cc)) =
+            (num(n), num(seed), num(exact), num(kz), num(c))
+        else {
             return Err(format!("{path}: unreadable row {line}"));
         };
         rows.push(Row {
@@ -60,6 +64,7 @@ fn parse(path: &str) -> Result<Vec<Row>, String> {
             width,
             depth,
             n: nn as usize,
+            seed: sd as u64,
             // `+tree` runs (the learner is opt-in) are the earlier runs' `online+fast`.
             scheme: f[scheme].replace("online+fast+tree", "online+fast"),
             exact_c: k / ex,
@@ -70,8 +75,11 @@ fn parse(path: &str) -> Result<Vec<Row>, String> {
 }
 
 fn panel(rows: &[Row], composition: &str, by_depth: bool) -> Panel {
+    // Seed 0: the seed every cell has (a subset is run at more seeds; see the summariser).
     let keep = |r: &&Row| {
-        r.composition == composition && if by_depth { r.width == 1 } else { r.depth == 2 }
+        r.seed == 0
+            && r.composition == composition
+            && if by_depth { r.width == 1 } else { r.depth == 2 }
     };
     let x_of = |r: &Row| if by_depth { r.depth } else { r.width } as f64;
     let ns: Vec<usize> = {

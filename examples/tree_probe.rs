@@ -1,6 +1,8 @@
 //! Probe: the tree learner (with the marginal) on one grammar, against the exact K(Z|W).
 //! Usage: cargo run --release --example tree_probe -- WIDTH DEPTH N SEED [linear|tensor] [LATENT]
-//! (LATENT: most latent node categories of the linear sub-model, default 1).
+//! [ORDER_SEED] (LATENT: most latent node categories of the linear sub-model, default
+//! TreeSettings's; ORDER_SEED: the prequential code's seed, its row order and the learner's
+//! random starts, default 0; the sweep uses SEED for both).
 use kcomp::datasets::grammar::{Composition, GrammarParams, generate};
 use kcomp::estimators::prequential::learners::tree::TreeSettings;
 use kcomp::estimators::prequential::online::{LearnerSpec, OnlineConfig, online_code};
@@ -26,7 +28,7 @@ fn main() {
     let exact = g.terms.k_z_given_w();
     let data = g.to_dataset().unwrap();
     let cfg = PrequentialConfig {
-        seed: 0,
+        seed: arg(7, 0) as u64,
         ordering: Ordering::Random,
         val_size: 0,
         scheme: Scheme::Online,
@@ -35,7 +37,7 @@ fn main() {
             learners: vec![
                 LearnerSpec::Marginal,
                 LearnerSpec::Tree(TreeSettings {
-                    latent: arg(6, 1),
+                    latent: arg(6, TreeSettings::default().latent),
                     ..Default::default()
                 }),
             ],

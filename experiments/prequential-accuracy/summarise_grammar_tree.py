@@ -1,7 +1,8 @@
 """Table of results/grammar_tree.csv: per composition, width, depth and N, the prequential
 K(Z|W) over the exact K(Z|W) with the tree learner in the mixture (online+fast) and without it
 (+notree), prequential C beside exact C, and the wall seconds of the run; then Kendall's tau-b
-between prequential C and exact C over every cell. Markdown on stdout."""
+between prequential C and exact C over every cell (each seed a cell), per composition and over
+seed 0; cells run at several seeds get a table of the mean and range. Markdown on stdout."""
 import csv, sys
 from collections import defaultdict
 
@@ -55,11 +56,35 @@ for key in sorted(cells):
           f"{exact_c:.2f} | {float(t['c_l']):.2f} | "
           f"{float(n['c_l']) if n else float('nan'):.2f} | {float(t['wall_seconds']):.0f} | "
           f"{t['best_learner']} |")
+keys = [k for k in sorted(cells) if "online+fast" in cells[k]]
 print(f"\nKendall tau-b (prequential C with the tree learner vs exact C, {len(pc)} cells): "
       f"{tau_b(pc, ec):.3f}")
 for comp in ("linear", "tensor"):
-    sel = [i for i, k in enumerate(k for k in sorted(cells) if "online+fast" in cells[k])
-           if sorted(k for k in cells if "online+fast" in cells[k])[i][0] == comp]
+    sel = [i for i, k in enumerate(keys) if k[0] == comp]
     if len(sel) > 1:
         print(f"  {comp} only ({len(sel)} cells): "
               f"{tau_b([pc[i] for i in sel], [ec[i] for i in sel]):.3f}")
+seeds = sorted({k[4] for k in keys})
+if len(seeds) > 1:
+    sel = [i for i, k in enumerate(keys) if k[4] == 0]
+    print(f"  seed 0 only ({len(sel)} cells): "
+          f"{tau_b([pc[i] for i in sel], [ec[i] for i in sel]):.3f}")
+    # Cells run at more than one seed: mean and range over the seeds.
+    groups = defaultdict(list)
+    for k in keys:
+        groups[k[:4]].append(cells[k]["online+fast"])
+    multi = {g: rs for g, rs in groups.items() if len(rs) > 1}
+    if multi:
+        print("\n| composition | width | depth | N | seeds | ratio mean (min-max) | "
+              "prequential C mean (min-max) | exact C mean | s/run mean |")
+        print("|---" * 9 + "|")
+        for g in sorted(multi):
+            rs = multi[g]
+            ratio = [float(r["ratio"]) for r in rs]
+            c = [float(r["c_l"]) for r in rs]
+            ex = [float(r["k_z_bits"]) / float(r["exact_encoded_bits"]) for r in rs]
+            sec = [float(r["wall_seconds"]) for r in rs]
+            mean = lambda v: sum(v) / len(v)
+            print(f"| {g[0]} | {g[1]} | {g[2]} | {g[3]} | {len(rs)} | {mean(ratio):.2f} "
+                  f"({min(ratio):.2f}-{max(ratio):.2f}) | {mean(c):.2f} ({min(c):.2f}-{max(c):.2f}) "
+                  f"| {mean(ex):.2f} | {mean(sec):.0f} |")

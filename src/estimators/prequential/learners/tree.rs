@@ -79,7 +79,10 @@ pub struct TreeSettings {
     /// Most latent node categories of the linear sub-model (1: one rule per height above the
     /// first level). Above 1 the categories and their number are derived from Z's covariance
     /// given the root's child heads until the fit locks in ([`latent`]); one rule per height
-    /// until the rows show categories.
+    /// until the rows show categories, and then the code is the one-category learner's (the
+    /// key layout holds the categories in use only). Default 4, the most: linear grammars of
+    /// widths 2-3 need them, and width 1 and tensor grammars, where the rows show one category,
+    /// code the same bits as with 1.
     pub latent: usize,
 }
 
@@ -89,7 +92,7 @@ impl Default for TreeSettings {
             fit_rows: 1500,
             elementwise: true,
             linear: true,
-            latent: 1,
+            latent: MAX_LATENT,
         }
     }
 }
@@ -249,11 +252,10 @@ impl TreeLearner {
         if settings.linear {
             // One rule per height above the first level until (latent >= 2) the rows sent show
             // node categories (at most `latent`; `LatentKeys::init_by_covariance`).
-            let latent = LatentKeys::new(&br, &classes.of_word, classes.count, settings.latent, w);
-            let keys = latent.keys(&br, w.n);
-            let mut one = latent.clone();
+            let mut one = LatentKeys::new(&br, &classes.of_word, classes.count, settings.latent, w);
             one.active = 1;
-            let model = LinearTree::new(w.vocab, *dim, latent.n_rules());
+            let keys = one.keys(&br, w.n);
+            let model = LinearTree::new(w.vocab, *dim, one.n_rules());
             let rows_needed = one.rows_needed(w.vocab, *dim, 1);
             subs.push(Sub::new(
                 Model::Linear(model),
@@ -305,12 +307,12 @@ impl TreeLearner {
             (settings.fit_rows as f64).min(n) * (m * 2.0 * d + 2.0 * m * d * d + 2.0 * d) * 8.0;
         let roles = (MAX_CLASSES * MAX_CLASSES) as f64 * depth;
         let normal = (v + roles).powi(2) * 8.0;
-        // Per latent sub-model: its rule slots (first-level pairs, then (height, category,
-        // category) above), four copies in a fit, and the rows' heads.
-        let cats = (MAX_LATENT + MAX_CLASSES) as f64;
+        // The linear sub-model (one, whatever `latent`): its rule slots at the most categories
+        // (first-level pairs, then (height, category, category) above), four copies in a fit,
+        // and the rows' heads (two copies while the categories are re-derived).
+        let cats = (settings.latent + MAX_CLASSES) as f64;
         let slots = (MAX_CLASSES * MAX_CLASSES) as f64 + depth * cats * cats;
-        let linear =
-            settings.latent as f64 * ((v * d + slots * 2.0 * d * d) * 8.0 * 4.0 + n * m * 8.0);
+        let linear = (v * d + slots * 2.0 * d * d) * 8.0 * 4.0 + 2.0 * n * m * 8.0;
         keys + fit + normal + linear
     }
 
@@ -486,28 +488,20 @@ impl TreeLearner {
                     // from Z's covariance given the root's child heads over every row sent
                     // (no map fitted; renamed to keep the fitted maps in place).
                     if let Some(latent) = sub.latent.as_mut().filter(|l| l.c > 1 && !locked) {
-                        let was = latent.active;
+                        let before = latent.clone();
                         let seed_c = derive_seed(seed, 77);
                         if latent.init_by_covariance(&self.br, sent, &y, d, seed_c) {
                             sub.keys = latent.keys(&self.br, w.n);
                             sub.rows_needed = latent.rows_needed(w.vocab, d, latent.active);
-                            // From one category to several: every new rule starts from the
-                            // one-category fit (category 0 keeps the most pairs).
+                            // The key layout holds the categories in use: every rule starts from
+                            // the fitted rule of the categories its pairs had.
+                            m.maps = latent.carry_maps(&before, &m.maps, 2 * d * d);
+                            m.n_rules = latent.n_rules();
+                            // From one category to several: the next full fit also tries a
+                            // random start.
                             sub.grown &= latent.active > 1;
-                            if was == 1 && sub.fitted {
+                            if before.active == 1 && latent.active > 1 && sub.fitted {
                                 sub.grown = true;
-                                let blk = 2 * d * d;
-                                for h in 2..=latent.max_height() {
-                                    let from = latent.rule_slot(h, 0, 0) * blk;
-                                    for a in 0..latent.c {
-                                        for b in 0..latent.c {
-                                            let to = latent.rule_slot(h, a, b) * blk;
-                                            if to != from {
-                                                m.maps.copy_within(from..from + blk, to);
-                                            }
-                                        }
-                                    }
-                                }
                             }
                         }
                     }

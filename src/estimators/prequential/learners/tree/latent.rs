@@ -44,11 +44,12 @@ pub struct LatentKeys {
     n_wc: usize,
     /// Latent categories the key layout holds.
     pub c: usize,
-    /// Categories in use (`init_by_covariance` chooses it, at most `c`).
+    /// Categories in use (`init_by_covariance` chooses it, at most `c`). The key layout holds
+    /// these only, so a layout with one category in use is the one-category learner's, slot for
+    /// slot (its fits, random starts included, are the same).
     pub active: usize,
-    /// Categories a child can have: the `c` latent ones, then one per word class when some
-    /// node above the first level has a leaf child.
-    n_cat: usize,
+    /// Some node above the first level has a leaf child (a category per word class then).
+    leaf_child: bool,
     /// Key of a first-level node per pair of word classes (`u32::MAX`: never seen).
     level0: Vec<u32>,
     n_level0: usize,
@@ -118,7 +119,7 @@ impl LatentKeys {
             n_wc,
             c,
             active: c,
-            n_cat: c + if leaf_child { n_wc } else { 0 },
+            leaf_child,
             level0,
             n_level0: n_level0 as usize,
             max_height: br.nodes.last().map_or(1, |n| n.height),
@@ -128,14 +129,53 @@ impl LatentKeys {
         }
     }
 
+    /// Categories a child can have: the `active` latent ones, then one per word class when some
+    /// node above the first level has a leaf child.
+    fn n_cat(&self) -> usize {
+        self.active + if self.leaf_child { self.n_wc } else { 0 }
+    }
+
     /// Rule slots (every first-level pair seen, every (height, category, category) above).
     pub fn n_rules(&self) -> usize {
-        self.n_level0 + (self.max_height - 1) * self.n_cat * self.n_cat
+        self.n_level0 + (self.max_height - 1) * self.n_cat() * self.n_cat()
     }
 
     /// The rule slot of a node of `height >= 2` whose children have categories `a`, `b`.
     pub fn rule_slot(&self, height: usize, a: usize, b: usize) -> usize {
-        self.n_level0 + ((height - 2) * self.n_cat + a) * self.n_cat + b
+        let n_cat = self.n_cat();
+        self.n_level0 + ((height - 2) * n_cat + a) * n_cat + b
+    }
+
+    /// Rule maps (`block` numbers each, slot-major) of the layout `old` carried over to this
+    /// layout: first-level maps in place; a rule above, keyed by (height, a, b), starts from the
+    /// old rule of the categories that most of the pairs now in `a` and `b` had (a leaf's
+    /// category is its word class in both).
+    pub fn carry_maps(&self, old: &LatentKeys, maps: &[f64], block: usize) -> Vec<f64> {
+        let mut out = vec![0.0; self.n_rules() * block];
+        let first = self.n_level0 * block;
+        out[..first].copy_from_slice(&maps[..first]);
+        let mut votes = vec![vec![0usize; old.active]; self.active];
+        for &q in &self.movable {
+            votes[self.assign[q]][old.assign[q]] += 1;
+        }
+        let from = |a: usize| -> usize {
+            if a >= self.active {
+                return old.active + a - self.active;
+            }
+            (0..old.active)
+                .max_by_key(|&k| (votes[a][k], std::cmp::Reverse(k)))
+                .unwrap_or(0)
+        };
+        for h in 2..=self.max_height {
+            for a in 0..self.n_cat() {
+                for b in 0..self.n_cat() {
+                    let (to, src) = (self.rule_slot(h, a, b), old.rule_slot(h, from(a), from(b)));
+                    out[to * block..(to + 1) * block]
+                        .copy_from_slice(&maps[src * block..(src + 1) * block]);
+                }
+            }
+        }
+        out
     }
 
     /// Highest node.
@@ -164,7 +204,7 @@ impl LatentKeys {
         if (head as usize) < pairs {
             self.assign[head as usize]
         } else {
-            self.c + head as usize - pairs
+            self.active + head as usize - pairs
         }
     }
 
@@ -192,12 +232,12 @@ impl LatentKeys {
         }
     }
 
-    /// A random assignment of the movable pairs to the `c` categories, every category used
+    /// A random assignment of the movable pairs to the `active` categories, every category used
     /// when there are pairs enough.
     pub fn randomize(&mut self, seed: u64) {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let n = self.movable.len();
-        let mut cats: Vec<usize> = (0..n).map(|i| i % self.c).collect();
+        let mut cats: Vec<usize> = (0..n).map(|i| i % self.active).collect();
         for i in (1..n).rev() {
             let j = rng.random_range(0..=i);
             cats.swap(i, j);
@@ -219,14 +259,14 @@ impl LatentKeys {
         let mut keys = self.keys(br, n_rows);
         let mut best = loss(&keys);
         let mut moved = false;
-        if self.c < 2 {
+        if self.active < 2 {
             return (keys, best, false);
         }
         for pi in 0..self.movable.len() {
             let p = self.movable[pi];
             let was = self.assign[p];
             let mut best_k = was;
-            for k in 0..self.c {
+            for k in 0..self.active {
                 if k == was {
                     continue;
                 }
@@ -385,7 +425,7 @@ impl LatentKeys {
         let was_active = self.active;
         self.active = active;
         // Renamed to agree most with the current assignment (its fitted maps stay in place).
-        let rename = permutations(self.c)
+        let rename = permutations(active)
             .into_iter()
             .max_by_key(|pm| {
                 self.movable
