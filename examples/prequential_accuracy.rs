@@ -26,9 +26,9 @@ use kcomp::panel::family;
 
 #[derive(Parser)]
 struct Args {
-    /// lookup, grammar, language, grid (string-to-grid, 6 positions x 4 letters on a 6 x 6
-    /// grid, random layout, N sampled inputs), varlen (padded variable-length messages whose
-    /// last real token carries Z) or emergent (configs/prequential/emergent.toml as is, N
+    /// lookup, lookup12 (6 words x 4 letters, D = 12), grammar, language, grid (string-to-grid,
+    /// 6 positions x 4 letters on a 6 x 6 grid, random layout, N sampled inputs), varlen (padded
+    /// variable-length messages whose last real token carries Z) or emergent (configs/prequential/emergent.toml as is, N
     /// ignored; C^L with the protocol's K(Z)).
     #[arg(long, default_value = "lookup")]
     family: String,
@@ -159,6 +159,20 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
                 ..Default::default()
             };
             Ok((format!("q={}", a.q), lookup(&p)?.to_dataset()?))
+        }
+        // The held-out shape of configs/compare/requential-heldout.toml (6 words x 4 letters,
+        // D = 12): continuous Z the tree learner applies to, without tree composition.
+        "lookup12" => {
+            let p = LookupParams {
+                samples: n,
+                ngram: a.q,
+                vocab: 4,
+                length: 6,
+                dim: 12,
+                seed,
+                ..Default::default()
+            };
+            Ok((format!("q={},M=6,D=12", a.q), lookup(&p)?.to_dataset()?))
         }
         "grammar" => {
             let composition = match a.composition.as_str() {
@@ -301,7 +315,7 @@ fn online(variant: &str, seed: u64, threads: usize, pad: Option<u32>) -> Prequen
                 o.learners = vec![LearnerSpec::Marginal, LearnerSpec::Tree(Default::default())]
             }
             "notree" => o.learners.retain(|l| !matches!(l, LearnerSpec::Tree(_))),
-            // The tree learner is opt-in (`--learners ...,tree`): added to the mixture.
+            // The tree learner (in the default set; kept for schemes that removed it).
             "tree" => {
                 if !o.learners.iter().any(|l| matches!(l, LearnerSpec::Tree(_))) {
                     o.learners.push(LearnerSpec::Tree(Default::default()));

@@ -87,8 +87,9 @@ pub struct CompareArgs {
     pub protocol: Option<crate::estimators::prequential::Scheme>,
     /// Learners of the online prequential scheme, comma-separated: marginal, objects,
     /// ngram0..ngram3, rules, linear1, linear2, sparse (or sparse:words:bigrams:positions:
-    /// position-bigrams:ridge=R), mlp-linear, mlp256, gru (default: marginal, objects, ngram3,
-    /// rules, linear1, linear2, sparse, mlp-linear, mlp256; those that apply to the data run).
+    /// position-bigrams:ridge=R), tree, mlp-linear, mlp256, gru (default: marginal, objects,
+    /// ngram3, rules, linear1, linear2, sparse, mlp-linear, mlp256, tree; those that apply to
+    /// the data run, the others are reported as skipped with the reason).
     #[arg(long, value_delimiter = ',', conflicts_with = "config")]
     pub learners: Option<Vec<String>>,
     /// Estimator settings for --w/--z or --grid: a TOML file with the estimator sections of a

@@ -172,7 +172,7 @@ impl LearnerSpec {
     }
 
     /// The default spec behind a learner's short name (`--learners`): marginal, ngram0..3,
-    /// rules, linear1, linear2, mlp-linear, mlp256, gru. `rules:key=value:...` sets the rule
+    /// rules, tree, linear1, linear2, sparse, mlp-linear, mlp256, gru. `rules:key=value:...` sets the rule
     /// learner's [`super::learners::rules::RuleSettings`] ([`Self::parse`] says what is wrong).
     pub fn from_name(name: &str) -> Option<Self> {
         Self::parse(name).ok()
@@ -407,6 +407,7 @@ impl Default for OnlineConfig {
                     ema: 0.0,
                     calibrate: true,
                 },
+                LearnerSpec::Tree(Default::default()),
             ],
             mixing: super::switching::Mixing::default(),
             pad: None,

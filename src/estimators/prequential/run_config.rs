@@ -163,8 +163,9 @@ pub const SHORTCUTS: &[Shortcut] = &[
         "prequential.online.learners",
         "Learners of the online scheme, comma-separated: marginal, objects, ngram0..ngram3, \
          rules, linear1, linear2, sparse (or sparse:words:bigrams:positions:position-bigrams:\
-         ridge=R), mlp-linear, mlp256, gru (default: marginal, objects, ngram3, rules, linear1, \
-         linear2, sparse, mlp-linear, mlp256; those that apply to the data run)",
+         ridge=R), tree, mlp-linear, mlp256, gru (default: marginal, objects, ngram3, rules, \
+         linear1, linear2, sparse, mlp-linear, mlp256, tree; those that apply to the data run, \
+         the others are reported as skipped with the reason)",
         Shape::Names,
     ),
     flag(

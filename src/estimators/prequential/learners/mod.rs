@@ -214,11 +214,10 @@ pub fn build_online_learner(
         LearnerSpec::Ngram { order } => Box::new(NgramTable::new(w, z, *order)?),
         LearnerSpec::Tree(s) => {
             let padded = cfg.pad.is_some() || super::padding::detect_padding(w).is_some();
+            tree::TreeLearner::applies(w, z, padded)?;
             Box::new(
-                tree::TreeLearner::new(w, z, s, padded, seed).ok_or_else(|| {
-                    "needs an unpadded W of 2-64 words and continuous Z of at most 32 dimensions"
-                        .to_string()
-                })?,
+                tree::TreeLearner::new(w, z, s, padded, seed)
+                    .ok_or("the tree learner does not apply")?,
             )
         }
     };

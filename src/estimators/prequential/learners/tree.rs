@@ -211,6 +211,47 @@ pub struct TreeLearner {
 }
 
 impl TreeLearner {
+    /// Whether the learner runs on `w`, `z` ([`Self::new`]), or why not, in one line (the
+    /// mixture reports it as the learner's reason for being skipped; checking costs nothing).
+    pub fn applies(w: &TokenData, z: &Targets, padded: bool) -> std::result::Result<(), String> {
+        let Targets::Continuous { dim, .. } = z else {
+            return Err("discrete Z: the tree learner composes continuous vectors".into());
+        };
+        if padded {
+            return Err(
+                "W is padded (variable-length sentences): the tree learner parses \
+                        fixed-length W only"
+                    .into(),
+            );
+        }
+        if w.n_words < 2 {
+            return Err("W has one word per row: no tree to compose".into());
+        }
+        if w.n_words > MAX_TREE_WORDS {
+            return Err(format!(
+                "W has {} words per row, more than the {MAX_TREE_WORDS} the tree learner parses",
+                w.n_words
+            ));
+        }
+        if *dim > MAX_TREE_DIM {
+            return Err(format!(
+                "Z has {dim} dimensions, more than the {MAX_TREE_DIM} the tree learner fits \
+                 (D x D maps per node)"
+            ));
+        }
+        if w.vocab > MAX_TREE_VOCAB {
+            return Err(format!(
+                "W's vocabulary has {} tokens, more than the {MAX_TREE_VOCAB} the tree learner's \
+                 word classes search",
+                w.vocab
+            ));
+        }
+        if w.n < 2 {
+            return Err("fewer than 2 rows".into());
+        }
+        Ok(())
+    }
+
     /// The learner for `w`, `z`; `None` unless Z is continuous, W has fixed length 2 or more
     /// (`padded` false), and the sizes are within the limits above.
     pub fn new(
@@ -220,18 +261,10 @@ impl TreeLearner {
         padded: bool,
         seed: u64,
     ) -> Option<Self> {
+        Self::applies(w, z, padded).ok()?;
         let Targets::Continuous { dim, lam, .. } = z else {
             return None;
         };
-        if padded
-            || w.n_words < 2
-            || w.n_words > MAX_TREE_WORDS
-            || *dim > MAX_TREE_DIM
-            || w.vocab > MAX_TREE_VOCAB
-            || w.n < 2
-        {
-            return None;
-        }
         let classes = classes::learn_classes(w, MAX_CLASSES);
         let br = Bracketing::new(w.n_words);
         let fine = Categories::fine(classes.of_word.clone(), classes.count, Head::Right);
