@@ -65,7 +65,8 @@ fn parse(path: &str) -> Result<Vec<Row>, String> {
             depth,
             n: nn as usize,
             seed: sd as u64,
-            // `+tree` runs (the learner is opt-in) are the earlier runs' `online+fast`.
+            // `online+fast+tree` and `online+fast` are the same mixture (the tree learner is a
+            // default).
             scheme: f[scheme].replace("online+fast+tree", "online+fast"),
             exact_c: k / ex,
             c: cc,

@@ -172,7 +172,7 @@ fn dataset(a: &Args, n: usize, seed: u64) -> kcomp::error::Result<(String, Datas
                 seed,
                 ..Default::default()
             };
-            Ok((format!("q={},M=6,D=12", a.q), lookup(&p)?.to_dataset()?))
+            Ok((format!("q={} M=6 D=12", a.q), lookup(&p)?.to_dataset()?))
         }
         "grammar" => {
             let composition = match a.composition.as_str() {

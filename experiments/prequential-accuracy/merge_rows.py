@@ -1,7 +1,7 @@
 """Merges the rows of a new run into a results CSV of prequential_accuracy: a row of the new
 file replaces the row of the old one with the same family, setting, N, seed and scheme (the
-scheme `online+fast+tree` counts as `online+fast`, the name of the same runs from when the
-tree learner was in the default mixture); other rows are kept, new ones appended. Usage:
+scheme `online+fast+tree` counts as `online+fast`, the same mixture: the tree learner is in
+the default set); other rows are kept, new ones appended. Usage:
 python3 merge_rows.py RESULTS.csv NEW.csv (RESULTS.csv is created if absent). Prints what
 it replaced and added."""
 import csv, os, sys

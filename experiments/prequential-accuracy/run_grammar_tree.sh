@@ -4,8 +4,8 @@
 # Usage (repository root): bash experiments/prequential-accuracy/run_grammar_tree.sh
 #   UPDATE=1 CONFIGS="1x1 3x2" COMPS=tensor NS=500,2000 SEEDS=0,1,2 bash ...   # a subset
 # Writes results/grammar_tree.csv (one row per composition, width, depth, N, seed, scheme;
-# `online+fast` is the default mixture without its two MLP learners, `+tree` adds the opt-in tree
-# learner, `+notree` leaves it out) and results/grammar_tree.log (per-learner totals, a line
+# `online+fast` is the default mixture without its two MLP learners; the tree learner is in it,
+# `+tree` names it explicitly (the same mixture), `+notree` leaves it out) and results/grammar_tree.log (per-learner totals, a line
 # naming the grammar before each). An existing CSV is not overwritten: with UPDATE=1 the rows
 # this run makes replace those with the same grammar, N, seed and scheme (merge_rows.py, after
 # each grammar, so an interrupted run keeps what it finished) and the log is appended to;

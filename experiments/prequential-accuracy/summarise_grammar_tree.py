@@ -15,7 +15,7 @@ for r in rows:
     kv = dict(w.split("=") for w in words if "=" in w)
     comp = words[3] if len(words) >= 4 else "linear"
     key = (comp, int(kv.get("width", 3)), int(kv.get("depth", 2)), int(r["N"]), int(r["seed"]))
-    # The tree learner is opt-in now (`+tree`); runs from when it was a default say `online+fast`.
+    # `online+fast+tree` and `online+fast` are the same mixture (the tree learner is a default).
     cells[key][r["scheme"].replace("online+fast+tree", "online+fast")] = r
 
 
