@@ -40,10 +40,25 @@ impl LinearTree {
                 }
             }
         }
+        self.chunked_sums(rows, caches, |_, rs, cs| {
+            self.jtjv_chunk(br, keys, w, rs, cs, v, &at)
+        })
+    }
+
+    /// The sum over fixed chunks of [`ROW_CHUNK`] rows of `chunk(first row's index, rows,
+    /// caches)` (a vector over the parameters): chunks in parallel, added in chunk order, so the
+    /// numbers do not depend on the thread count.
+    fn chunked_sums(
+        &self,
+        rows: &[usize],
+        caches: &[RowCache],
+        chunk: impl Fn(usize, &[usize], &[RowCache]) -> Vec<f64> + Sync,
+    ) -> Vec<f64> {
         let parts: Vec<Vec<f64>> = rows
             .par_chunks(ROW_CHUNK)
             .zip(caches.par_chunks(ROW_CHUNK))
-            .map(|(rs, cs)| self.jtjv_chunk(br, keys, w, rs, cs, v, &at))
+            .enumerate()
+            .map(|(ci, (rs, cs))| chunk(ci * ROW_CHUNK, rs, cs))
             .collect();
         let mut parts = parts.into_iter();
         let mut out = parts.next().unwrap_or_else(|| vec![0.0; self.n_params()]);
@@ -205,33 +220,20 @@ impl LinearTree {
         q_row_value: impl Fn(usize, &[f64]) -> f64 + Sync,
         input_weight: impl Fn(f64) -> f64 + Sync,
     ) -> Vec<f64> {
-        // Fixed row chunks in parallel, their sums added in chunk order (as `jtjv`).
-        let parts: Vec<Vec<f64>> = rows
-            .par_chunks(ROW_CHUNK)
-            .zip(caches.par_chunks(ROW_CHUNK))
-            .enumerate()
-            .map(|(ci, (rs, cs))| {
-                let first = ci * ROW_CHUNK;
-                let mut g = vec![0.0; self.n_params()];
-                self.add_parameter_sums(
-                    br,
-                    keys,
-                    w,
-                    rs,
-                    cs,
-                    &mut g,
-                    |ri, q| q_row_value(first + ri, q),
-                    &input_weight,
-                );
-                g
-            })
-            .collect();
-        let mut parts = parts.into_iter();
-        let mut g = parts.next().unwrap_or_else(|| vec![0.0; self.n_params()]);
-        for part in parts {
-            g.iter_mut().zip(&part).for_each(|(o, p)| *o += p);
-        }
-        g
+        self.chunked_sums(rows, caches, |first, rs, cs| {
+            let mut g = vec![0.0; self.n_params()];
+            self.add_parameter_sums(
+                br,
+                keys,
+                w,
+                rs,
+                cs,
+                &mut g,
+                |ri, q| q_row_value(first + ri, q),
+                &input_weight,
+            );
+            g
+        })
     }
 
     /// [`Self::per_parameter_sums`] of one chunk of rows, added to `g` (`ri`: the row's index
