@@ -344,7 +344,14 @@ impl LinearTree {
                 .zip(&preds)
                 .flat_map(|(&r, pred)| (0..d).map(move |j| y(r, j) - pred[j]))
                 .collect();
-            let mut grad = self.jt(br, keys, w, rows, &caches, &resid);
+            let step_rows = StepRows {
+                br,
+                keys,
+                w,
+                rows,
+                caches: &caches,
+            };
+            let mut grad = self.jt(&step_rows, &resid);
             for (i, g) in grad.iter_mut().enumerate() {
                 *g -= lam
                     * if i < ne {
@@ -353,11 +360,11 @@ impl LinearTree {
                         wmap * self.maps[i - ne]
                     };
             }
-            let diag = self.diag(br, keys, w, rows, &caches);
+            let diag = self.diag(&step_rows);
             let scale = diag.iter().sum::<f64>() / diag.len() as f64 + 1e-300;
             // The preconditioner's undamped blocks: once per step, whatever the damping tried.
             let blocks = if BLOCK_PRECOND {
-                self.blocks(br, keys, w, rows, &caches)
+                self.blocks(&step_rows)
             } else {
                 (vec![], vec![])
             };
@@ -372,11 +379,7 @@ impl LinearTree {
                     .as_ref()
                     .map(|p| p.iter().map(|v| WARM_DECAY * v).collect());
                 let step = self.pcg(
-                    br,
-                    keys,
-                    w,
-                    rows,
-                    &caches,
+                    &step_rows,
                     &grad,
                     &diag,
                     &damp,
@@ -437,5 +440,6 @@ fn slot(c: Child, m: usize) -> usize {
 }
 
 mod normal;
+use normal::StepRows;
 #[cfg(test)]
 mod tests;

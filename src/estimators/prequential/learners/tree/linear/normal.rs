@@ -9,6 +9,17 @@ use super::{BLOCK_PRECOND, LinearTree, ROW_CHUNK, RowCache, slot};
 use crate::dataset::TokenData;
 use crate::estimators::prequential::learners::tree::shape::{Bracketing, Keys};
 
+/// The rows of one Gauss-Newton step: the bracketing, rule keys and W they are read through,
+/// and the rows fitted with their caches (or a chunk of them).
+#[derive(Clone, Copy)]
+pub(super) struct StepRows<'a> {
+    pub br: &'a Bracketing,
+    pub keys: &'a Keys,
+    pub w: &'a TokenData,
+    pub rows: &'a [usize],
+    pub caches: &'a [RowCache],
+}
+
 impl LinearTree {
     /// `J^T J v` for a parameter direction `v` (word vectors then maps), matrix-free and one
     /// row at a time: the node changes forward (`dh_v = concat(dh_l, dh_r) A + x_v dA`), the
@@ -19,15 +30,7 @@ impl LinearTree {
     ///
     /// Rows are taken in fixed chunks of [`ROW_CHUNK`] (in parallel), the chunks' sums added
     /// in chunk order: the same numbers whatever the thread count.
-    pub(super) fn jtjv(
-        &self,
-        br: &Bracketing,
-        keys: &Keys,
-        w: &TokenData,
-        rows: &[usize],
-        caches: &[RowCache],
-        v: &[f64],
-    ) -> Vec<f64> {
+    pub(super) fn jtjv(&self, s: &StepRows, v: &[f64]) -> Vec<f64> {
         let d = self.dim;
         let pb = 2 * d * d;
         // The maps transposed (D x 2D each): the pull-back is then a sum of rows (vectorises;
@@ -40,25 +43,26 @@ impl LinearTree {
                 }
             }
         }
-        self.chunked_sums(rows, caches, |_, rs, cs| {
-            self.jtjv_chunk(br, keys, w, rs, cs, v, &at)
-        })
+        self.chunked_sums(s, |_, part| self.jtjv_chunk(part, v, &at))
     }
 
-    /// The sum over fixed chunks of [`ROW_CHUNK`] rows of `chunk(first row's index, rows,
-    /// caches)` (a vector over the parameters): chunks in parallel, added in chunk order, so the
+    /// The sum over fixed chunks of [`ROW_CHUNK`] rows of `chunk(first row's index, the
+    /// chunk)` (a vector over the parameters): chunks in parallel, added in chunk order, so the
     /// numbers do not depend on the thread count.
     fn chunked_sums(
         &self,
-        rows: &[usize],
-        caches: &[RowCache],
-        chunk: impl Fn(usize, &[usize], &[RowCache]) -> Vec<f64> + Sync,
+        s: &StepRows,
+        chunk: impl Fn(usize, &StepRows) -> Vec<f64> + Sync,
     ) -> Vec<f64> {
-        let parts: Vec<Vec<f64>> = rows
+        let parts: Vec<Vec<f64>> = s
+            .rows
             .par_chunks(ROW_CHUNK)
-            .zip(caches.par_chunks(ROW_CHUNK))
+            .zip(s.caches.par_chunks(ROW_CHUNK))
             .enumerate()
-            .map(|(ci, (rs, cs))| chunk(ci * ROW_CHUNK, rs, cs))
+            .map(|(ci, (rows, caches))| {
+                let part = StepRows { rows, caches, ..*s };
+                chunk(ci * ROW_CHUNK, &part)
+            })
             .collect();
         let mut parts = parts.into_iter();
         let mut out = parts.next().unwrap_or_else(|| vec![0.0; self.n_params()]);
@@ -70,16 +74,14 @@ impl LinearTree {
 
     /// [`Self::jtjv`] over one chunk of rows (`at`: the maps transposed).
     #[allow(clippy::too_many_arguments)]
-    fn jtjv_chunk(
-        &self,
-        br: &Bracketing,
-        keys: &Keys,
-        w: &TokenData,
-        rows: &[usize],
-        caches: &[RowCache],
-        v: &[f64],
-        at: &[f64],
-    ) -> Vec<f64> {
+    fn jtjv_chunk(&self, s: &StepRows, v: &[f64], at: &[f64]) -> Vec<f64> {
+        let StepRows {
+            br,
+            keys,
+            w,
+            rows,
+            caches,
+        } = *s;
         let d = self.dim;
         let m = br.len;
         let k = br.nodes.len();
@@ -159,22 +161,10 @@ impl LinearTree {
     }
 
     /// J^T u for per-row root changes `u` (row-major): the normal equations' right side.
-    pub(super) fn jt(
-        &self,
-        br: &Bracketing,
-        keys: &Keys,
-        w: &TokenData,
-        rows: &[usize],
-        caches: &[RowCache],
-        u: &[f64],
-    ) -> Vec<f64> {
+    pub(super) fn jt(&self, s: &StepRows, u: &[f64]) -> Vec<f64> {
         let d = self.dim;
         self.per_parameter_sums(
-            br,
-            keys,
-            w,
-            rows,
-            caches,
+            s,
             |ri, q_row| {
                 q_row
                     .iter()
@@ -187,23 +177,8 @@ impl LinearTree {
     }
 
     /// The diagonal of J^T J.
-    pub(super) fn diag(
-        &self,
-        br: &Bracketing,
-        keys: &Keys,
-        w: &TokenData,
-        rows: &[usize],
-        caches: &[RowCache],
-    ) -> Vec<f64> {
-        self.per_parameter_sums(
-            br,
-            keys,
-            w,
-            rows,
-            caches,
-            |_, q_row| q_row.iter().map(|x| x * x).sum(),
-            |x| x * x,
-        )
+    pub(super) fn diag(&self, s: &StepRows) -> Vec<f64> {
+        self.per_parameter_sums(s, |_, q_row| q_row.iter().map(|x| x * x).sum(), |x| x * x)
     }
 
     /// The one traversal behind `jt` and `diag`: a word's entry `a` gathers `leaf_row(row, Q_a)`
@@ -212,22 +187,14 @@ impl LinearTree {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn per_parameter_sums(
         &self,
-        br: &Bracketing,
-        keys: &Keys,
-        w: &TokenData,
-        rows: &[usize],
-        caches: &[RowCache],
+        s: &StepRows,
         q_row_value: impl Fn(usize, &[f64]) -> f64 + Sync,
         input_weight: impl Fn(f64) -> f64 + Sync,
     ) -> Vec<f64> {
-        self.chunked_sums(rows, caches, |first, rs, cs| {
+        self.chunked_sums(s, |first, part| {
             let mut g = vec![0.0; self.n_params()];
             self.add_parameter_sums(
-                br,
-                keys,
-                w,
-                rs,
-                cs,
+                part,
                 &mut g,
                 |ri, q| q_row_value(first + ri, q),
                 &input_weight,
@@ -241,15 +208,18 @@ impl LinearTree {
     #[allow(clippy::too_many_arguments)]
     fn add_parameter_sums(
         &self,
-        br: &Bracketing,
-        keys: &Keys,
-        w: &TokenData,
-        rows: &[usize],
-        caches: &[RowCache],
+        s: &StepRows,
         g: &mut [f64],
         q_row_value: impl Fn(usize, &[f64]) -> f64,
         input_weight: impl Fn(f64) -> f64,
     ) {
+        let StepRows {
+            br,
+            keys,
+            w,
+            rows,
+            caches,
+        } = *s;
         let d = self.dim;
         let k = br.nodes.len();
         let ne = self.emb.len();
@@ -281,14 +251,14 @@ impl LinearTree {
 
     /// The exact diagonal blocks of J^T J: per word (D x D, `sum Q Q^T` over its leaves) and per
     /// rule (2D^2 x 2D^2, `sum (x x^T) (x) (Q Q^T)` over its nodes), row-major.
-    pub(super) fn blocks(
-        &self,
-        br: &Bracketing,
-        keys: &Keys,
-        w: &TokenData,
-        rows: &[usize],
-        caches: &[RowCache],
-    ) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+    pub(super) fn blocks(&self, s: &StepRows) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+        let StepRows {
+            br,
+            keys,
+            w,
+            rows,
+            caches,
+        } = *s;
         let d = self.dim;
         let k = br.nodes.len();
         let pb = 2 * d * d;
@@ -366,11 +336,7 @@ impl LinearTree {
     #[allow(clippy::too_many_arguments)]
     pub(super) fn pcg(
         &self,
-        br: &Bracketing,
-        keys: &Keys,
-        w: &TokenData,
-        rows: &[usize],
-        caches: &[RowCache],
+        s: &StepRows,
         b: &[f64],
         diag: &[f64],
         damp: &[f64],
@@ -443,7 +409,7 @@ impl LinearTree {
         // Warm start (Martens 2010, Hessian-free optimisation): the last step, decayed, when
         // the quadratic model is lower there than at 0.
         if let Some(x0) = warm {
-            let mut ax = self.jtjv(br, keys, w, rows, caches, x0);
+            let mut ax = self.jtjv(s, x0);
             for ((h, &xx), &dm) in ax.iter_mut().zip(x0).zip(damp) {
                 *h += dm * xx;
             }
@@ -465,7 +431,7 @@ impl LinearTree {
         let mut rz: f64 = r.iter().zip(&z).map(|(a, b)| a * b).sum();
         let b_norm = b.iter().map(|v| v * v).sum::<f64>().sqrt();
         for _ in 0..iters {
-            let mut hp = self.jtjv(br, keys, w, rows, caches, &p);
+            let mut hp = self.jtjv(s, &p);
             for ((h, &pp), &dm) in hp.iter_mut().zip(&p).zip(damp) {
                 *h += dm * pp;
             }
