@@ -29,7 +29,7 @@ use crate::dataset::TokenData;
 const BLOCK_PRECOND: bool = true;
 /// Z's value in row `r`, dimension `j` (shared by the threads of a fit).
 pub type Target<'a> = dyn Fn(usize, usize) -> f64 + Sync + 'a;
-/// Rows per chunk of the parallel `J^T J v` (fixed, so the sums do not depend on the threads).
+/// Rows per chunk of the parallel sums over rows (fixed, so they do not depend on the threads).
 const ROW_CHUNK: usize = 128;
 /// CG starts from the last accepted step times this (Martens 2010 uses 0.95).
 const WARM_DECAY: f64 = 0.95;

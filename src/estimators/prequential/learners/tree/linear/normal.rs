@@ -1,7 +1,8 @@
 //! The normal equations of a Gauss-Newton step, matrix-free: `J^T J v`, `J^T u`, the diagonal
 //! and the diagonal blocks of `J^T J` (the preconditioner), and the preconditioned conjugate
-//! gradients that solve them. Sums over rows run in fixed row chunks in parallel, added in chunk
-//! order, so the numbers do not depend on the thread count.
+//! gradients that solve them. The sums over rows of `J^T J v`, `J^T u` and the diagonal run in
+//! fixed row chunks in parallel, added in chunk order, so the numbers do not depend on the thread
+//! count (the preconditioner's block sums, once per step, run on one thread).
 
 use rayon::prelude::*;
 
