@@ -6,12 +6,10 @@
 //! Prints the training RMS error (Z's grid step is 0.01, the noise 0.01) after every 10
 //! Gauss-Newton steps, the row-iterations spent, and for `search` the assignment found beside
 //! the generator's (categories up to renaming).
-use kcomp::dataset::Targets;
 use kcomp::datasets::grammar::{Composition, GrammarParams, generate};
-use kcomp::estimators::prequential::learners::tree::classes::learn_classes;
 use kcomp::estimators::prequential::learners::tree::latent::{LatentKeys, permutations};
 use kcomp::estimators::prequential::learners::tree::linear::{GnEffort, LinearTree};
-use kcomp::estimators::prequential::learners::tree::shape::Bracketing;
+use kcomp::estimators::prequential::learners::tree::setup::TreeSetup;
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
@@ -28,28 +26,17 @@ fn main() {
         ..Default::default()
     };
     let g = generate(&p).unwrap();
-    let data = g.to_dataset().unwrap();
-    let Targets::Continuous { grid, dim, lam } = &data.z else {
-        unreachable!()
-    };
-    let (d, lam) = (*dim, *lam);
-    let classes = learn_classes(&data.w, 16);
-    let br = Bracketing::new(p.length);
+    let s = TreeSetup::new(&g).unwrap();
+    let (d, br, w, classes) = (s.dim, &s.br, &s.data.w, &s.classes);
     let c = p.width.max(2);
-    let mut latent = LatentKeys::new(&br, &classes.of_word, classes.count, c, &data.w);
+    let mut latent = s.latent_keys(c);
     // The generator's category of every pair of word classes (its level-0 non-terminal).
-    let mut truth = vec![usize::MAX; classes.count * classes.count];
-    for (wa, wb, lhs) in g.first_level_nodes() {
-        truth[classes.of_word[wa] * classes.count + classes.of_word[wb]] = lhs - p.pos;
-    }
-    let rows: Vec<usize> = (0..data.n()).collect();
-    let y = |r: usize, j: usize| grid[r * d + j] as f64 * lam;
-    let z_scale = (rows
-        .iter()
-        .flat_map(|&r| (0..d).map(move |j| y(r, j).powi(2)))
-        .sum::<f64>()
-        / (rows.len() * d) as f64)
-        .sqrt();
+    let truth: Vec<usize> = (s.true_pair_categories(&g).into_iter())
+        .map(|t| t.unwrap_or(usize::MAX))
+        .collect();
+    let rows: Vec<usize> = (0..s.data.n()).collect();
+    let y = |r: usize, j: usize| s.y(r, j);
+    let z_scale = s.z_scale(&rows);
     let height = br.nodes.last().unwrap().height;
     let n = rows.len();
     let rmse = |sse: f64| (sse / (n * d) as f64).sqrt();
@@ -73,8 +60,8 @@ fn main() {
             } else {
                 latent.randomize(p.seed + 17);
             }
-            let keys = latent.keys(&br, n);
-            let mut m = LinearTree::new(data.w.vocab, d, latent.n_rules());
+            let keys = latent.keys(br, n);
+            let mut m = LinearTree::new(w.vocab, d, latent.n_rules());
             m.randomize(height, z_scale, 99);
             let t = std::time::Instant::now();
             let effort = GnEffort {
@@ -83,7 +70,7 @@ fn main() {
                 restarts: 0,
             };
             for s in (0..steps).step_by(10) {
-                let sse = m.fit(&br, &keys, &data.w, &y, &rows, effort, z_scale, 5);
+                let sse = m.fit(br, &keys, w, &y, &rows, effort, z_scale, 5);
                 println!(
                     "steps {:4} rmse {:10.4}  {:.1}s",
                     s + 10,
@@ -94,8 +81,8 @@ fn main() {
         }
         "cluster" => {
             for c in 2..=4 {
-                let mut l2 = LatentKeys::new(&br, &classes.of_word, classes.count, c, &data.w);
-                l2.init_by_covariance(&br, &rows, &y, d, 3);
+                let mut l2 = s.latent_keys(c);
+                l2.init_by_covariance(br, &rows, &y, d, 3);
                 let got: Vec<usize> = l2.movable.iter().map(|&q| l2.assign[q]).collect();
                 println!(
                     "c={c} found {got:?} wrong {}",
@@ -106,16 +93,7 @@ fn main() {
         "search" => {
             // One fit of the maps `m` under the assignment `latent`, on every row.
             let fit = |m: &mut LinearTree, latent: &LatentKeys, effort: GnEffort| {
-                m.fit(
-                    &br,
-                    &latent.keys(&br, n),
-                    &data.w,
-                    &y,
-                    &rows,
-                    effort,
-                    z_scale,
-                    5,
-                )
+                m.fit(br, &latent.keys(br, n), w, &y, &rows, effort, z_scale, 5)
             };
             // Greedy local search with refits inside: from a random assignment and a full fit,
             // every single move (a pair to another category) is scored by a warm-started short
@@ -133,7 +111,7 @@ fn main() {
                 cg: 60,
                 restarts: 0,
             };
-            let mut m = LinearTree::new(data.w.vocab, d, latent.n_rules());
+            let mut m = LinearTree::new(w.vocab, d, latent.n_rules());
             m.randomize(height, z_scale, 99);
             let mut best = fit(&mut m, &latent, full);
             gn_steps += full.steps;

@@ -4,12 +4,9 @@
 //! RIDGE: the prior's weight (`LinearTree::ridge`, default 1; 0: least squares). Categories from
 //! Z's covariance on the N rows (`LatentKeys::init_by_covariance`, at most 4). Prints the
 //! training and held-out RMS error (grid step and noise 0.01) every 10 Gauss-Newton steps.
-use kcomp::dataset::Targets;
 use kcomp::datasets::grammar::{Composition, GrammarParams, generate};
-use kcomp::estimators::prequential::learners::tree::classes::learn_classes;
-use kcomp::estimators::prequential::learners::tree::latent::LatentKeys;
 use kcomp::estimators::prequential::learners::tree::linear::{GnEffort, LinearTree};
-use kcomp::estimators::prequential::learners::tree::shape::Bracketing;
+use kcomp::estimators::prequential::learners::tree::setup::TreeSetup;
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
@@ -26,28 +23,17 @@ fn main() {
     };
     let steps = arg(5, 60);
     let starts = arg(6, 1);
-    let g = generate(&p).unwrap();
-    let data = g.to_dataset().unwrap();
-    let Targets::Continuous { grid, dim, lam } = &data.z else {
-        unreachable!()
-    };
-    let (d, lam) = (*dim, *lam);
-    let classes = learn_classes(&data.w, 16);
-    let br = Bracketing::new(p.length);
-    let mut latent = LatentKeys::new(&br, &classes.of_word, classes.count, 4, &data.w);
+    let s = TreeSetup::new(&generate(&p).unwrap()).unwrap();
+    let (d, br, w) = (s.dim, &s.br, &s.data.w);
+    let mut latent = s.latent_keys(4);
     let train: Vec<usize> = (0..n).collect();
     let test: Vec<usize> = (n..n + 1000).collect();
-    let y = |r: usize, j: usize| grid[r * d + j] as f64 * lam;
-    latent.init_by_covariance(&br, &train, &y, d, 3);
-    let keys = latent.keys(&br, data.n());
-    let z_scale = (train
-        .iter()
-        .flat_map(|&r| (0..d).map(move |j| y(r, j).powi(2)))
-        .sum::<f64>()
-        / (n * d) as f64)
-        .sqrt();
+    let y = |r: usize, j: usize| s.y(r, j);
+    latent.init_by_covariance(br, &train, &y, d, 3);
+    let keys = latent.keys(br, s.data.n());
+    let z_scale = s.z_scale(&train);
     let height = br.nodes.last().unwrap().height;
-    let needed = latent.rows_needed(data.w.vocab, d, latent.active);
+    let needed = latent.rows_needed(w.vocab, d, latent.active);
     println!(
         "width={} depth={} N={n} seed={} active={} rows_needed={needed} ({:.2}x) z_scale={z_scale:.1}",
         p.width,
@@ -63,12 +49,12 @@ fn main() {
         restarts: 0,
     };
     for s in 0..starts {
-        let mut m = LinearTree::new(data.w.vocab, d, latent.n_rules());
+        let mut m = LinearTree::new(w.vocab, d, latent.n_rules());
         m.ridge = a.get(7).and_then(|s| s.parse().ok()).unwrap_or(1.0);
         m.randomize(height, z_scale, 99 + s as u64);
         for k in (0..steps).step_by(10) {
-            let sse = m.fit(&br, &keys, &data.w, &y, &train, effort, z_scale, 5);
-            let test_sse = m.sse(&br, &keys, &data.w, &y, &test);
+            let sse = m.fit(br, &keys, w, &y, &train, effort, z_scale, 5);
+            let test_sse = m.sse(br, &keys, w, &y, &test);
             println!(
                 "start {s} steps {:4} train {:10.4} test {:10.4}  {:.1}s",
                 k + 10,

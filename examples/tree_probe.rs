@@ -2,7 +2,8 @@
 //! Usage: cargo run --release --example tree_probe -- WIDTH DEPTH N SEED [linear|tensor] [LATENT]
 //! [ORDER_SEED] (LATENT: most latent node categories of the linear sub-model, default
 //! TreeSettings's; ORDER_SEED: the prequential code's seed, its row order and the learner's
-//! random starts, default 0; the sweep uses SEED for both).
+//! random starts, default 0; the sweep uses SEED for both). KCOMP_PROBE_THREADS: threads (default
+//! 1; the bits do not depend on it).
 use kcomp::datasets::grammar::{Composition, GrammarParams, generate};
 use kcomp::estimators::prequential::learners::tree::TreeSettings;
 use kcomp::estimators::prequential::online::{LearnerSpec, OnlineConfig, online_code};
@@ -32,7 +33,10 @@ fn main() {
         ordering: Ordering::Random,
         val_size: 0,
         scheme: Scheme::Online,
-        threads: 1,
+        threads: std::env::var("KCOMP_PROBE_THREADS")
+            .ok()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(1),
         online: OnlineConfig {
             learners: vec![
                 LearnerSpec::Marginal,

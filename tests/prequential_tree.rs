@@ -5,6 +5,7 @@
 use kcomp::dataset::{Dataset, Targets};
 use kcomp::datasets::grammar::{Composition, GrammarParams, generate};
 use kcomp::estimators::prequential::learners::tree::classes::learn_classes;
+use kcomp::estimators::prequential::learners::tree::setup::TreeSetup;
 use kcomp::estimators::prequential::online::{
     LearnerSpec, OnlineConfig, make_online_learner, online_code, run_learner,
 };
@@ -142,8 +143,6 @@ fn tree_learner_recovers_linear_rule_maps() {
 #[test]
 fn latent_keys_with_the_true_categories_name_the_generator_rules() {
     use kcomp::datasets::grammar::cyk::Tree;
-    use kcomp::estimators::prequential::learners::tree::latent::LatentKeys;
-    use kcomp::estimators::prequential::learners::tree::shape::Bracketing;
     use std::collections::HashMap;
     let p = GrammarParams {
         samples: 200,
@@ -155,26 +154,19 @@ fn latent_keys_with_the_true_categories_name_the_generator_rules() {
         ..Default::default()
     };
     let g = generate(&p).unwrap();
-    let data = g.to_dataset().unwrap();
-    let classes = learn_classes(&data.w, 16);
-    assert_eq!(classes.count, 5);
-    let br = Bracketing::new(p.length);
-    let mut latent = LatentKeys::new(&br, &classes.of_word, classes.count, 2, &data.w);
-    // Post-order (the bracketing's node order): (generator rule, node symbol, leaf words).
-    fn walk(t: &Tree, out: &mut Vec<(usize, usize, Vec<usize>)>) -> Vec<usize> {
-        match t {
-            Tree::Leaf { word, .. } => vec![*word],
-            Tree::Node {
-                rule,
-                lhs,
-                left,
-                right,
-            } => {
-                let mut words = walk(left, out);
-                words.extend(walk(right, out));
-                out.push((*rule, *lhs, words.clone()));
-                words
-            }
+    let s = TreeSetup::new(&g).unwrap();
+    assert_eq!(s.classes.count, 5);
+    let br = &s.br;
+    let mut latent = s.latent_keys(2);
+    // Generator rules in post-order (the bracketing's node order).
+    fn walk(t: &Tree, out: &mut Vec<usize>) {
+        if let Tree::Node {
+            rule, left, right, ..
+        } = t
+        {
+            walk(left, out);
+            walk(right, out);
+            out.push(*rule);
         }
     }
     let mut nodes = Vec::new();
@@ -183,21 +175,20 @@ fn latent_keys_with_the_true_categories_name_the_generator_rules() {
         walk(t, &mut nodes);
         assert_eq!(nodes.len() - start, br.nodes.len(), "a balanced parse");
     }
-    for (i, (_, lhs, words)) in nodes.iter().enumerate() {
-        if br.nodes[i % br.nodes.len()].height == 1 {
-            let pair = classes.of_word[words[0]] * classes.count + classes.of_word[words[1]];
-            latent.assign[pair] = lhs - p.pos;
+    for (pair, truth) in s.true_pair_categories(&g).into_iter().enumerate() {
+        if let Some(category) = truth {
+            latent.assign[pair] = category;
         }
     }
-    let keys = latent.keys(&br, data.n());
+    let keys = latent.keys(br, s.data.n());
     let mut rule_of_key: HashMap<u32, usize> = HashMap::new();
-    for (i, &(rule, _, _)) in nodes.iter().enumerate() {
+    for (i, &rule) in nodes.iter().enumerate() {
         let prev = *rule_of_key.entry(keys.rule[i]).or_insert(rule);
         assert_eq!(prev, rule, "key {} names two generator rules", keys.rule[i]);
     }
     // Every generator rule used is keyed (heights 3 and 4 share the recursive top rules, so
     // there are at least as many keys as rules used).
-    let used: std::collections::HashSet<usize> = nodes.iter().map(|n| n.0).collect();
+    let used: std::collections::HashSet<usize> = nodes.iter().copied().collect();
     assert!(rule_of_key.len() >= used.len());
     assert!(keys.rule.iter().all(|&k| (k as usize) < latent.n_rules()));
 }
@@ -247,27 +238,11 @@ fn tree_learner_with_latent_categories_is_a_code_and_thread_independent() {
     assert_eq!(one.k_data, two.k_data);
 }
 
-/// The generator's level-0 non-terminal of every pair of word classes (the category the
-/// learner's latent keys need), read off the parse trees' first-level nodes.
-fn true_pair_categories(
-    g: &kcomp::datasets::grammar::GrammarDataset,
-    of_word: &[usize],
-    n_classes: usize,
-) -> Vec<Option<usize>> {
-    let mut truth = vec![None; n_classes * n_classes];
-    for (a, b, lhs) in g.first_level_nodes() {
-        truth[of_word[a] * n_classes + of_word[b]] = Some(lhs - g.params.pos);
-    }
-    truth
-}
-
 /// Latent node categories from the rows alone: grouping the pairs of word classes by Z's
 /// covariance given the root's child heads finds the generator's non-terminals (up to their
 /// names) and their number, for linear grammars of width 2 and 3, without fitting a map.
 #[test]
 fn latent_categories_from_z_covariance_are_the_generator_categories() {
-    use kcomp::estimators::prequential::learners::tree::latent::LatentKeys;
-    use kcomp::estimators::prequential::learners::tree::shape::Bracketing;
     for (width, n) in [(2, 600), (3, 1500)] {
         let p = GrammarParams {
             samples: n,
@@ -279,18 +254,13 @@ fn latent_categories_from_z_covariance_are_the_generator_categories() {
             ..Default::default()
         };
         let g = generate(&p).unwrap();
-        let data = g.to_dataset().unwrap();
-        let Targets::Continuous { grid, dim, lam } = &data.z else {
-            unreachable!()
-        };
-        let y = |r: usize, j: usize| grid[r * dim + j] as f64 * lam;
-        let classes = learn_classes(&data.w, 16);
-        let truth = true_pair_categories(&g, &classes.of_word, classes.count);
-        let br = Bracketing::new(p.length);
-        let mut latent = LatentKeys::new(&br, &classes.of_word, classes.count, 4, &data.w);
+        let s = TreeSetup::new(&g).unwrap();
+        let truth = s.true_pair_categories(&g);
+        let y = |r: usize, j: usize| s.y(r, j);
+        let mut latent = s.latent_keys(4);
         latent.active = 1;
         let rows: Vec<usize> = (0..n).collect();
-        assert!(latent.init_by_covariance(&br, &rows, &y, *dim, 1));
+        assert!(latent.init_by_covariance(&s.br, &rows, &y, s.dim, 1));
         assert_eq!(latent.active, width, "width {width}");
         // One learned category per generator non-terminal, and back.
         let mut seen = std::collections::HashMap::new();
@@ -343,9 +313,7 @@ fn latent_categories_cost_nothing_on_a_width_one_grammar() {
 /// Gaussian maps and least squares stalled at 1,200 grid steps (measured, 30 steps).
 #[test]
 fn linear_maps_reach_the_noise_from_a_random_start() {
-    use kcomp::estimators::prequential::learners::tree::latent::LatentKeys;
     use kcomp::estimators::prequential::learners::tree::linear::{GnEffort, LinearTree};
-    use kcomp::estimators::prequential::learners::tree::shape::Bracketing;
     let (n, held) = (1000, 300);
     let p = GrammarParams {
         samples: n + held,
@@ -356,26 +324,15 @@ fn linear_maps_reach_the_noise_from_a_random_start() {
         seed: 0,
         ..Default::default()
     };
-    let g = generate(&p).unwrap();
-    let data = g.to_dataset().unwrap();
-    let Targets::Continuous { grid, dim, lam } = &data.z else {
-        unreachable!()
-    };
-    let (d, lam) = (*dim, *lam);
-    let y = |r: usize, j: usize| grid[r * d + j] as f64 * lam;
-    let classes = learn_classes(&data.w, 16);
-    let br = Bracketing::new(p.length);
-    let latent = LatentKeys::new(&br, &classes.of_word, classes.count, 1, &data.w);
-    let keys = latent.keys(&br, data.n());
+    let s = TreeSetup::new(&generate(&p).unwrap()).unwrap();
+    let (d, lam, br, w) = (s.dim, s.lam, &s.br, &s.data.w);
+    let y = |r: usize, j: usize| s.y(r, j);
+    let latent = s.latent_keys(1);
+    let keys = latent.keys(br, s.data.n());
     let train: Vec<usize> = (0..n).collect();
     let test: Vec<usize> = (n..n + held).collect();
-    let z_scale = (train
-        .iter()
-        .flat_map(|&r| (0..d).map(move |j| y(r, j).powi(2)))
-        .sum::<f64>()
-        / (n * d) as f64)
-        .sqrt();
-    let mut m = LinearTree::new(data.w.vocab, d, latent.n_rules());
+    let z_scale = s.z_scale(&train);
+    let mut m = LinearTree::new(w.vocab, d, latent.n_rules());
     m.ridge = 1.0;
     m.randomize(br.nodes.last().unwrap().height, z_scale, 99);
     let effort = GnEffort {
@@ -383,9 +340,9 @@ fn linear_maps_reach_the_noise_from_a_random_start() {
         cg: 60,
         restarts: 0,
     };
-    let sse = m.fit(&br, &keys, &data.w, &y, &train, effort, z_scale, 5);
+    let sse = m.fit(br, &keys, w, &y, &train, effort, z_scale, 5);
     let rmse = (sse / (n * d) as f64).sqrt();
-    let held_rmse = (m.sse(&br, &keys, &data.w, &y, &test) / (held * d) as f64).sqrt();
+    let held_rmse = (m.sse(br, &keys, w, &y, &test) / (held * d) as f64).sqrt();
     assert!(rmse < 1.2 * lam, "training error {rmse} vs noise {lam}");
     assert!(
         held_rmse < 1.5 * lam,

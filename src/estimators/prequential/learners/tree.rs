@@ -31,6 +31,7 @@ pub mod classes;
 pub mod elementwise;
 pub mod latent;
 pub mod linear;
+pub mod setup;
 pub mod shape;
 
 use serde::{Deserialize, Serialize};
@@ -443,14 +444,7 @@ impl TreeLearner {
             (0..cap).map(|i| sent[i * sent.len() / cap]).collect()
         };
         let y = |r: usize, j: usize| grid[r * d + j] as f64 * lam;
-        let z_scale = {
-            let s: f64 = rows
-                .iter()
-                .flat_map(|&r| (0..d).map(move |j| (r, j)))
-                .map(|(r, j)| y(r, j).powi(2))
-                .sum();
-            (s / (rows.len() * d) as f64).sqrt()
-        };
+        let z_scale = setup::rms_of_rows(&rows, d, y);
         let n = rows.len();
         self.fits += 1;
         // Sub-models at the noise floor: well ahead of the marginal, training error within two

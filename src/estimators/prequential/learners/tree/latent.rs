@@ -299,7 +299,7 @@ impl LatentKeys {
         &mut self,
         br: &Bracketing,
         rows: &[usize],
-        y: &dyn Fn(usize, usize) -> f64,
+        y: &super::linear::Target<'_>,
         dim: usize,
         seed: u64,
     ) -> bool {

@@ -53,6 +53,17 @@ impl LinearTree {
     }
 }
 
+/// Keys naming a rule per node (row-major), no roles.
+fn rule_keys(rule: impl Iterator<Item = u32>, n_rules: usize) -> Keys {
+    Keys {
+        rule: rule.collect(),
+        n_rules,
+        role: vec![],
+        n_roles: 0,
+        depth: 0,
+    }
+}
+
 #[test]
 fn matrix_free_jtjv_is_the_materialised_jt_of_jv() {
     let (vocab, dim, len, n) = (6, 3, 5, 7);
@@ -62,13 +73,7 @@ fn matrix_free_jtjv_is_the_materialised_jt_of_jv() {
     let tokens: Vec<u32> = (0..n * len).map(|i| ((i * 7 + 3) % vocab) as u32).collect();
     let w = TokenData::new(n, len, vocab, tokens).unwrap();
     let n_rules = 3;
-    let keys = Keys {
-        rule: (0..n * k).map(|i| ((i * 5 + 1) % n_rules) as u32).collect(),
-        n_rules,
-        role: vec![],
-        n_roles: 0,
-        depth: 0,
-    };
+    let keys = rule_keys((0..n * k).map(|i| ((i * 5 + 1) % n_rules) as u32), n_rules);
     let mut m = LinearTree::new(vocab, dim, n_rules);
     m.randomize(2, 1.0, 1);
     let rows: Vec<usize> = (0..n).collect();
@@ -80,12 +85,82 @@ fn matrix_free_jtjv_is_the_materialised_jt_of_jv() {
     let v: Vec<f64> = (0..m.n_params())
         .map(|_| StandardNormal.sample(&mut rng))
         .collect();
-    let fast = m.jtjv(&br, &keys, &w, &rows, &caches, &v);
+    let step = StepRows {
+        br: &br,
+        keys: &keys,
+        w: &w,
+        rows: &rows,
+        caches: &caches,
+    };
+    let fast = m.jtjv(&step, &v);
     let jv = m.jv_materialised(&br, &keys, &w, &rows, &caches, &v);
-    let slow = m.jt(&br, &keys, &w, &rows, &caches, &jv);
+    let slow = m.jt(&step, &jv);
     let scale = slow.iter().map(|x| x.abs()).fold(0.0, f64::max);
     assert!(scale > 0.1);
     for (a, b) in fast.iter().zip(&slow) {
         assert!((a - b).abs() <= 1e-12 * scale, "{a} vs {b}");
     }
+}
+
+/// The row-chunked parallel sums (`J^T J v`, `J^T u`, the squared error) and a fit with random
+/// starts side by side give the same bits on one thread and on two, over several chunks.
+#[test]
+fn parallel_sums_and_fit_do_not_depend_on_the_thread_count() {
+    let (vocab, dim, len, n) = (6, 3, 4, 3 * ROW_CHUNK + 17);
+    let br = Bracketing::new(len);
+    let k = br.nodes.len();
+    let tokens: Vec<u32> = (0..n * len)
+        .map(|i| ((i * 7 + i / 5) % vocab) as u32)
+        .collect();
+    let w = TokenData::new(n, len, vocab, tokens).unwrap();
+    let n_rules = 2;
+    let keys = rule_keys((0..n * k).map(|i| (i % n_rules) as u32), n_rules);
+    let mut truth = LinearTree::new(vocab, dim, n_rules);
+    truth.randomize(2, 1.0, 5);
+    let mut z = vec![0.0; n * dim];
+    for r in 0..n {
+        truth.predict(&br, &keys, &w, r, &mut z[r * dim..(r + 1) * dim]);
+    }
+    let y = |r: usize, j: usize| z[r * dim + j] + 0.01 * (((r * 31 + j * 17) % 13) as f64 - 6.0);
+    let rows: Vec<usize> = (0..n).collect();
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut m = LinearTree::new(vocab, dim, n_rules);
+            m.randomize(2, 1.0, 1);
+            let mut pred = vec![0.0; dim];
+            let caches: Vec<RowCache> = rows
+                .iter()
+                .map(|&r| m.cache(&br, &keys, &w, r, &mut pred))
+                .collect();
+            let v: Vec<f64> = (0..m.n_params()).map(|i| (i as f64 * 0.37).sin()).collect();
+            let u: Vec<f64> = (0..n * dim).map(|i| (i as f64 * 0.11).cos()).collect();
+            let step = StepRows {
+                br: &br,
+                keys: &keys,
+                w: &w,
+                rows: &rows,
+                caches: &caches,
+            };
+            let jtjv = m.jtjv(&step, &v);
+            let jt = m.jt(&step, &u);
+            let effort = GnEffort {
+                steps: 5,
+                cg: 20,
+                restarts: 2,
+            };
+            let sse = m.fit(&br, &keys, &w, &y, &rows, effort, 1.0, 9);
+            (jtjv, jt, sse, m.emb, m.maps)
+        })
+    };
+    let (one, two) = (run(1), run(2));
+    assert!(one.2.is_finite());
+    assert_eq!(one.0, two.0);
+    assert_eq!(one.1, two.1);
+    assert_eq!(one.2.to_bits(), two.2.to_bits());
+    assert_eq!(one.3, two.3);
+    assert_eq!(one.4, two.4);
 }
