@@ -7,6 +7,7 @@
 #   bash experiments/grammar-panel/run.sh            # runs the cells without results
 #   UPDATE=1 bash experiments/grammar-panel/run.sh   # re-runs them all (overwrites)
 #   CELLS="linear-w2-d2-n1200-s0 ..." bash ...       # a subset
+#   CELLS_CSV=FILE OUT=DIR bash ...                  # other cells (same columns), other folder
 # Writes results/cells/CELL/ (config.toml, compare's runs.csv/summary, stderr) and appends
 # wall / CPU seconds to results/times.csv. THREADS (default 2) is compare's --threads.
 set -euo pipefail
@@ -18,7 +19,7 @@ BIN=./target/release/kcomp
 mkdir -p "$OUT/cells"
 [ -s "$OUT/times.csv" ] || echo "cell,rc,wall_s,user_cpu_s,sys_cpu_s,max_rss_kib,threads,commit" > "$OUT/times.csv"
 COMMIT=$(git rev-parse --short HEAD)
-tail -n +2 "$HERE/cells.csv" | while IFS=, read -r cell panel comp width depth n seed; do
+tail -n +2 "${CELLS_CSV:-$HERE/cells.csv}" | while IFS=, read -r cell panel comp width depth n seed; do
   if [ -n "${CELLS:-}" ] && [[ " $CELLS " != *" $cell "* ]]; then continue; fi
   dir="$OUT/cells/$cell"
   if [ -e "$dir/runs.csv" ] && [ "${UPDATE:-0}" != 1 ]; then

@@ -2,6 +2,7 @@
 """Summarises experiments/grammar-panel/results (run.sh) into results/panel.csv and
 results/summary.md (stdlib only). Usage (repository root):
     python3 experiments/grammar-panel/summarise.py
+    CELLS_CSV=FILE OUT=DIR python3 experiments/grammar-panel/summarise.py   # other cells
 Ratios are prequential K(Z|W) / exact K(Z|W); C = K(Z) / K(Z|W) with the generator's exact
 K(Z) for both; Kendall tau-b between prequential and exact C over the main panel's cells.
 """
@@ -50,7 +51,7 @@ def learner_summary(native):
 
 
 def main():
-    cells = list(csv.DictReader(open(os.path.join(HERE, "cells.csv"))))
+    cells = list(csv.DictReader(open(os.environ.get("CELLS_CSV", os.path.join(HERE, "cells.csv")))))
     times = {}
     tpath = os.path.join(RES, "times.csv")
     if os.path.exists(tpath):
@@ -66,7 +67,8 @@ def main():
                    threads=t["threads"], error="")
         runs = os.path.join(d, "runs.csv")
         if not os.path.exists(runs):
-            err = open(os.path.join(d, "stderr.txt"), errors="replace").read().strip().splitlines()
+            ep = os.path.join(d, "stderr.txt")
+            err = open(ep, errors="replace").read().strip().splitlines() if os.path.exists(ep) else []
             row["error"] = (err[-1] if err else "no runs.csv")[:200]
             rows.append(row)
             continue
@@ -107,7 +109,7 @@ def main():
               "over exact K(Z|W). s: compare's wall and CPU seconds (2 threads, shared machine, "
               "nice 5).")
     md.append("")
-    for panel in ("main", "extra"):
+    for panel in dict.fromkeys(c["panel"] for c in cells):
         pr = [r for r in rows if r["panel"] == panel]
         if not pr:
             continue
