@@ -483,7 +483,7 @@ pub fn to_text(out: &RepresentOutput) -> String {
         t.k_w_positions_bits,
         match (t.k_w_class_bits, t.k_w_classes) {
             (Some(b), Some(k)) => format!("class code {b:.1} bits, {k} word classes"),
-            _ => "class code not tried".to_string(),
+            _ => "class code not tried: M < 2 or V > 256".to_string(),
         }
     ));
     s.push_str(&format!(
