@@ -7,10 +7,16 @@
 //! - `tree_learner/tree_run`: the same rows with the tree learner (word classes, parse, the
 //!   tensor-product and linear sub-models' fits at growing checkpoints, the sigma-grid codes).
 //!
-//! The ratio tree_run / marginal_run is the tree learner's cost in units of the cheapest code.
+//! - `tree_learner/tree_run_portable`: the same with `J^T J v` (the Gauss-Newton solve's
+//!   product, most of the time) on the portable path (SSE2, D read at run time), the baseline
+//!   of the kernel compiled for D (and AVX2); the same bits either way.
+//!
+//! The ratio tree_run / marginal_run is the tree learner's cost in units of the cheapest code;
+//! tree_run_portable / tree_run the compiled kernels' speed-up.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use kcomp::datasets::grammar::{Composition, GrammarParams, generate};
+use kcomp::estimators::prequential::learners::tree::linear::set_portable_kernels;
 use kcomp::estimators::prequential::online::{
     LearnerSpec, OnlineConfig, make_online_learner, run_learner,
 };
@@ -39,17 +45,24 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     g.warm_up_time(std::time::Duration::from_millis(500));
     g.measurement_time(std::time::Duration::from_secs(5));
-    for (name, spec) in [
-        ("marginal_run", LearnerSpec::Marginal),
-        ("tree_run", LearnerSpec::Tree(Default::default())),
+    for (name, spec, portable) in [
+        ("marginal_run", LearnerSpec::Marginal, false),
+        ("tree_run", LearnerSpec::Tree(Default::default()), false),
+        (
+            "tree_run_portable",
+            LearnerSpec::Tree(Default::default()),
+            true,
+        ),
     ] {
         g.bench_function(name, |b| {
+            set_portable_kernels(portable);
             b.iter(|| {
                 let mut l = make_online_learner(&spec, &cfg, w, z, 0).unwrap();
                 std::hint::black_box(run_learner(l.as_mut(), w, z, &order, &bounds))
             })
         });
     }
+    set_portable_kernels(false);
     g.finish();
 }
 

@@ -441,5 +441,6 @@ fn slot(c: Child, m: usize) -> usize {
 
 mod normal;
 use normal::StepRows;
+pub use normal::set_portable_kernels;
 #[cfg(test)]
 mod tests;

@@ -4,7 +4,68 @@
 //! fixed row chunks in parallel, added in chunk order, so the numbers do not depend on the thread
 //! count (the preconditioner's block sums, once per step, run on one thread).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
+
+/// Set by [`set_portable_kernels`].
+static PORTABLE: AtomicBool = AtomicBool::new(false);
+
+/// Runs `J^T J v` on the portable path (SSE2, the dimension read at run time) instead of the
+/// one compiled for the dimension (and AVX2 where the CPU has it). The numbers are the same
+/// either way (tested); the switch is the baseline of `cargo bench --bench tree_learner`.
+pub fn set_portable_kernels(on: bool) {
+    PORTABLE.store(on, Ordering::Relaxed);
+}
+
+/// Calls `$body` with the const `$dc` set to `$dim` where it is one of the dimensions compiled
+/// for, else to 0 (the run-time dimension).
+macro_rules! with_dim {
+    ($dim:expr, $dc:ident => $body:expr) => {
+        match $dim {
+            2 => {
+                const $dc: usize = 2;
+                $body
+            }
+            3 => {
+                const $dc: usize = 3;
+                $body
+            }
+            4 => {
+                const $dc: usize = 4;
+                $body
+            }
+            5 => {
+                const $dc: usize = 5;
+                $body
+            }
+            6 => {
+                const $dc: usize = 6;
+                $body
+            }
+            8 => {
+                const $dc: usize = 8;
+                $body
+            }
+            10 => {
+                const $dc: usize = 10;
+                $body
+            }
+            12 => {
+                const $dc: usize = 12;
+                $body
+            }
+            16 => {
+                const $dc: usize = 16;
+                $body
+            }
+            _ => {
+                const $dc: usize = 0;
+                $body
+            }
+        }
+    };
+}
 
 use super::{BLOCK_PRECOND, LinearTree, ROW_CHUNK, RowCache, slot};
 use crate::dataset::TokenData;
@@ -32,10 +93,23 @@ impl LinearTree {
     /// Rows are taken in fixed chunks of [`ROW_CHUNK`] (in parallel), the chunks' sums added
     /// in chunk order: the same numbers whatever the thread count.
     pub(super) fn jtjv(&self, s: &StepRows, v: &[f64]) -> Vec<f64> {
+        let at = self.maps_transposed();
+        self.chunked_sums(s, |_, part| self.jtjv_chunk(part, v, &at))
+    }
+
+    /// [`Self::jtjv`] on the portable path only (SSE2, the dimension read at run time): the
+    /// reference the compiled-for-D and AVX2 paths must match bit for bit.
+    #[cfg(test)]
+    pub(super) fn jtjv_portable(&self, s: &StepRows, v: &[f64]) -> Vec<f64> {
+        let at = self.maps_transposed();
+        self.chunked_sums(s, |_, part| self.jtjv_chunk_d::<0>(part, v, &at))
+    }
+
+    /// The maps transposed (D x 2D each): the pull-back is then a sum of rows (vectorises; a
+    /// dot product per input is a serial chain of adds).
+    fn maps_transposed(&self) -> Vec<f64> {
         let d = self.dim;
         let pb = 2 * d * d;
-        // The maps transposed (D x 2D each): the pull-back is then a sum of rows (vectorises;
-        // a dot product per input is a serial chain of adds).
         let mut at = vec![0.0; self.maps.len()];
         for (a, t) in self.maps.chunks_exact(pb).zip(at.chunks_exact_mut(pb)) {
             for ii in 0..2 * d {
@@ -44,7 +118,7 @@ impl LinearTree {
                 }
             }
         }
-        self.chunked_sums(s, |_, part| self.jtjv_chunk(part, v, &at))
+        at
     }
 
     /// The sum over fixed chunks of [`ROW_CHUNK`] rows of `chunk(first row's index, the
@@ -73,9 +147,35 @@ impl LinearTree {
         out
     }
 
-    /// [`Self::jtjv`] over one chunk of rows (`at`: the maps transposed).
-    #[allow(clippy::too_many_arguments)]
+    /// [`Self::jtjv`] over one chunk of rows (`at`: the maps transposed), compiled for the
+    /// common dimensions (see `with_dim!`).
     fn jtjv_chunk(&self, s: &StepRows, v: &[f64], at: &[f64]) -> Vec<f64> {
+        if PORTABLE.load(Ordering::Relaxed) {
+            return self.jtjv_chunk_d::<0>(s, v, at);
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked above), the one requirement of the function.
+            return unsafe { self.jtjv_chunk_avx2(s, v, at) };
+        }
+        with_dim!(self.dim, DC => self.jtjv_chunk_d::<DC>(s, v, at))
+    }
+
+    /// [`Self::jtjv_chunk`] compiled with AVX2 (4 doubles a vector instead of SSE2's 2). No
+    /// fused multiply-adds (Rust never contracts `a * b + c`), so every element is the same
+    /// product and sum as on SSE2: the same bits on any x86-64 CPU.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn jtjv_chunk_avx2(&self, s: &StepRows, v: &[f64], at: &[f64]) -> Vec<f64> {
+        with_dim!(self.dim, DC => self.jtjv_chunk_d::<DC>(s, v, at))
+    }
+
+    /// [`Self::jtjv_chunk`] with the dimension `DC` known when compiled (0: `self.dim`, read
+    /// at run time). The same operations in the same order either way (the same bits): a
+    /// known `DC` only lets the compiler unroll the D-long loops (measured in
+    /// `cargo bench --bench tree_learner`).
+    #[inline(always)]
+    fn jtjv_chunk_d<const DC: usize>(&self, s: &StepRows, v: &[f64], at: &[f64]) -> Vec<f64> {
         let StepRows {
             br,
             keys,
@@ -83,7 +183,7 @@ impl LinearTree {
             rows,
             caches,
         } = *s;
-        let d = self.dim;
+        let d = if DC == 0 { self.dim } else { DC };
         let m = br.len;
         let k = br.nodes.len();
         let ne = self.emb.len();

@@ -164,3 +164,42 @@ fn parallel_sums_and_fit_do_not_depend_on_the_thread_count() {
     assert_eq!(one.3, two.3);
     assert_eq!(one.4, two.4);
 }
+
+/// `J^T J v` compiled for the dimension (and with AVX2 where the CPU has it) is the portable
+/// path's (SSE2, dimension read at run time) bit for bit: dimensions compiled for (3, 10) and
+/// one that is not (7).
+#[test]
+fn compiled_jtjv_paths_give_the_portable_bits() {
+    for dim in [3, 7, 10] {
+        let (vocab, len, n) = (6, 8, ROW_CHUNK + 9);
+        let br = Bracketing::new(len);
+        let k = br.nodes.len();
+        let tokens: Vec<u32> = (0..n * len)
+            .map(|i| ((i * 7 + i / 3) % vocab) as u32)
+            .collect();
+        let w = TokenData::new(n, len, vocab, tokens).unwrap();
+        let n_rules = 3;
+        let keys = rule_keys((0..n * k).map(|i| ((i * 5 + 1) % n_rules) as u32), n_rules);
+        let mut m = LinearTree::new(vocab, dim, n_rules);
+        m.randomize(3, 1.0, 2);
+        let rows: Vec<usize> = (0..n).collect();
+        let mut pred = vec![0.0; dim];
+        let caches: Vec<RowCache> = rows
+            .iter()
+            .map(|&r| m.cache(&br, &keys, &w, r, &mut pred))
+            .collect();
+        let v: Vec<f64> = (0..m.n_params()).map(|i| (i as f64 * 0.29).sin()).collect();
+        let step = StepRows {
+            br: &br,
+            keys: &keys,
+            w: &w,
+            rows: &rows,
+            caches: &caches,
+        };
+        let fast = m.jtjv(&step, &v);
+        let portable = m.jtjv_portable(&step, &v);
+        assert!(fast.iter().any(|&x| x != 0.0));
+        let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&fast), bits(&portable), "dim {dim}");
+    }
+}
