@@ -269,7 +269,7 @@ fn main() {
         println!(
             "sweep,value,samples,seed,learner,length,vocab,mean_ami,k_w_bits,k_z_given_w_bits,k_z_bits,\
              naive_bits,c,w_paid,exact_k_z_bits,exact_k_z_given_w_bits,exact_c,grid_points,seconds,\
-             k_z_given_w_learned_bits,learned_total_bits"
+             k_z_given_w_learned_bits,learned_total_bits,k_w_code,k_w_positions_bits,k_w_class_bits"
         );
     }
     let values: Vec<String> = args.values.clone().unwrap_or_else(|| {
@@ -298,7 +298,7 @@ fn main() {
                 None => (String::new(), String::new(), "1".into()),
             };
             println!(
-                "{},{v},{},{seed},{},{},{},{ami},{:.1},{:.1},{:.1},{:.1},{:.4},{},{ekz},{ekzw},{ec},{grid_points},{secs:.1},{:.1},{:.1}",
+                "{},{v},{},{seed},{},{},{},{ami},{:.1},{:.1},{:.1},{:.1},{:.4},{},{ekz},{ekzw},{ec},{grid_points},{secs:.1},{:.1},{:.1},{},{:.1},{}",
                 args.sweep,
                 args.samples,
                 args.learner,
@@ -312,6 +312,10 @@ fn main() {
                 t.w_paid,
                 t.k_z_given_w_learned_bits,
                 t.learned_total_bits,
+                t.k_w_code.name(),
+                t.k_w_positions_bits,
+                t.k_w_class_bits
+                    .map_or(String::new(), |b| format!("{b:.1}")),
             );
         }
     }

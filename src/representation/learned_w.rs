@@ -44,6 +44,7 @@ impl Estimator for LearnedWEstimator {
             .with("k_z_bits", t.k_z_bits)
             .with("k_z_given_w_bits", t.k_z_given_w_bits)
             .with("k_w_bits", t.k_w_bits)
+            .with("k_w_code", t.k_w_code.name())
             .with("k_f_bits", t.k_f_bits)
             .with("k_z_given_wf_bits", t.k_z_given_wf_bits)
             .with("naive_bits", t.naive_bits)

@@ -263,7 +263,12 @@ fn write_outputs(
         TermRow {
             term: "k_pw_plus_k_w_given_pw",
             bits: t.k_w_bits,
-            what: "K(p_w) + K(W|p_w): prequential code of W under a causal prior",
+            what: "K(p_w) + K(W|p_w) = 1 + min(positions code, class code): the shorter code of W",
+        },
+        TermRow {
+            term: "k_w_positions",
+            bits: t.k_w_positions_bits,
+            what: "positions code of W: column by column under a causal prior",
         },
         TermRow {
             term: "k_f",
@@ -301,6 +306,12 @@ fn write_outputs(
             what: "K(Z|W) of the chosen description",
         },
     ];
+    let class_row = t.k_w_class_bits.map(|bits| TermRow {
+        term: "k_w_class_bigram",
+        bits,
+        what: "class code of W: learned word classes, then class bigram and word given class",
+    });
+    let rows: Vec<&TermRow> = rows.iter().chain(class_row.as_ref()).collect();
     let csv_path = dir.join("terms.csv");
     // `bits` in the header says the unit.
     crate::io::table::write_records(
@@ -465,6 +476,15 @@ pub fn to_text(out: &RepresentOutput) -> String {
     s.push_str(&format!(
         "K(p_w) + K(W|p_w)  {:>14.1} bits\nK(f) + K(Z|W,f)    {:>14.1} bits  (K(f) {:.1}, K(Z|W,f) {:.1})\n",
         t.k_w_bits, t.k_z_given_w_learned_bits, t.k_f_bits, t.k_z_given_wf_bits
+    ));
+    s.push_str(&format!(
+        "  code of W: {} (positions code {:.1} bits; {})\n",
+        t.k_w_code.name(),
+        t.k_w_positions_bits,
+        match (t.k_w_class_bits, t.k_w_classes) {
+            (Some(b), Some(k)) => format!("class code {b:.1} bits, {k} word classes"),
+            _ => "class code not tried: M < 2 or V > 256".to_string(),
+        }
     ));
     s.push_str(&format!(
         "naive code of Z    {:>14.1} bits\nK(Z)               {:>14.1} bits\nK(Z|W)             {:>14.1} bits\nC(Z) = K(Z)/K(Z|W) {:>14.4}\n",

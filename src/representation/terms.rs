@@ -1,11 +1,21 @@
 //! Every term of K(Z) as a code length in bits, measured on a learned W.
 //!
-//! - K(p_w) + K(W|p_w): W is sent one position at a time (column m of every row, given
-//!   columns 0..m already sent), each column coded prequentially over the rows by kcomp's
-//!   online scheme on discrete targets (input = the prefix w_<m, target = w_m; the learners
-//!   are [`TermsConfig::prior_learners`], mixed). A decoder reads column 0, then
-//!   column 1 given column 0, ...: a causal prior coded online, so the prior's own cost
-//!   K(p_w) is inside the sum (coded before learned).
+//! - K(p_w) + K(W|p_w) = 1 + min(positions code, class code): one bit says which of two codes
+//!   of W follows ([`WCodeName`]), and the shorter one is used.
+//!   - The positions code: W is sent one position at a time (column m of every row, given
+//!     columns 0..m already sent), each column coded prequentially over the rows by kcomp's
+//!     online scheme on discrete targets (input = the prefix w_<m, target = w_m; the learners
+//!     are [`TermsConfig::prior_learners`], mixed). A decoder reads column 0, then
+//!     column 1 given column 0, ...: a causal prior coded online, so the prior's own cost
+//!     K(p_w) is inside the sum (coded before learned).
+//!   - The class code ([`crate::coding::class_bigram`]): word classes learned from W by the
+//!     Bayesian class-bigram model (the tree learner's
+//!     [`crate::estimators::prequential::learners::tree::classes::learn_classes`]), stated in a
+//!     header under a uniform prior, then every word coded as its class given the previous
+//!     word's class times the word given its class under Dirichlet predictive counts (coded
+//!     before learned). It finds the parts of speech a grammar's W is made of, which the
+//!     positions code's bigram tables over the words do not. Tried at M >= 2 and
+//!     V <= [`MAX_CLASS_CODE_VOCAB`]; elsewhere it counts as infinitely long.
 //! - K(f) + K(Z|W,f): Z coded prequentially given the learned W by the online scheme on
 //!   continuous targets ([`TermsConfig::decoder_learners`]); K(f) is reported as the
 //!   prequential sum minus the final model's code, as the `prequential` estimator does.
@@ -20,6 +30,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::coding::class_bigram::{ClassBigramCode, class_bigram_code};
 use crate::dataset::{Targets, TokenData};
 use crate::error::{KcompError, Result};
 use crate::estimators::prequential::code::{PrequentialConfig, Scheme, derive_seed};
@@ -30,6 +41,84 @@ use crate::estimators::prequential::{Ordering, prequential_code};
 /// Largest feature count (1 + M V) at which the Bayesian linear decoder is tried (its update
 /// costs F^2 per row).
 pub const MAX_DECODER_LINEAR_FEATURES: usize = 512;
+
+/// Largest vocabulary at which the class code of W is tried: the class learner's word
+/// features are 2 V + 1 numbers a word and its k-means costs V^2 k a pass (under 1 s CPU at
+/// V = 100, N = 5,000).
+pub const MAX_CLASS_CODE_VOCAB: usize = 256;
+
+/// Most word classes the class code of W looks for (the learner stops earlier when two more
+/// classes do not raise its score).
+pub const MAX_CODE_CLASSES: usize = 20;
+
+/// Which code of W a description uses.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WCodeName {
+    /// Column by column under a causal prior (marginal and bigram counts over the prefix).
+    #[default]
+    Positions,
+    /// Learned word classes stated first, then class bigram and word given class.
+    ClassBigram,
+}
+
+impl WCodeName {
+    pub fn name(self) -> &'static str {
+        match self {
+            WCodeName::Positions => "positions",
+            WCodeName::ClassBigram => "class-bigram",
+        }
+    }
+}
+
+/// K(W) of one W: both codes and the choice.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WCode {
+    /// The positions code per position (column m given columns < m).
+    pub per_position: Vec<f64>,
+    /// The positions code: the sum of `per_position`.
+    pub positions_bits: f64,
+    /// The class code (`None`: not tried, M < 2 or V > [`MAX_CLASS_CODE_VOCAB`]).
+    pub class: Option<ClassBigramCode>,
+    /// The shorter code (the positions code on a tie).
+    pub code: WCodeName,
+    /// K(W) = 1 + min(positions, class): the switch bit plus the shorter code.
+    pub bits: f64,
+}
+
+/// K(W) of `w`: 1 bit for which code, then the shorter of the positions code ([`code_w`]) and
+/// the class code ([`class_code_w`]). The two run in parallel; the result does not depend on
+/// the thread count.
+pub fn code_w_choice(w: &TokenData, cfg: &TermsConfig, seed: u64) -> Result<WCode> {
+    let (per_position, class) = rayon::join(|| code_w(w, cfg, seed), || class_code_w(w));
+    let per_position = per_position?;
+    let class = class?;
+    let positions_bits: f64 = per_position.iter().sum();
+    let class_bits = class.as_ref().map_or(f64::INFINITY, |c| c.total_bits());
+    let (code, shorter) = if class_bits < positions_bits {
+        (WCodeName::ClassBigram, class_bits)
+    } else {
+        (WCodeName::Positions, positions_bits)
+    };
+    Ok(WCode {
+        per_position,
+        positions_bits,
+        class,
+        code,
+        bits: 1.0 + shorter,
+    })
+}
+
+/// The class code of `w` over the classes learned from it (`None` where it is not tried: fewer
+/// than 2 words a row, or more than [`MAX_CLASS_CODE_VOCAB`] words).
+pub fn class_code_w(w: &TokenData) -> Result<Option<ClassBigramCode>> {
+    if w.n_words < 2 || w.vocab > MAX_CLASS_CODE_VOCAB || w.n == 0 {
+        return Ok(None);
+    }
+    let learned =
+        crate::estimators::prequential::learners::tree::classes::learn_classes(w, MAX_CODE_CLASSES);
+    class_bigram_code(w, &learned.of_word, learned.count).map(Some)
+}
 
 /// Which learners code each term.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -115,10 +204,27 @@ pub struct Terms {
     pub vocab: usize,
     /// Elias-delta codes of M and V.
     pub space_bits: f64,
-    /// K(p_w) + K(W|p_w): the prequential code of W under a causal prior.
+    /// K(p_w) + K(W|p_w) = 1 + min(`k_w_positions_bits`, `k_w_class_bits`): the switch bit
+    /// and the shorter code of W.
     pub k_w_bits: f64,
-    /// K(W) per position (column m given columns < m).
+    /// The code of W that won.
+    #[serde(default)]
+    pub k_w_code: WCodeName,
+    /// The positions code of W (the prequential code under a causal prior): the sum of
+    /// `k_w_per_position_bits`.
+    #[serde(default)]
+    pub k_w_positions_bits: f64,
+    /// The positions code per position (column m given columns < m).
     pub k_w_per_position_bits: Vec<f64>,
+    /// The class code of W, header included (`None`: not tried).
+    #[serde(default)]
+    pub k_w_class_bits: Option<f64>,
+    /// The class code's header (which words occur, the class count, every word's class).
+    #[serde(default)]
+    pub k_w_class_header_bits: Option<f64>,
+    /// The number of word classes of the class code.
+    #[serde(default)]
+    pub k_w_classes: Option<usize>,
     /// K(f) + K(Z|W,f): the prequential code of Z given W.
     pub k_z_given_w_learned_bits: f64,
     /// K(Z|W,f): the final decoder's code of every row.
@@ -238,13 +344,11 @@ pub fn terms(w: &TokenData, z: &Targets, cfg: &TermsConfig, seed: u64) -> Result
             format!("W has {} rows but Z has {}", w.n, z.n()),
         ));
     }
-    let per_position = code_w(w, cfg, seed)?;
-    let k_w: f64 = per_position.iter().sum();
+    let k_w = code_w_choice(w, cfg, seed)?;
     let (k_zw, k_zwf, decoders) = code_z_given_w_learners(w, z, cfg, seed)?;
     let all: Vec<usize> = (0..z.n()).collect();
     let mut t = assemble(
         (w.n_words, w.vocab),
-        per_position,
         k_w,
         (k_zw, k_zwf),
         naive_bits(z, &all),
@@ -256,11 +360,11 @@ pub fn terms(w: &TokenData, z: &Targets, cfg: &TermsConfig, seed: u64) -> Result
 /// The terms from their measured parts (the closed-form rules of the module documentation).
 pub fn assemble(
     (length, vocab): (usize, usize),
-    k_w_per_position_bits: Vec<f64>,
-    k_w_bits: f64,
+    k_w: WCode,
     (k_zw, k_zwf): (f64, f64),
     naive: f64,
 ) -> Terms {
+    let k_w_bits = k_w.bits;
     let space = space_bits(length, vocab);
     let learned_total = 1.0 + space + k_w_bits + k_zw;
     let w_paid = learned_total < 1.0 + naive;
@@ -284,7 +388,12 @@ pub fn assemble(
         vocab,
         space_bits: space,
         k_w_bits,
-        k_w_per_position_bits,
+        k_w_code: k_w.code,
+        k_w_positions_bits: k_w.positions_bits,
+        k_w_per_position_bits: k_w.per_position,
+        k_w_class_bits: k_w.class.as_ref().map(|c| c.total_bits()),
+        k_w_class_header_bits: k_w.class.as_ref().map(|c| c.header_bits),
+        k_w_classes: k_w.class.as_ref().map(|c| c.classes),
         k_z_given_w_learned_bits: k_zw,
         k_z_given_wf_bits: k_zwf,
         k_f_bits: k_f,
@@ -303,13 +412,24 @@ pub fn assemble(
 mod tests {
     use super::*;
 
+    /// A K(W) of 100 bits (the positions code, 99 bits, plus the switch bit).
+    fn k_w_100() -> WCode {
+        WCode {
+            per_position: vec![50.0, 49.0],
+            positions_bits: 99.0,
+            class: None,
+            code: WCodeName::Positions,
+            bits: 100.0,
+        }
+    }
+
     #[test]
     fn a_w_that_does_not_pay_gives_c_one() {
-        let t = assemble((2, 4), vec![50.0, 50.0], 100.0, (950.0, 900.0), 1000.0);
+        let t = assemble((2, 4), k_w_100(), (950.0, 900.0), 1000.0);
         assert!(!t.w_paid);
         assert_eq!(t.k_z_bits, 1001.0);
         assert_eq!(t.c, 1.0);
-        let t = assemble((2, 4), vec![50.0, 50.0], 100.0, (500.0, 450.0), 1000.0);
+        let t = assemble((2, 4), k_w_100(), (500.0, 450.0), 1000.0);
         assert!(t.w_paid);
         // 1 + delta(2) + delta(4) + 100 + 500 = 1 + 4 + 5 + 600.
         assert_eq!(t.k_z_bits, 610.0);

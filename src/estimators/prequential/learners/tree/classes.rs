@@ -18,10 +18,10 @@ use statrs::function::gamma::ln_gamma;
 
 use crate::dataset::TokenData;
 
-/// Dirichlet concentration of a transition row (sparse: a class is followed by few classes).
-const ALPHA_TRANSITION: f64 = 0.5;
-/// Dirichlet concentration of a class's emission (words of a class tend to be equally used).
-const BETA_EMISSION: f64 = 1.0;
+// Dirichlet concentrations of a transition row (0.5: sparse, a class is followed by few
+// classes) and of a class's emission (1.0: words of a class tend to be equally used); shared
+// with the class code of W so that the score is that code's body length.
+use crate::coding::class_bigram::{ALPHA_TRANSITION, BETA_EMISSION};
 /// Exchange sweeps at most per number of classes.
 const MAX_SWEEPS: usize = 30;
 
