@@ -53,6 +53,28 @@ impl LinearTree {
     }
 }
 
+/// Every row's cache (node inputs and downstream operators) under `m`.
+fn row_caches(
+    m: &LinearTree,
+    br: &Bracketing,
+    keys: &Keys,
+    w: &TokenData,
+    rows: &[usize],
+) -> Vec<RowCache> {
+    let mut pred = vec![0.0; m.dim];
+    rows.iter()
+        .map(|&r| m.cache(br, keys, w, r, &mut pred))
+        .collect()
+}
+
+/// `n` rows of `len` tokens over `vocab`, token `i` = (7 i + i / `stride`) mod `vocab`.
+fn token_rows(n: usize, len: usize, vocab: usize, stride: usize) -> TokenData {
+    let tokens: Vec<u32> = (0..n * len)
+        .map(|i| ((i * 7 + i / stride) % vocab) as u32)
+        .collect();
+    TokenData::new(n, len, vocab, tokens).unwrap()
+}
+
 /// Keys naming a rule per node (row-major), no roles.
 fn rule_keys(rule: impl Iterator<Item = u32>, n_rules: usize) -> Keys {
     Keys {
@@ -77,11 +99,7 @@ fn matrix_free_jtjv_is_the_materialised_jt_of_jv() {
     let mut m = LinearTree::new(vocab, dim, n_rules);
     m.randomize(2, 1.0, 1);
     let rows: Vec<usize> = (0..n).collect();
-    let mut pred = vec![0.0; dim];
-    let caches: Vec<RowCache> = rows
-        .iter()
-        .map(|&r| m.cache(&br, &keys, &w, r, &mut pred))
-        .collect();
+    let caches = row_caches(&m, &br, &keys, &w, &rows);
     let v: Vec<f64> = (0..m.n_params())
         .map(|_| StandardNormal.sample(&mut rng))
         .collect();
@@ -109,10 +127,7 @@ fn parallel_sums_and_fit_do_not_depend_on_the_thread_count() {
     let (vocab, dim, len, n) = (6, 3, 4, 3 * ROW_CHUNK + 17);
     let br = Bracketing::new(len);
     let k = br.nodes.len();
-    let tokens: Vec<u32> = (0..n * len)
-        .map(|i| ((i * 7 + i / 5) % vocab) as u32)
-        .collect();
-    let w = TokenData::new(n, len, vocab, tokens).unwrap();
+    let w = token_rows(n, len, vocab, 5);
     let n_rules = 2;
     let keys = rule_keys((0..n * k).map(|i| (i % n_rules) as u32), n_rules);
     let mut truth = LinearTree::new(vocab, dim, n_rules);
@@ -131,11 +146,7 @@ fn parallel_sums_and_fit_do_not_depend_on_the_thread_count() {
         pool.install(|| {
             let mut m = LinearTree::new(vocab, dim, n_rules);
             m.randomize(2, 1.0, 1);
-            let mut pred = vec![0.0; dim];
-            let caches: Vec<RowCache> = rows
-                .iter()
-                .map(|&r| m.cache(&br, &keys, &w, r, &mut pred))
-                .collect();
+            let caches = row_caches(&m, &br, &keys, &w, &rows);
             let v: Vec<f64> = (0..m.n_params()).map(|i| (i as f64 * 0.37).sin()).collect();
             let u: Vec<f64> = (0..n * dim).map(|i| (i as f64 * 0.11).cos()).collect();
             let step = StepRows {
@@ -174,20 +185,13 @@ fn compiled_jtjv_paths_give_the_portable_bits() {
         let (vocab, len, n) = (6, 8, ROW_CHUNK + 9);
         let br = Bracketing::new(len);
         let k = br.nodes.len();
-        let tokens: Vec<u32> = (0..n * len)
-            .map(|i| ((i * 7 + i / 3) % vocab) as u32)
-            .collect();
-        let w = TokenData::new(n, len, vocab, tokens).unwrap();
+        let w = token_rows(n, len, vocab, 3);
         let n_rules = 3;
         let keys = rule_keys((0..n * k).map(|i| ((i * 5 + 1) % n_rules) as u32), n_rules);
         let mut m = LinearTree::new(vocab, dim, n_rules);
         m.randomize(3, 1.0, 2);
         let rows: Vec<usize> = (0..n).collect();
-        let mut pred = vec![0.0; dim];
-        let caches: Vec<RowCache> = rows
-            .iter()
-            .map(|&r| m.cache(&br, &keys, &w, r, &mut pred))
-            .collect();
+        let caches = row_caches(&m, &br, &keys, &w, &rows);
         let v: Vec<f64> = (0..m.n_params()).map(|i| (i as f64 * 0.29).sin()).collect();
         let step = StepRows {
             br: &br,
