@@ -214,11 +214,7 @@ pub fn build_online_learner(
         LearnerSpec::Ngram { order } => Box::new(NgramTable::new(w, z, *order)?),
         LearnerSpec::Tree(s) => {
             let padded = cfg.pad.is_some() || super::padding::detect_padding(w).is_some();
-            tree::TreeLearner::applies(w, z, padded)?;
-            Box::new(
-                tree::TreeLearner::new(w, z, s, padded, seed)
-                    .ok_or("the tree learner does not apply")?,
-            )
+            Box::new(tree::TreeLearner::new(w, z, s, padded, seed)?)
         }
     };
     Ok(learner)

@@ -256,18 +256,17 @@ impl TreeLearner {
         Ok(())
     }
 
-    /// The learner for `w`, `z`; `None` unless Z is continuous, W has fixed length 2 or more
-    /// (`padded` false), and the sizes are within the limits above.
+    /// The learner for `w`, `z`, or why it does not apply ([`Self::applies`]).
     pub fn new(
         w: &TokenData,
         z: &Targets,
         settings: &TreeSettings,
         padded: bool,
         seed: u64,
-    ) -> Option<Self> {
-        Self::applies(w, z, padded).ok()?;
+    ) -> std::result::Result<Self, String> {
+        Self::applies(w, z, padded)?;
         let Targets::Continuous { dim, lam, .. } = z else {
-            return None;
+            unreachable!("`applies` refuses discrete Z");
         };
         let classes = classes::learn_classes(w, MAX_CLASSES);
         let br = Bracketing::new(w.n_words);
@@ -307,7 +306,7 @@ impl TreeLearner {
             ));
         }
         let k = subs.len() + 1;
-        Some(TreeLearner {
+        Ok(TreeLearner {
             settings: *settings,
             dim: *dim,
             lam: *lam,
