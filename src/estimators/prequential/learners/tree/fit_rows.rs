@@ -1,0 +1,60 @@
+//! Which rows a fit of the tree learner uses: an evenly spaced subsample of the rows sent, at
+//! most `TreeSettings::fit_rows`, widened for linear layouts with many parameters.
+
+/// A linear layout with more parameters per dimension than half `TreeSettings::fit_rows` fits
+/// on twice them, up to this many times `fit_rows` rows and [`WIDE_FIT_BYTES`] of per-row
+/// operators ([`wide_fit_rows`]).
+pub const WIDE_FIT_ROWS: usize = 3;
+/// Bytes of per-row operators a widened fit may hold (short sentences of small D: 4,500 rows
+/// of 16 words in D = 10 take 126 MB; 64 words in D = 32 are not widened).
+pub const WIDE_FIT_BYTES: f64 = 256.0 * 1024.0 * 1024.0;
+
+/// Bytes of one fit row's cached node inputs and downstream operators (`m` words, `d` dims).
+pub fn fit_row_bytes(m: usize, d: usize) -> f64 {
+    let (m, d) = (m as f64, d as f64);
+    (m * 2.0 * d + 2.0 * m * d * d + 2.0 * d) * 8.0
+}
+
+/// The most rows a fit of the linear sub-model uses: `fit_rows`, or for a layout that needs
+/// more, up to [`WIDE_FIT_ROWS`] times it within [`WIDE_FIT_BYTES`].
+pub fn wide_fit_rows(fit_rows: usize, m: usize, d: usize) -> usize {
+    let by_bytes = (WIDE_FIT_BYTES / fit_row_bytes(m, d)) as usize;
+    fit_rows.max(by_bytes.min(WIDE_FIT_ROWS * fit_rows))
+}
+
+/// At most `cap` of the rows sent, evenly spaced (all of them if there are no more).
+pub fn spread(sent: &[usize], cap: usize) -> Vec<usize> {
+    if sent.len() <= cap {
+        sent.to_vec()
+    } else {
+        (0..cap).map(|i| sent[i * sent.len() / cap]).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spread_keeps_every_row_under_the_cap_and_evenly_spaced_ones_over_it() {
+        let sent: Vec<usize> = (100..110).collect();
+        assert_eq!(spread(&sent, 10), sent);
+        assert_eq!(spread(&sent, 20), sent);
+        assert_eq!(spread(&sent, 5), vec![100, 102, 104, 106, 108]);
+        assert_eq!(spread(&sent, 4), vec![100, 102, 105, 107]);
+        assert!(spread(&sent, 0).is_empty());
+    }
+
+    #[test]
+    fn widened_fits_stay_within_their_byte_bound() {
+        // 16 words, D = 10 (grammars): three times the cap.
+        assert_eq!(wide_fit_rows(1500, 16, 10), 4500);
+        assert!(4500.0 * fit_row_bytes(16, 10) <= WIDE_FIT_BYTES);
+        // 64 words, D = 32: a row's operators are ~1 MB, never widened.
+        assert_eq!(wide_fit_rows(1500, 64, 32), 1500);
+        // In between: as many rows as the bytes allow.
+        let rows = wide_fit_rows(1500, 32, 16);
+        assert!(rows > 1500 && rows < 4500);
+        assert!(rows as f64 * fit_row_bytes(32, 16) <= WIDE_FIT_BYTES);
+    }
+}
