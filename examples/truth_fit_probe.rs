@@ -14,23 +14,10 @@
 //! (height, left category, right category).
 use kcomp::coding::discretised_gaussian::DiscretisedGaussian;
 use kcomp::dataset::Targets;
-use kcomp::datasets::grammar::cyk::Tree;
 use kcomp::datasets::grammar::{GrammarParams, generate};
 use kcomp::estimators::prequential::learners::tree::linear::{GnEffort, LinearTree};
 use kcomp::estimators::prequential::learners::tree::shape::{Bracketing, Categories, Head, Keys};
 use kcomp::rng::stream::Stream;
-
-/// The rule of every internal node, children first (the order of `Bracketing`'s nodes).
-fn post_order(t: &Tree, out: &mut Vec<usize>) {
-    if let Tree::Node {
-        rule, left, right, ..
-    } = t
-    {
-        post_order(left, out);
-        post_order(right, out);
-        out.push(*rule);
-    }
-}
 
 fn env_list(name: &str) -> Vec<usize> {
     std::env::var(name)
@@ -88,8 +75,7 @@ fn main() {
     let mut rule_of_key: Vec<Option<usize>> = vec![None; keys.n_rules];
     let mut height_of_key = vec![0usize; keys.n_rules];
     for (r, tree) in g.trees.iter().enumerate() {
-        let mut rules = Vec::new();
-        post_order(tree, &mut rules);
+        let rules = tree.rules_post_order();
         assert_eq!(
             rules.len(),
             k,

@@ -142,7 +142,6 @@ fn tree_learner_recovers_linear_rule_maps() {
 /// learner's hypothesis space holds the true model once the assignment is found.
 #[test]
 fn latent_keys_with_the_true_categories_name_the_generator_rules() {
-    use kcomp::datasets::grammar::cyk::Tree;
     use std::collections::HashMap;
     let p = GrammarParams {
         samples: 200,
@@ -159,21 +158,11 @@ fn latent_keys_with_the_true_categories_name_the_generator_rules() {
     let br = &s.br;
     let mut latent = s.latent_keys(2);
     // Generator rules in post-order (the bracketing's node order).
-    fn walk(t: &Tree, out: &mut Vec<usize>) {
-        if let Tree::Node {
-            rule, left, right, ..
-        } = t
-        {
-            walk(left, out);
-            walk(right, out);
-            out.push(*rule);
-        }
-    }
     let mut nodes = Vec::new();
     for t in &g.trees {
-        let start = nodes.len();
-        walk(t, &mut nodes);
-        assert_eq!(nodes.len() - start, br.nodes.len(), "a balanced parse");
+        let rules = t.rules_post_order();
+        assert_eq!(rules.len(), br.nodes.len(), "a balanced parse");
+        nodes.extend(rules);
     }
     for (pair, truth) in s.true_pair_categories(&g).into_iter().enumerate() {
         if let Some(category) = truth {

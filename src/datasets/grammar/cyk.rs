@@ -40,6 +40,24 @@ impl Tree {
         }
     }
 
+    /// The rule of every internal node, children before parents, left before right (the node
+    /// order of the tree learner's bracketing).
+    pub fn rules_post_order(&self) -> Vec<usize> {
+        fn walk(t: &Tree, out: &mut Vec<usize>) {
+            if let Tree::Node {
+                rule, left, right, ..
+            } = t
+            {
+                walk(left, out);
+                walk(right, out);
+                out.push(*rule);
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+
     /// Bracketed rendering, e.g. `((0 1) (2 3))`.
     pub fn brackets(&self) -> String {
         match self {
