@@ -3,8 +3,15 @@ K(Z|W) over the exact K(Z|W) with the tree learner in the mixture (online+fast) 
 (+notree), prequential C beside exact C, and the wall seconds of the run; then Kendall's tau-b
 between prequential C and exact C over every cell (each seed a cell), per composition and over
 seed 0; cells run at several seeds get a table of the mean and range. Markdown on stdout."""
-import csv, sys
+import csv, importlib.util, os, sys
 from collections import defaultdict
+
+# Kendall's tau-b: the grammar panel's summariser's (one implementation for both tables).
+_spec = importlib.util.spec_from_file_location("grammar_panel_summarise", os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "..", "grammar-panel", "summarise.py"))
+_panel = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_panel)
+tau_b = _panel.tau_b
 
 PATH = (sys.argv[1] if len(sys.argv) > 1 else
         "experiments/prequential-accuracy/results/grammar_tree.csv")
@@ -19,23 +26,6 @@ for r in rows:
     cells[key][r["scheme"].replace("online+fast+tree", "online+fast")] = r
 
 
-def tau_b(xs, ys):
-    """Kendall's tau-b (ties in either variable corrected)."""
-    conc = disc = tx = ty = 0
-    for i in range(len(xs)):
-        for j in range(i + 1, len(xs)):
-            dx, dy = xs[i] - xs[j], ys[i] - ys[j]
-            if dx == 0 and dy == 0:
-                continue
-            if dx == 0:
-                tx += 1
-            elif dy == 0:
-                ty += 1
-            elif dx * dy > 0:
-                conc += 1
-            else:
-                disc += 1
-    return (conc - disc) / (((conc + disc + tx) * (conc + disc + ty)) ** 0.5)
 
 
 print("| composition | width | depth | N | seed | exact K(Z\\|W) bits | ratio with tree | ratio without | "
