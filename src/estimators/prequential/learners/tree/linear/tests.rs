@@ -53,18 +53,28 @@ impl LinearTree {
     }
 }
 
-/// Every row's cache (node inputs and downstream operators) under `m`.
-fn row_caches(
+/// Runs `f` on the Gauss-Newton step rows of `rows` under `m` (every row's cache: node inputs
+/// and downstream operators).
+fn with_step<R>(
     m: &LinearTree,
     br: &Bracketing,
     keys: &Keys,
     w: &TokenData,
     rows: &[usize],
-) -> Vec<RowCache> {
+    f: impl FnOnce(&StepRows) -> R,
+) -> R {
     let mut pred = vec![0.0; m.dim];
-    rows.iter()
+    let caches: Vec<RowCache> = rows
+        .iter()
         .map(|&r| m.cache(br, keys, w, r, &mut pred))
-        .collect()
+        .collect();
+    f(&StepRows {
+        br,
+        keys,
+        w,
+        rows,
+        caches: &caches,
+    })
 }
 
 /// `n` rows of `len` tokens over `vocab`, token `i` = (7 i + i / `stride`) mod `vocab`.
@@ -99,20 +109,13 @@ fn matrix_free_jtjv_is_the_materialised_jt_of_jv() {
     let mut m = LinearTree::new(vocab, dim, n_rules);
     m.randomize(2, 1.0, 1);
     let rows: Vec<usize> = (0..n).collect();
-    let caches = row_caches(&m, &br, &keys, &w, &rows);
     let v: Vec<f64> = (0..m.n_params())
         .map(|_| StandardNormal.sample(&mut rng))
         .collect();
-    let step = StepRows {
-        br: &br,
-        keys: &keys,
-        w: &w,
-        rows: &rows,
-        caches: &caches,
-    };
-    let fast = m.jtjv(&step, &v);
-    let jv = m.jv_materialised(&br, &keys, &w, &rows, &caches, &v);
-    let slow = m.jt(&step, &jv);
+    let (fast, slow) = with_step(&m, &br, &keys, &w, &rows, |step| {
+        let jv = m.jv_materialised(&br, &keys, &w, &rows, step.caches, &v);
+        (m.jtjv(step, &v), m.jt(step, &jv))
+    });
     let scale = slow.iter().map(|x| x.abs()).fold(0.0, f64::max);
     assert!(scale > 0.1);
     for (a, b) in fast.iter().zip(&slow) {
@@ -146,18 +149,11 @@ fn parallel_sums_and_fit_do_not_depend_on_the_thread_count() {
         pool.install(|| {
             let mut m = LinearTree::new(vocab, dim, n_rules);
             m.randomize(2, 1.0, 1);
-            let caches = row_caches(&m, &br, &keys, &w, &rows);
             let v: Vec<f64> = (0..m.n_params()).map(|i| (i as f64 * 0.37).sin()).collect();
             let u: Vec<f64> = (0..n * dim).map(|i| (i as f64 * 0.11).cos()).collect();
-            let step = StepRows {
-                br: &br,
-                keys: &keys,
-                w: &w,
-                rows: &rows,
-                caches: &caches,
-            };
-            let jtjv = m.jtjv(&step, &v);
-            let jt = m.jt(&step, &u);
+            let (jtjv, jt) = with_step(&m, &br, &keys, &w, &rows, |step| {
+                (m.jtjv(step, &v), m.jt(step, &u))
+            });
             let effort = GnEffort {
                 steps: 5,
                 cg: 20,
@@ -191,17 +187,10 @@ fn compiled_jtjv_paths_give_the_portable_bits() {
         let mut m = LinearTree::new(vocab, dim, n_rules);
         m.randomize(3, 1.0, 2);
         let rows: Vec<usize> = (0..n).collect();
-        let caches = row_caches(&m, &br, &keys, &w, &rows);
         let v: Vec<f64> = (0..m.n_params()).map(|i| (i as f64 * 0.29).sin()).collect();
-        let step = StepRows {
-            br: &br,
-            keys: &keys,
-            w: &w,
-            rows: &rows,
-            caches: &caches,
-        };
-        let fast = m.jtjv(&step, &v);
-        let portable = m.jtjv_portable(&step, &v);
+        let (fast, portable) = with_step(&m, &br, &keys, &w, &rows, |step| {
+            (m.jtjv(step, &v), m.jtjv_portable(step, &v))
+        });
         assert!(fast.iter().any(|&x| x != 0.0));
         let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&fast), bits(&portable), "dim {dim}");
