@@ -1,6 +1,7 @@
 //! Figure of experiments/prequential-accuracy/results/grammar_tree.csv: prequential C
 //! (K(Z) / prequential K(Z|W), the online mixture with and without the tree learner) beside
-//! the exact C, against depth (width 1) and width (depth 2), per composition.
+//! the exact C, against depth (width 1) and width (depth 2), per composition; and, where the
+//! CSV holds the whole width x depth grid, C over it at its largest N (`OUT_STEM_grid`).
 //!
 //! Usage: cargo run --release --example grammar_tree_figure -- [CSV] [OUT_STEM]
 
@@ -146,6 +147,63 @@ fn panel(rows: &[Row], composition: &str, by_depth: bool) -> Panel {
     }
 }
 
+/// Over the whole grid at one N (seed 0): C against width, one line per depth
+/// (`along_width`), or against depth, one line per width.
+fn grid_panel(rows: &[Row], composition: &str, n: usize, along_width: bool) -> Panel {
+    let keep = |r: &&Row| {
+        r.seed == 0 && r.composition == composition && r.n == n && r.scheme == "online+fast"
+    };
+    let x_of = |r: &Row| if along_width { r.width } else { r.depth };
+    let line_of = |r: &Row| if along_width { r.depth } else { r.width };
+    let mut lines: Vec<usize> = rows.iter().filter(keep).map(&line_of).collect();
+    lines.sort();
+    lines.dedup();
+    let mut series = Vec::new();
+    for (i, &l) in lines.iter().enumerate() {
+        let points = |pick: &dyn Fn(&Row) -> f64| {
+            let mut p: Vec<Point> = rows
+                .iter()
+                .filter(keep)
+                .filter(|r| line_of(r) == l)
+                .map(|r| Point {
+                    x: x_of(r) as f64,
+                    y: pick(r),
+                    err: 0.0,
+                })
+                .collect();
+            p.sort_by(|a, b| a.x.total_cmp(&b.x));
+            p
+        };
+        let name = if along_width { "depth" } else { "width" };
+        series.push(Series {
+            label: format!("exact C, {name} {l}"),
+            points: points(&|r| r.exact_c),
+            reference: true,
+            color: i,
+        });
+        series.push(Series {
+            label: format!("prequential C, {name} {l}"),
+            points: points(&|r| r.c),
+            reference: false,
+            color: i,
+        });
+    }
+    Panel {
+        title: format!("{composition} composition, N = {n}"),
+        x_label: if along_width {
+            "non-terminals per level".into()
+        } else {
+            "grammar depth (levels)".into()
+        },
+        y_label: "C = K(Z) / K(Z|W)".into(),
+        x_axis: XAxis::Linear { integer: true },
+        y_log: false,
+        y_range: None,
+        series,
+        reference_line: Some(RefLine::c_one()),
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let csv = args
@@ -176,15 +234,45 @@ fn main() {
                   (crosses) and prequential C of the online mixture without its MLPs"
             .into(),
     };
-    match line_figure(Path::new(stem), &figure) {
-        Ok(paths) => {
-            for p in paths {
-                println!("{}", p.display());
+    // The whole width x depth grid at the largest N run over it.
+    let grid_n = rows
+        .iter()
+        .filter(|r| r.seed == 0 && r.width > 1 && r.depth != 2)
+        .map(|r| r.n)
+        .max();
+    let mut figures = vec![(stem.to_string(), figure)];
+    if let Some(n) = grid_n {
+        let mut panels = Vec::new();
+        for composition in ["linear", "tensor"] {
+            for along_width in [true, false] {
+                panels.push(grid_panel(&rows, composition, n, along_width));
             }
         }
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::exit(2);
+        kcomp::plot::share_y_range(&mut panels);
+        figures.push((
+            format!("{stem}_grid"),
+            Figure {
+                panels,
+                caption: format!(
+                    "Grammar representations over widths 1-4 and depths 1-4 (vocabulary 20, D = \
+                     10, M = 16, N = {n}, seed 0): exact C (crosses) and prequential C of the \
+                     online mixture without its MLPs (lines), one colour per depth (left) or \
+                     width (right)"
+                ),
+            },
+        ));
+    }
+    for (stem, figure) in &figures {
+        match line_figure(Path::new(stem), figure) {
+            Ok(paths) => {
+                for p in paths {
+                    println!("{}", p.display());
+                }
+            }
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(2);
+            }
         }
     }
 }

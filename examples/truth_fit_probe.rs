@@ -2,8 +2,9 @@
 //! does its fit get there? A diagnostic, not a learner: it reads the generator's word classes,
 //! first-level categories and parameters (replaying the generator's draws).
 //!
-//! The rows are split 3:1; fits (30 Gauss-Newton steps, 60 CG iterations, no prior) use the
-//! first part; the probe prints training and held-out rmse (Z's units) for a fit started
+//! The rows are split 3:1; fits (30 Gauss-Newton steps, 60 CG iterations, no prior; env
+//! RIDGE=1: the learner's prior, `LinearTree::ridge`) use the first part; the probe prints
+//! training and held-out rmse (Z's units) for a fit started
 //! - at the generator's parameters (env PERTURB=x: plus Gaussian noise of standard deviation x
 //!   on every parameter; PARTIAL=1,4: with the maps of those heights drawn at random),
 //! - at `STARTS` random starts (`LinearTree::randomize`, as the learner's).
@@ -11,7 +12,9 @@
 //! Usage: cargo run --release --example truth_fit_probe -- VOCAB WIDTH DEPTH N SEED [STARTS]
 //! (linear composition, M = 16, D = 10). Env SHARED=1: one map per generator rule (the
 //! recursive top level's maps shared across heights) instead of the learner's one per
-//! (height, left category, right category).
+//! (height, left category, right category). Env TABULAR=1: the first level as a table, one
+//! vector per (first-level key, side, word) summed by one shared map (the word vectors and
+//! first-level maps in fewer parameters where a class has fewer words than D).
 use kcomp::coding::discretised_gaussian::DiscretisedGaussian;
 use kcomp::dataset::Targets;
 use kcomp::datasets::grammar::{GrammarParams, generate};
@@ -122,6 +125,16 @@ fn main() {
             *x = v as f64 * lam;
         }
     }
+    let mut w = data.w.clone();
+    if std::env::var_os("TABULAR").is_some() {
+        // Every (height-1 key, side, word) its own token; one shared height-1 map.
+        let (truth2, w2, keys2, heights2) = tabular(&truth, &br, &keys, &data.w, &height_of_key);
+        truth = truth2;
+        w = w2;
+        keys = keys2;
+        height_of_key = heights2;
+    }
+    let data_w = w;
 
     let y = |r: usize, j: usize| grid[r * d + j] as f64 * lam;
     let split = p.samples * 3 / 4;
@@ -129,9 +142,9 @@ fn main() {
     let test: Vec<usize> = (split..p.samples).collect();
     let z_rms = kcomp::estimators::prequential::learners::tree::setup::rms_of_rows(&train, d, y);
     let rmse = |m: &LinearTree, rows: &[usize]| {
-        (m.sse(&br, &keys, &data.w, &y, rows) / (rows.len() * d).max(1) as f64).sqrt()
+        (m.sse(&br, &keys, &data_w, &y, rows) / (rows.len() * d).max(1) as f64).sqrt()
     };
-    let params = p.vocab * d + keys.n_rules * 2 * d * d;
+    let params = truth.n_params();
     println!(
         "vocab {} width {} depth {} N {} seed {}: {} keys (learner {learner_keys}, generator rules {}), {params} parameters, {} training rows ({:.2} equations a parameter), Z rms {z_rms:.1}",
         p.vocab,
@@ -149,10 +162,15 @@ fn main() {
         cg: 60,
         restarts: 0,
     };
+    let ridge: f64 = std::env::var("RIDGE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0.0);
     let report = |label: &str, mut m: LinearTree| {
         let start = rmse(&m, &train);
         let clock = std::time::Instant::now();
-        m.fit(&br, &keys, &data.w, &y, &train, effort, z_rms, 1);
+        m.ridge = ridge;
+        m.fit(&br, &keys, &data_w, &y, &train, effort, z_rms, 1);
         println!(
             "{label}: start {start:.4}, fitted: train rmse {:.4}, held-out rmse {:.4} ({:.1} s)",
             rmse(&m, &train),
@@ -167,7 +185,7 @@ fn main() {
         .unwrap_or(0.0);
     let partial = env_list("PARTIAL");
     let mut start = truth.clone();
-    let mut noise = LinearTree::new(p.vocab, d, keys.n_rules);
+    let mut noise = LinearTree::new(truth.vocab, d, keys.n_rules);
     noise.randomize(height, z_rms, 1_000);
     if perturb > 0.0 {
         use rand::SeedableRng;
@@ -190,8 +208,78 @@ fn main() {
         start,
     );
     for s in 0..starts {
-        let mut m = LinearTree::new(p.vocab, d, keys.n_rules);
+        let mut m = LinearTree::new(truth.vocab, d, keys.n_rules);
         m.randomize(height, z_rms, 100 + s);
         report(&format!("random start {s}"), m);
     }
+}
+
+/// The tabular form of the first level: token `(height-1 key, side, word)` with the vector
+/// `word A_side` of the generator, and one height-1 map `[I; I]` (its own key, height 1).
+#[allow(clippy::type_complexity)]
+fn tabular(
+    truth: &LinearTree,
+    br: &Bracketing,
+    keys: &Keys,
+    w: &kcomp::dataset::TokenData,
+    height_of_key: &[usize],
+) -> (LinearTree, kcomp::dataset::TokenData, Keys, Vec<usize>) {
+    use kcomp::estimators::prequential::learners::tree::shape::Child;
+    let d = truth.dim;
+    let (m, k) = (br.len, br.nodes.len());
+    let mut tok_id = std::collections::HashMap::new();
+    let mut tok_vec: Vec<Vec<f64>> = Vec::new();
+    let mut tokens = vec![0u32; w.n * m];
+    let mut rule_id = std::collections::HashMap::new();
+    let mut heights = vec![1usize];
+    let mut new_maps: Vec<Vec<f64>> = vec![{
+        let mut a = vec![0.0; 2 * d * d];
+        for i in 0..d {
+            a[i * d + i] = 1.0;
+            a[(d + i) * d + i] = 1.0;
+        }
+        a
+    }];
+    let mut rule = vec![0u32; w.n * k];
+    for r in 0..w.n {
+        let row = w.row(r);
+        for (i, nd) in br.nodes.iter().enumerate() {
+            let old = keys.rule[r * k + i] as usize;
+            let a = &truth.maps[old * 2 * d * d..(old + 1) * 2 * d * d];
+            if let (Child::Leaf(pl), Child::Leaf(pr)) = (nd.left, nd.right) {
+                for (side, pos) in [(0usize, pl), (1, pr)] {
+                    let word = row[pos] as usize;
+                    let next = tok_id.len() as u32;
+                    let id = *tok_id.entry((old, side, word)).or_insert_with(|| {
+                        let x = &truth.emb[word * d..(word + 1) * d];
+                        tok_vec.push(
+                            (0..d)
+                                .map(|j| (0..d).map(|ii| x[ii] * a[(side * d + ii) * d + j]).sum())
+                                .collect(),
+                        );
+                        next
+                    });
+                    tokens[r * m + pos] = id;
+                }
+                rule[r * k + i] = 0;
+            } else {
+                let next = rule_id.len() as u32 + 1;
+                let id = *rule_id.entry(old).or_insert_with(|| {
+                    heights.push(height_of_key[old]);
+                    new_maps.push(a.to_vec());
+                    next
+                });
+                rule[r * k + i] = id;
+            }
+        }
+    }
+    let vocab = tok_vec.len();
+    let mut t = LinearTree::new(vocab, d, new_maps.len());
+    t.emb = tok_vec.concat();
+    t.maps = new_maps.concat();
+    let w2 = kcomp::dataset::TokenData::new(w.n, m, vocab, tokens).expect("tokens below vocab");
+    let mut keys2 = keys.clone();
+    keys2.rule = rule;
+    keys2.n_rules = t.n_rules;
+    (t, w2, keys2, heights)
 }

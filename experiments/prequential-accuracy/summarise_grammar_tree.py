@@ -2,7 +2,10 @@
 K(Z|W) over the exact K(Z|W) with the tree learner in the mixture (online+fast) and without it
 (+notree), prequential C beside exact C, and the wall seconds of the run; then Kendall's tau-b
 between prequential C and exact C over every cell (each seed a cell), per composition and over
-seed 0; cells run at several seeds get a table of the mean and range. Markdown on stdout."""
+seed 0; cells run at several seeds get a table of the mean and range; where the CSV holds more
+than one width at a depth other than 2, the width x depth grid per composition and N (seed 0:
+ratio, prequential C / exact C) and how many of its cells are within 2.0x and 1.5x of exact.
+Markdown on stdout."""
 import csv, importlib.util, os, sys
 from collections import defaultdict
 
@@ -78,3 +81,29 @@ if len(seeds) > 1:
             print(f"| {g[0]} | {g[1]} | {g[2]} | {g[3]} | {len(rs)} | {mean(ratio):.2f} "
                   f"({min(ratio):.2f}-{max(ratio):.2f}) | {mean(c):.2f} ({min(c):.2f}-{max(c):.2f}) "
                   f"| {mean(ex):.2f} | {mean(sec):.0f} |")
+
+# The width x depth grid (seed 0), where it was run.
+grid = {k: cells[k]["online+fast"] for k in keys if k[4] == 0}
+if any(k[1] > 1 and k[2] != 2 for k in grid):
+    widths = sorted({k[1] for k in grid})
+    depths = sorted({k[2] for k in grid})
+    print("\nWidth x depth grid, seed 0: ratio to the exact K(Z|W), prequential C / exact C "
+          "(- not run)")
+    for comp in ("linear", "tensor"):
+        for n in sorted({k[3] for k in grid if k[0] == comp}):
+            sel = {(k[1], k[2]): r for k, r in grid.items() if k[0] == comp and k[3] == n}
+            ratios = [float(r["ratio"]) for r in sel.values()]
+            print(f"\n{comp}, N = {n}: {sum(x <= 2.0 for x in ratios)} of {len(ratios)} within "
+                  f"2.0x, {sum(x <= 1.5 for x in ratios)} within 1.5x\n")
+            print("| depth \\ width | " + " | ".join(str(w) for w in widths) + " |")
+            print("|---" * (len(widths) + 1) + "|")
+            for dd in depths:
+                out = []
+                for w in widths:
+                    r = sel.get((w, dd))
+                    if r is None:
+                        out.append("-")
+                        continue
+                    ex = float(r["k_z_bits"]) / float(r["exact_encoded_bits"])
+                    out.append(f"{float(r['ratio']):.2f} ({float(r['c_l']):.2f} / {ex:.2f})")
+                print(f"| {dd} | " + " | ".join(out) + " |")
