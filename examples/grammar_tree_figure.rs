@@ -128,11 +128,20 @@ fn panel(rows: &[Row], composition: &str, by_depth: bool) -> Panel {
             color: 6,
         });
     }
-    Panel {
-        title: format!(
+    c_panel(
+        format!(
             "{composition} composition, {}",
             if by_depth { "width 1" } else { "depth 2" }
         ),
+        by_depth,
+        series,
+    )
+}
+
+/// A panel of C against depth (`by_depth`) or width, with the line C = 1.
+fn c_panel(title: String, by_depth: bool, series: Vec<Series>) -> Panel {
+    Panel {
+        title,
         x_label: if by_depth {
             "grammar depth (levels)".into()
         } else {
@@ -188,20 +197,11 @@ fn grid_panel(rows: &[Row], composition: &str, n: usize, along_width: bool) -> P
             color: i,
         });
     }
-    Panel {
-        title: format!("{composition} composition, N = {n}"),
-        x_label: if along_width {
-            "non-terminals per level".into()
-        } else {
-            "grammar depth (levels)".into()
-        },
-        y_label: "C = K(Z) / K(Z|W)".into(),
-        x_axis: XAxis::Linear { integer: true },
-        y_log: false,
-        y_range: None,
+    c_panel(
+        format!("{composition} composition, N = {n}"),
+        !along_width,
         series,
-        reference_line: Some(RefLine::c_one()),
-    }
+    )
 }
 
 fn main() {
