@@ -125,16 +125,12 @@ fn main() {
             *x = v as f64 * lam;
         }
     }
-    let mut w = data.w.clone();
+    let mut data_w = data.w.clone();
     if std::env::var_os("TABULAR").is_some() {
         // Every (height-1 key, side, word) its own token; one shared height-1 map.
-        let (truth2, w2, keys2, heights2) = tabular(&truth, &br, &keys, &data.w, &height_of_key);
-        truth = truth2;
-        w = w2;
-        keys = keys2;
-        height_of_key = heights2;
+        let t = tabular(&truth, &br, &keys, &data.w, &height_of_key);
+        (truth, data_w, keys, height_of_key) = (t.tree, t.w, t.keys, t.height_of_key);
     }
-    let data_w = w;
 
     let y = |r: usize, j: usize| grid[r * d + j] as f64 * lam;
     let split = p.samples * 3 / 4;
@@ -214,16 +210,24 @@ fn main() {
     }
 }
 
+/// A layout rewritten with its first level as a table: the model, W's tokens, the keys and the
+/// height of every key.
+struct Tabular {
+    tree: LinearTree,
+    w: kcomp::dataset::TokenData,
+    keys: Keys,
+    height_of_key: Vec<usize>,
+}
+
 /// The tabular form of the first level: token `(height-1 key, side, word)` with the vector
 /// `word A_side` of the generator, and one height-1 map `[I; I]` (its own key, height 1).
-#[allow(clippy::type_complexity)]
 fn tabular(
     truth: &LinearTree,
     br: &Bracketing,
     keys: &Keys,
     w: &kcomp::dataset::TokenData,
     height_of_key: &[usize],
-) -> (LinearTree, kcomp::dataset::TokenData, Keys, Vec<usize>) {
+) -> Tabular {
     use kcomp::estimators::prequential::learners::tree::shape::Child;
     let d = truth.dim;
     let (m, k) = (br.len, br.nodes.len());
@@ -281,5 +285,10 @@ fn tabular(
     let mut keys2 = keys.clone();
     keys2.rule = rule;
     keys2.n_rules = t.n_rules;
-    (t, w2, keys2, heights)
+    Tabular {
+        tree: t,
+        w: w2,
+        keys: keys2,
+        height_of_key: heights,
+    }
 }
