@@ -51,7 +51,20 @@ pub struct LinearTree {
     /// Weight of the Gaussian prior in a fit relative to the current mean squared error (0:
     /// least squares; see [`Self::fit`]).
     pub ridge: f64,
+    /// Steps a fit may take past its planned ones while each still cuts the objective by more
+    /// than [`EXTEND_GAIN`] (a fit from a random start converging fast when its plan ran out;
+    /// see [`Self::fit`]).
+    pub extend: usize,
+    /// Gauss-Newton steps the last [`Self::fit`] took, over all its starts.
+    pub steps_taken: usize,
 }
+
+/// A step cutting the objective by more than this fraction is far from converged: the fit
+/// goes on past its planned steps (up to [`LinearTree::extend`] more). Measured, width 4 depth
+/// 1, 1,770 rows: the error fell 44 % a step at the 30th step, 5-10 % a step through most
+/// of the descent. Judged over the last [`EXTEND_SPAN`] steps (single steps vary 2-30 %).
+const EXTEND_GAIN: f64 = 0.05;
+const EXTEND_SPAN: usize = 3;
 
 /// Fitting effort.
 #[derive(Debug, Clone, Copy)]
@@ -82,6 +95,8 @@ impl LinearTree {
             maps: vec![0.0; n_rules * 2 * dim * dim],
             map_var: 1.0,
             ridge: 0.0,
+            extend: 0,
+            steps_taken: 0,
         }
     }
 
@@ -275,6 +290,7 @@ impl LinearTree {
     ) -> f64 {
         let height = br.nodes.last().map_or(1, |n| n.height);
         let mut best = self.sse(br, keys, w, y, rows);
+        let mut taken = 0;
         // The random starts are independent: fitted side by side (few rows leave a fit's own
         // row chunks little to share out), then taken in order.
         let starts: Vec<(f64, LinearTree)> = (0..effort.restarts)
@@ -290,6 +306,7 @@ impl LinearTree {
             })
             .collect();
         for (l, t) in starts {
+            taken += t.steps_taken;
             if l < best {
                 best = l;
                 *self = t;
@@ -297,10 +314,12 @@ impl LinearTree {
         }
         let mut cur = self.clone();
         let l = cur.gauss_newton(br, keys, w, y, rows, effort);
+        taken += cur.steps_taken;
         if l <= best {
             *self = cur;
             best = l;
         }
+        self.steps_taken = taken;
         best
     }
 
@@ -329,7 +348,20 @@ impl LinearTree {
             t.emb.iter().map(|v| v * v).sum::<f64>()
                 + wmap * t.maps.iter().map(|v| v * v).sum::<f64>()
         };
-        for _ in 0..effort.steps {
+        let mut step_no = 0;
+        // The error after each step (the extension looks at the last few: single steps vary).
+        let mut history = vec![cur_sse];
+        let still_fast = |h: &[f64]| {
+            h.len() > EXTEND_SPAN
+                && h[h.len() - 1]
+                    < h[h.len() - 1 - EXTEND_SPAN] * (1.0 - EXTEND_GAIN).powi(EXTEND_SPAN as i32)
+        };
+        self.steps_taken = 0;
+        while step_no < effort.steps
+            || (step_no < effort.steps + self.extend && still_fast(&history))
+        {
+            step_no += 1;
+            self.steps_taken = step_no;
             let lam = ridge_k * cur_sse / (rows.len() * d) as f64;
             let cur = cur_sse + lam * penalty(self);
             let (caches, preds): (Vec<RowCache>, Vec<Vec<f64>>) = rows
@@ -419,6 +451,7 @@ impl LinearTree {
                     // A step gaining under 1e-4 of the error: converged (measured on the deep
                     // width-1 grammar at N = 5,000: the same bits as 1e-10, a quarter less time).
                     accepted = gain > 1e-4;
+                    history.push(cur_sse);
                     break;
                 }
                 mu *= 4.0;
