@@ -159,6 +159,8 @@ struct Sub {
     full_fits: usize,
     /// Full-effort fits since the latent category count last changed.
     layout_full_fits: usize,
+    /// Rows sent at the last full-effort fit.
+    last_full_rows: usize,
 }
 
 impl Sub {
@@ -185,6 +187,7 @@ impl Sub {
             grown: false,
             full_fits: 0,
             layout_full_fits: 0,
+            last_full_rows: 0,
         }
     }
 }
@@ -551,15 +554,16 @@ impl TreeLearner {
                             }
                         }
                     }
-                    // The chained maps fit from a random start once the rows are about 1.5x the
-                    // parameters per dimension (measured, width 3, depth 2, orthogonal start
-                    // and the prior (`LinearTree::ridge`): the noise in 30-40 steps at 1.4x and
-                    // 1.5x, stalled at a training error of 74 at 1.2x; least squares from
-                    // Gaussian maps needed 2x-2.6x): below, cheap steps (the one-category fit
-                    // keeps its 4/3x).
+                    // The chained maps fit from a random start once the rows are about
+                    // 1.25-1.5x the parameters per dimension (measured, orthogonal start and
+                    // the prior (`LinearTree::ridge`), seed 0: width 3 at 1.25x in 42-45 steps,
+                    // width 4 at 1.5x in 38-52 steps, not at 1.25x in 60; least squares from
+                    // Gaussian maps needed 2x-2.6x): the first full fit at 1.25x, a second at
+                    // 1.5x if the first left the layout behind the marginal; below, cheap steps
+                    // (the one-category fit keeps its 4/3x).
                     let categories = sub.latent.as_ref().is_some_and(|l| l.active > 1);
                     let under = if categories {
-                        sent.len() * 2 < 3 * sub.rows_needed
+                        sent.len() * 4 < 5 * sub.rows_needed
                     } else {
                         sent.len() * 3 < sub.rows_needed * 4
                     };
@@ -619,20 +623,25 @@ impl TreeLearner {
                     };
                     // Out of budget for a full fit: a few refining steps if they fit, else keep
                     // the last fit (it still codes).
-                    // Latent categories found: twice the work from when they were found (the
-                    // chained fit of c^2 rules per height needs 30-50 full steps on 1.5-2x its
-                    // parameters' rows; the one-category fits before, hopeless on widths 3-4,
-                    // spent 2.6e6 of it at width 4 and left the extension too little).
+                    // Latent categories found: three times the work from when they were found
+                    // (the chained fit of c^2 rules per height needs 30-60 full steps on
+                    // 1.25-2x its parameters' rows, twice at width 4; the one-category fits
+                    // before, hopeless on widths 3-4, spent 2.6e6 at width 4).
                     let budget = if sub.latent.as_ref().is_some_and(|l| l.active > 1) {
-                        2.0 * LINEAR_WORK + sub.work_before_categories.unwrap_or(0.0)
+                        3.0 * LINEAR_WORK + sub.work_before_categories.unwrap_or(0.0)
                     } else {
                         LINEAR_WORK
                     };
-                    // A category layout whose full fit left it behind the marginal lacks a
-                    // category (measured: width 3 seed 1, two of three categories at 710 rows,
-                    // a second full fit of them spent the budget the third needed at 1,598):
-                    // cheap steps until the layout changes.
-                    let effort = if categories && !locked && sub.layout_full_fits > 0 && !ahead {
+                    // A category layout whose full fit at 1.5x its parameters' rows or more left
+                    // it behind the marginal lacks a category (measured: width 3 seed 1, two of
+                    // three categories at 710 rows, a second full fit of them spent the budget
+                    // the third needed at 1,598): cheap steps until the layout changes. One
+                    // full fit below 1.5x gets a second at 1.5x.
+                    let second = sub.layout_full_fits == 1
+                        && 2 * sub.last_full_rows < 3 * sub.rows_needed
+                        && 2 * sent.len() >= 3 * sub.rows_needed;
+                    let behind = sub.layout_full_fits > 0 && !ahead && !second;
+                    let effort = if categories && !locked && behind {
                         cheap
                     } else {
                         effort
@@ -650,6 +659,7 @@ impl TreeLearner {
                         if !locked && !under && effort.steps >= 30 {
                             sub.full_fits += 1;
                             sub.layout_full_fits += 1;
+                            sub.last_full_rows = sent.len();
                         }
                         effort
                     } else if sub.fitted && sub.work + cost(&cheap) <= budget {
@@ -752,14 +762,19 @@ impl OnlineLearner for TreeLearner {
         if sent.len() >= self.next_fit {
             self.refit(w, z, sent);
             let mut next = ((sent.len() as f64 * FIT_GROWTH).ceil() as usize).max(sent.len() + 1);
-            // A linear sub-model with latent categories gets its first full fit as soon as the
-            // rows allow it (1.5x its parameters per dimension), not at the next checkpoint: up
-            // to half the rows earlier.
+            // A linear sub-model with latent categories gets its full fits as soon as the rows
+            // allow them (1.25x and 1.5x its parameters per dimension), not at the next
+            // checkpoint: up to half the rows earlier.
             for sub in self.subs.iter().filter(|s| !s.frozen) {
                 if sub.latent.as_ref().is_some_and(|l| l.active > 1) {
-                    let full = (3 * sub.rows_needed).div_ceil(2);
-                    if full > sent.len() && full < next {
-                        next = full;
+                    let (first, second) = (
+                        (5 * sub.rows_needed).div_ceil(4),
+                        (3 * sub.rows_needed).div_ceil(2),
+                    );
+                    for full in [first, second] {
+                        if full > sent.len() && full < next {
+                            next = full;
+                        }
                     }
                 }
             }
