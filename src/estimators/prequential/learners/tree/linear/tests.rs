@@ -196,3 +196,52 @@ fn compiled_jtjv_paths_give_the_portable_bits() {
         assert_eq!(bits(&fast), bits(&portable), "dim {dim}");
     }
 }
+
+/// A fit still converging fast when its planned steps run out goes on (up to `extend` more
+/// steps), stops once a few steps gain little, and reports the steps it took.
+#[test]
+fn a_fit_converging_fast_goes_past_its_planned_steps() {
+    let (vocab, dim, len, n) = (6, 3, 4, 120);
+    let br = Bracketing::new(len);
+    let k = br.nodes.len();
+    let w = token_rows(n, len, vocab, 5);
+    let n_rules = 2;
+    let keys = rule_keys((0..n * k).map(|i| (i % n_rules) as u32), n_rules);
+    let mut truth = LinearTree::new(vocab, dim, n_rules);
+    truth.randomize(2, 1.0, 5);
+    let mut z = vec![0.0; n * dim];
+    for r in 0..n {
+        truth.predict(&br, &keys, &w, r, &mut z[r * dim..(r + 1) * dim]);
+    }
+    let y = |r: usize, j: usize| z[r * dim + j] + 1e-3 * (((r * 31 + j * 17) % 13) as f64 - 6.0);
+    let rows: Vec<usize> = (0..n).collect();
+    let effort = GnEffort {
+        steps: 4,
+        cg: 20,
+        restarts: 0,
+    };
+    let fit = |extend: usize| {
+        let mut m = LinearTree::new(vocab, dim, n_rules);
+        m.randomize(2, 1.0, 1);
+        m.extend = extend;
+        let sse = m.fit(&br, &keys, &w, &y, &rows, effort, 1.0, 9);
+        (sse, m.steps_taken)
+    };
+    let (planned, planned_steps) = fit(0);
+    let (extended, extended_steps) = fit(200);
+    assert_eq!(planned_steps, 4);
+    assert!(extended_steps > 4, "{extended_steps} steps");
+    // It stops on its own near the noise (measured: 9 steps, 60.8 -> 0.005; the noise's
+    // squared error is about 0.006), long before the 200 allowed.
+    assert!(extended_steps < 30, "{extended_steps} steps");
+    assert!(extended < 1e-3 * planned, "{extended} vs {planned}");
+    // Random starts: the steps of every start (no extension: 3 x 4).
+    let mut m = LinearTree::new(vocab, dim, n_rules);
+    m.randomize(2, 1.0, 1);
+    let starts = GnEffort {
+        restarts: 2,
+        ..effort
+    };
+    m.fit(&br, &keys, &w, &y, &rows, starts, 1.0, 9);
+    assert_eq!(m.steps_taken, 12);
+}
