@@ -161,6 +161,9 @@ struct Sub {
     layout_full_fits: usize,
     /// Rows sent at the last full-effort fit.
     last_full_rows: usize,
+    /// A linear layout's parameters and categories before its first full fit, when that came
+    /// below 1.5x its parameters' rows (the second full fit starts from them).
+    before_first_full: Option<(LinearTree, LatentKeys)>,
 }
 
 impl Sub {
@@ -188,6 +191,7 @@ impl Sub {
             full_fits: 0,
             layout_full_fits: 0,
             last_full_rows: 0,
+            before_first_full: None,
         }
     }
 }
@@ -660,6 +664,13 @@ impl TreeLearner {
                             sub.full_fits += 1;
                             sub.layout_full_fits += 1;
                             sub.last_full_rows = sent.len();
+                            if categories
+                                && sub.layout_full_fits == 1
+                                && 2 * sent.len() < 3 * sub.rows_needed
+                            {
+                                sub.before_first_full =
+                                    sub.latent.as_ref().map(|l| (m.clone(), l.clone()));
+                            }
                         }
                         effort
                     } else if sub.fitted && sub.work + cost(&cheap) <= budget {
@@ -682,6 +693,19 @@ impl TreeLearner {
                     } else {
                         0
                     };
+                    // The second full fit starts where the first did (its maps carried to the
+                    // categories now): the first one's basin held the fits warm-started from
+                    // it, and so did a random start (measured: width 4 depth 4 and depth 1,
+                    // rmse 85-90 at 1.25x, 92-122 after 30 more steps at 1.5x).
+                    if !locked && !under && effort.steps >= 30 && second && !ahead {
+                        if let (Some((start, old)), Some(latent)) =
+                            (sub.before_first_full.take(), sub.latent.as_ref())
+                        {
+                            m.maps = latent.carry_maps(&old, &start.maps, 2 * d * d);
+                            m.emb = start.emb;
+                            m.n_rules = latent.n_rules();
+                        }
+                    }
                     // The prior leads a fit from a poor start into the data's basin; a
                     // locked-in fit is in it already, and refines by least squares.
                     m.ridge = if locked { 0.0 } else { LINEAR_RIDGE };
