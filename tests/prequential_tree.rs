@@ -184,21 +184,13 @@ fn latent_keys_with_the_true_categories_name_the_generator_rules() {
 
 /// With latent categories (at most 2) the learner is still a
 /// sequential code and gives the same numbers on one thread and on two.
-#[test]
-fn tree_learner_with_latent_categories_is_a_code_and_thread_independent() {
+/// The tree learner with latent categories on `p`: a row's code does not depend on later rows
+/// (row `j` changed), and 1 and 2 threads give the same bits.
+fn latent_code_checks(p: &GrammarParams, latent: usize, j: usize) {
     use kcomp::estimators::prequential::learners::tree::TreeSettings;
-    let p = GrammarParams {
-        samples: 300,
-        vocab: 20,
-        width: 2,
-        depth: 2,
-        composition: Composition::Linear,
-        seed: 8,
-        ..Default::default()
-    };
-    let data = generate(&p).unwrap().to_dataset().unwrap();
+    let data = generate(p).unwrap().to_dataset().unwrap();
     let spec = LearnerSpec::Tree(TreeSettings {
-        latent: 2,
+        latent,
         ..Default::default()
     });
     let oc = OnlineConfig {
@@ -207,7 +199,6 @@ fn tree_learner_with_latent_categories_is_a_code_and_thread_independent() {
     };
     let order: Vec<usize> = (0..data.n()).collect();
     let bounds = oc.boundaries(order.len());
-    let j = 250;
     let mut z2 = data.z.clone();
     if let Targets::Continuous { grid, dim, .. } = &mut z2 {
         for d in 0..*dim {
@@ -225,6 +216,38 @@ fn tree_learner_with_latent_categories_is_a_code_and_thread_independent() {
     let one = online_code(&data.w, &data.z, &marginal_and(&spec, 1), None).unwrap();
     let two = online_code(&data.w, &data.z, &marginal_and(&spec, 2), None).unwrap();
     assert_eq!(one.k_data, two.k_data);
+}
+
+#[test]
+fn tree_learner_with_latent_categories_is_a_code_and_thread_independent() {
+    let p = GrammarParams {
+        samples: 300,
+        vocab: 20,
+        width: 2,
+        depth: 2,
+        composition: Composition::Linear,
+        seed: 8,
+        ..Default::default()
+    };
+    latent_code_checks(&p, 2, 250);
+}
+
+/// The same past the categories' full fits (at 1.25x and 1.5x their parameters' rows, going on
+/// while they converge fast): a small grammar (D = 4, 8 words) whose layout needs ~170 rows.
+#[test]
+fn tree_learner_past_the_category_full_fits_is_a_code_and_thread_independent() {
+    let p = GrammarParams {
+        samples: 420,
+        length: 8,
+        vocab: 20,
+        dim: 4,
+        width: 2,
+        depth: 1,
+        composition: Composition::Linear,
+        seed: 3,
+        ..Default::default()
+    };
+    latent_code_checks(&p, 2, 400);
 }
 
 /// Latent node categories from the rows alone: grouping the pairs of word classes by Z's
