@@ -96,6 +96,28 @@ fn rule_keys(rule: impl Iterator<Item = u32>, n_rules: usize) -> Keys {
     }
 }
 
+/// `n` rows of 4 tokens, rules alternating over the nodes, and Z (noiseless) from a random
+/// `LinearTree` of `n_rules` rules (seed 5).
+fn planted(
+    vocab: usize,
+    dim: usize,
+    n_rules: usize,
+    n: usize,
+) -> (Bracketing, Keys, TokenData, Vec<f64>) {
+    let len = 4;
+    let br = Bracketing::new(len);
+    let k = br.nodes.len();
+    let w = token_rows(n, len, vocab, 5);
+    let keys = rule_keys((0..n * k).map(|i| (i % n_rules) as u32), n_rules);
+    let mut truth = LinearTree::new(vocab, dim, n_rules);
+    truth.randomize(2, 1.0, 5);
+    let mut z = vec![0.0; n * dim];
+    for r in 0..n {
+        truth.predict(&br, &keys, &w, r, &mut z[r * dim..(r + 1) * dim]);
+    }
+    (br, keys, w, z)
+}
+
 #[test]
 fn matrix_free_jtjv_is_the_materialised_jt_of_jv() {
     let (vocab, dim, len, n) = (6, 3, 5, 7);
@@ -127,18 +149,8 @@ fn matrix_free_jtjv_is_the_materialised_jt_of_jv() {
 /// starts side by side give the same bits on one thread and on two, over several chunks.
 #[test]
 fn parallel_sums_and_fit_do_not_depend_on_the_thread_count() {
-    let (vocab, dim, len, n) = (6, 3, 4, 3 * ROW_CHUNK + 17);
-    let br = Bracketing::new(len);
-    let k = br.nodes.len();
-    let w = token_rows(n, len, vocab, 5);
-    let n_rules = 2;
-    let keys = rule_keys((0..n * k).map(|i| (i % n_rules) as u32), n_rules);
-    let mut truth = LinearTree::new(vocab, dim, n_rules);
-    truth.randomize(2, 1.0, 5);
-    let mut z = vec![0.0; n * dim];
-    for r in 0..n {
-        truth.predict(&br, &keys, &w, r, &mut z[r * dim..(r + 1) * dim]);
-    }
+    let (vocab, dim, n_rules, n) = (6, 3, 2, 3 * ROW_CHUNK + 17);
+    let (br, keys, w, z) = planted(vocab, dim, n_rules, n);
     let y = |r: usize, j: usize| z[r * dim + j] + 0.01 * (((r * 31 + j * 17) % 13) as f64 - 6.0);
     let rows: Vec<usize> = (0..n).collect();
     let run = |threads: usize| {
@@ -201,18 +213,8 @@ fn compiled_jtjv_paths_give_the_portable_bits() {
 /// steps), stops once a few steps gain little, and reports the steps it took.
 #[test]
 fn a_fit_converging_fast_goes_past_its_planned_steps() {
-    let (vocab, dim, len, n) = (6, 3, 4, 120);
-    let br = Bracketing::new(len);
-    let k = br.nodes.len();
-    let w = token_rows(n, len, vocab, 5);
-    let n_rules = 2;
-    let keys = rule_keys((0..n * k).map(|i| (i % n_rules) as u32), n_rules);
-    let mut truth = LinearTree::new(vocab, dim, n_rules);
-    truth.randomize(2, 1.0, 5);
-    let mut z = vec![0.0; n * dim];
-    for r in 0..n {
-        truth.predict(&br, &keys, &w, r, &mut z[r * dim..(r + 1) * dim]);
-    }
+    let (vocab, dim, n_rules, n) = (6, 3, 2, 120);
+    let (br, keys, w, z) = planted(vocab, dim, n_rules, n);
     let y = |r: usize, j: usize| z[r * dim + j] + 1e-3 * (((r * 31 + j * 17) % 13) as f64 - 6.0);
     let rows: Vec<usize> = (0..n).collect();
     let effort = GnEffort {
