@@ -697,14 +697,17 @@ impl TreeLearner {
                     // categories now): the first one's basin held the fits warm-started from
                     // it, and so did a random start (measured: width 4 depth 4 and depth 1,
                     // rmse 85-90 at 1.25x, 92-122 after 30 more steps at 1.5x).
-                    if !locked && !under && effort.steps >= 30 && second && !ahead {
-                        if let (Some((start, old)), Some(latent)) =
+                    if !locked
+                        && !under
+                        && effort.steps >= 30
+                        && second
+                        && !ahead
+                        && let (Some((start, old)), Some(latent)) =
                             (sub.before_first_full.take(), sub.latent.as_ref())
-                        {
-                            m.maps = latent.carry_maps(&old, &start.maps, 2 * d * d);
-                            m.emb = start.emb;
-                            m.n_rules = latent.n_rules();
-                        }
+                    {
+                        m.maps = latent.carry_maps(&old, &start.maps, 2 * d * d);
+                        m.emb = start.emb;
+                        m.n_rules = latent.n_rules();
                     }
                     // The prior leads a fit from a poor start into the data's basin; a
                     // locked-in fit is in it already, and refines by least squares.
