@@ -366,11 +366,12 @@ impl TreeLearner {
         let roles = (MAX_CLASSES * MAX_CLASSES) as f64 * depth;
         let normal = (v + roles).powi(2) * 8.0;
         // The linear sub-model (one, whatever `latent`): its rule slots at the most categories
-        // (first-level pairs, then (height, category, category) above), four copies in a fit,
-        // and the rows' heads (two copies while the categories are re-derived).
+        // (first-level pairs, then (height, category, category) above), four copies in a fit
+        // and the start kept for a second full fit, and the rows' heads (two copies while the
+        // categories are re-derived).
         let cats = (settings.latent + MAX_CLASSES) as f64;
         let slots = (MAX_CLASSES * MAX_CLASSES) as f64 + depth * cats * cats;
-        let linear = (v * d + slots * 2.0 * d * d) * 8.0 * 4.0 + 2.0 * n * m * 8.0;
+        let linear = (v * d + slots * 2.0 * d * d) * 8.0 * 5.0 + 2.0 * n * m * 8.0;
         keys + fit + normal + linear
     }
 
