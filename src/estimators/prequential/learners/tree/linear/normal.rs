@@ -484,10 +484,9 @@ impl LinearTree {
             if BLOCK_PRECOND {
                 for (t, ch) in inv_w.iter().enumerate() {
                     if let Some(ch) = ch {
-                        let v = ch.solve(&nalgebra::DVector::from_column_slice(
-                            &r[t * d..(t + 1) * d],
-                        ));
-                        z[t * d..(t + 1) * d].copy_from_slice(v.as_slice());
+                        let zt = &mut z[t * d..(t + 1) * d];
+                        zt.copy_from_slice(&r[t * d..(t + 1) * d]);
+                        ch.solve_mut(&mut nalgebra::DVectorViewMut::from_slice(zt, d));
                     }
                 }
                 // Each rule's block on its own (in parallel: no sums across blocks).
@@ -498,8 +497,8 @@ impl LinearTree {
                     .for_each(|(k, (zk, ch))| {
                         if let Some(ch) = ch {
                             let o = ne + k * pb;
-                            let v = ch.solve(&nalgebra::DVector::from_column_slice(&r[o..o + pb]));
-                            zk.copy_from_slice(v.as_slice());
+                            zk.copy_from_slice(&r[o..o + pb]);
+                            ch.solve_mut(&mut nalgebra::DVectorViewMut::from_slice(zk, pb));
                         }
                     });
             }
