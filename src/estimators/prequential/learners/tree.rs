@@ -32,6 +32,7 @@ pub mod elementwise;
 pub mod fit_rows;
 pub mod latent;
 pub mod linear;
+mod schedule;
 pub mod setup;
 pub mod shape;
 
@@ -164,9 +165,19 @@ struct Sub {
     /// A linear layout's parameters and categories before its first full fit, when that came
     /// below 1.5x its parameters' rows (the second full fit starts from them).
     before_first_full: Option<(LinearTree, LatentKeys)>,
+    /// Categories the last category probe found (0: none; see `schedule`).
+    last_probe_active: usize,
 }
 
 impl Sub {
+    /// Locked in (well ahead of the marginal): the warm start is near the optimum, a few
+    /// refining steps follow the new rows. A fit ahead of the marginal whose training error is
+    /// still many grid steps is still converging (deep products of maps are ill-conditioned:
+    /// measured 0.7 -> 0.4 over 30 steps at a noise of 0.01): not locked, full effort.
+    fn locked(&self, lam: f64) -> bool {
+        self.fitted && self.recent.0 < 0.7 * self.recent.1 && self.train_rmse <= 4.0 * lam
+    }
+
     /// A hypothesis not yet fitted, its standard deviation mixture fresh (`sigma`).
     fn new(
         model: Model,
@@ -192,6 +203,7 @@ impl Sub {
             layout_full_fits: 0,
             last_full_rows: 0,
             before_first_full: None,
+            last_probe_active: 0,
         }
     }
 }
@@ -226,6 +238,8 @@ pub struct TreeLearner {
     /// Mixture over [marginal, subs...].
     mix: Mixture,
     next_fit: usize,
+    /// Rows sent at the last category probe (or refit; see `schedule`).
+    last_probe: usize,
     seed: u64,
     fits: u64,
     /// Per-component bits of the last coded row (reused by `learn`).
@@ -338,6 +352,7 @@ impl TreeLearner {
             },
             mix: Mixture::new(k, Mixing::Hedged),
             next_fit: FIRST_FIT,
+            last_probe: 0,
             seed,
             fits: 0,
             last: None,
@@ -512,15 +527,9 @@ impl TreeLearner {
                 sub.frozen = true;
                 continue;
             }
-            // Locked in (well ahead of the marginal): the warm start is near the optimum, a few
-            // refining steps follow the new rows.
-            // A fit ahead of the marginal whose training error is still many grid steps is
-            // still converging (deep products of maps are ill-conditioned: measured 0.7 -> 0.4
-            // over 30 steps at a noise of 0.01): not locked, full effort.
-            let locked =
-                sub.fitted && sub.recent.0 < 0.7 * sub.recent.1 && sub.train_rmse <= 4.0 * lam;
+            let locked = sub.locked(lam);
             sub.recent = (0.0, 0.0);
-            let seed = derive_seed(self.seed, self.fits * 16 + si as u64);
+            let (seed, seed_c) = schedule::fit_seeds(self.seed, self.fits, si);
             let early = !locked && n <= 4 * sub.rows_needed;
             match &mut sub.model {
                 Model::Elementwise(m) => {
@@ -537,7 +546,6 @@ impl TreeLearner {
                     // (no map fitted; renamed to keep the fitted maps in place).
                     if let Some(latent) = sub.latent.as_mut().filter(|l| l.c > 1 && !locked) {
                         let before = latent.clone();
-                        let seed_c = derive_seed(seed, 77);
                         if latent.init_by_covariance(&self.br, sent, &y, d, seed_c) {
                             sub.keys = latent.keys(&self.br, w.n);
                             sub.rows_needed = latent.rows_needed(w.vocab, d, latent.active);
@@ -787,26 +795,12 @@ impl OnlineLearner for TreeLearner {
                 self.marginal.s2[j] += x * x;
             }
         }
-        if sent.len() >= self.next_fit {
+        let lam = self.lam;
+        let y = |r: usize, j: usize| grid[r * d + j] as f64 * lam;
+        if sent.len() >= self.next_fit || self.categories_due(&y, sent) {
             self.refit(w, z, sent);
-            let mut next = ((sent.len() as f64 * FIT_GROWTH).ceil() as usize).max(sent.len() + 1);
-            // A linear sub-model with latent categories gets its full fits as soon as the rows
-            // allow them (1.25x and 1.5x its parameters per dimension), not at the next
-            // checkpoint: up to half the rows earlier.
-            for sub in self.subs.iter().filter(|s| !s.frozen) {
-                if sub.latent.as_ref().is_some_and(|l| l.active > 1) {
-                    let (first, second) = (
-                        (5 * sub.rows_needed).div_ceil(4),
-                        (3 * sub.rows_needed).div_ceil(2),
-                    );
-                    for full in [first, second] {
-                        if full > sent.len() && full < next {
-                            next = full;
-                        }
-                    }
-                }
-            }
-            self.next_fit = next;
+            self.next_fit = self.next_checkpoint(sent.len());
+            self.last_probe = sent.len();
         }
     }
 }

@@ -379,6 +379,21 @@ impl LatentKeys {
             .collect();
         // Every pair needs its covariance on some side: too few rows to group them yet.
         if feats.iter().any(|f| f.iter().all(Option::is_none)) {
+            if std::env::var_os("KCOMP_LATENT_TRACE").is_some() {
+                let short: Vec<String> = self
+                    .movable
+                    .iter()
+                    .filter(|&&q| count[q] < min_rows && count[pairs + q] < min_rows)
+                    .map(|&q| format!("{}/{}", count[q], count[pairs + q]))
+                    .collect();
+                eprintln!(
+                    "latent: rows {} refused, {} of {} pairs short: {}",
+                    rows.len(),
+                    short.len(),
+                    self.movable.len(),
+                    short.join(" ")
+                );
+            }
             return false;
         }
         let np = self.movable.len();
