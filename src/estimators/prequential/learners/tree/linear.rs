@@ -86,8 +86,6 @@ struct RowCache {
     x: Vec<f64>,
     q_node: Vec<f64>,
     q_leaf: Vec<f64>,
-    /// The forward pass's node values (scratch).
-    h: Vec<f64>,
 }
 
 impl LinearTree {
@@ -206,11 +204,13 @@ impl LinearTree {
         pred: &mut [f64],
     ) -> RowCache {
         let mut c = RowCache::default();
-        self.cache_into(br, keys, w, r, pred, &mut c);
+        self.cache_into(br, keys, w, r, pred, &mut c, &mut Vec::new());
         c
     }
 
-    /// Row `r`'s cache written into `c` (its buffers reused) and its prediction into `pred`.
+    /// Row `r`'s cache written into `c` (its buffers reused) and its prediction into `pred`
+    /// (`h`: scratch for the node values).
+    #[allow(clippy::too_many_arguments)]
     fn cache_into(
         &self,
         br: &Bracketing,
@@ -219,16 +219,12 @@ impl LinearTree {
         r: usize,
         pred: &mut [f64],
         c: &mut RowCache,
+        h: &mut Vec<f64>,
     ) {
         let d = self.dim;
         let m = br.len;
         let k = br.nodes.len();
-        let RowCache {
-            x,
-            q_node,
-            q_leaf,
-            h,
-        } = c;
+        let RowCache { x, q_node, q_leaf } = c;
         self.forward(br, keys, w, r, h);
         let root = m + k - 1;
         pred.copy_from_slice(&h[root * d..(root + 1) * d]);
@@ -402,7 +398,9 @@ impl LinearTree {
                 .par_iter_mut()
                 .zip(preds.par_chunks_mut(d))
                 .zip(rows.par_iter())
-                .for_each(|((c, pred), &r)| self.cache_into(br, keys, w, r, pred, c));
+                .for_each_init(Vec::new, |h, ((c, pred), &r)| {
+                    self.cache_into(br, keys, w, r, pred, c, h)
+                });
             let resid: Vec<f64> = rows
                 .iter()
                 .zip(preds.chunks(d))
