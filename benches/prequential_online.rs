@@ -289,7 +289,7 @@ fn bench_real(c: &mut Criterion) {
     g.warm_up_time(std::time::Duration::from_millis(500));
     g.measurement_time(std::time::Duration::from_secs(3));
     let mut next = 1000;
-    let mut one = |l: &mut Box<dyn OnlineLearner>, next: &mut usize| {
+    let one = |l: &mut Box<dyn OnlineLearner>, next: &mut usize| {
         let r = 1000 + (*next % 200);
         *next += 1;
         let bits = l.code(&w, &z, &[r]);
