@@ -194,20 +194,6 @@ impl LinearTree {
         out.copy_from_slice(&h[root * d..(root + 1) * d]);
     }
 
-    #[cfg(test)]
-    fn cache(
-        &self,
-        br: &Bracketing,
-        keys: &Keys,
-        w: &TokenData,
-        r: usize,
-        pred: &mut [f64],
-    ) -> RowCache {
-        let mut c = RowCache::default();
-        self.cache_into(br, keys, w, r, pred, &mut c, &mut Vec::new());
-        c
-    }
-
     /// Row `r`'s cache written into `c` (its buffers reused) and its prediction into `pred`
     /// (`h`: scratch for the node values).
     #[allow(clippy::too_many_arguments)]

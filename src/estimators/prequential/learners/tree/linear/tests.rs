@@ -66,7 +66,11 @@ fn with_step<R>(
     let mut pred = vec![0.0; m.dim];
     let caches: Vec<RowCache> = rows
         .iter()
-        .map(|&r| m.cache(br, keys, w, r, &mut pred))
+        .map(|&r| {
+            let mut c = RowCache::default();
+            m.cache_into(br, keys, w, r, &mut pred, &mut c, &mut Vec::new());
+            c
+        })
         .collect();
     f(&StepRows {
         br,
