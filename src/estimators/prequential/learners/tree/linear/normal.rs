@@ -67,6 +67,17 @@ macro_rules! with_dim {
     };
 }
 
+/// Conjugate gradients stop when the quadratic model's decrease over the last `span`
+/// iterations (`span` = max([`CG_SPAN`], a tenth of the iterations so far)) is under
+/// `span * CG_PROGRESS` of its value (Martens, "Deep learning via Hessian-free optimization",
+/// ICML 2010): later iterations refine directions the next Gauss-Newton step re-solves anyway.
+/// Measured (`tree_probe`, N = 5,000, seed 0, one thread): conjugate-gradient iterations about
+/// halved; width 4 depth 2 118 -> 65 s (bits within 4 of 390,845), width 3 depth 1 54 -> 37 s
+/// (2.135 -> 2.165x exact), width 1 depth 4 33 -> 17 s (1.424 -> 1.239x).
+const CG_PROGRESS: f64 = 5e-4;
+/// Fewest iterations the progress test looks back over.
+const CG_SPAN: usize = 10;
+
 use super::{BLOCK_PRECOND, LinearTree, ROW_CHUNK, RowCache, slot};
 use crate::dataset::TokenData;
 use crate::estimators::prequential::learners::tree::shape::{Bracketing, Keys};
@@ -433,7 +444,8 @@ impl LinearTree {
         (bw, br_)
     }
 
-    /// Preconditioned conjugate gradients on `(J^T J + diag(damp)) s = b`.
+    /// Preconditioned conjugate gradients on `(J^T J + diag(damp)) s = b`, at most `iters`
+    /// iterations, fewer once the quadratic model stops improving (see [`CG_PROGRESS`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn pcg(
         &self,
@@ -530,7 +542,9 @@ impl LinearTree {
         let mut p = z.clone();
         let mut rz: f64 = r.iter().zip(&z).map(|(a, b)| a * b).sum();
         let b_norm = b.iter().map(|v| v * v).sum::<f64>().sqrt();
-        for _ in 0..iters {
+        // The quadratic model -b.x + x.A.x / 2 = -x.(b + r) / 2 after each iteration.
+        let mut model = Vec::with_capacity(iters);
+        for it in 0..iters {
             let mut hp = self.jtjv(s, &p);
             for ((h, &pp), &dm) in hp.iter_mut().zip(&p).zip(damp) {
                 *h += dm * pp;
@@ -545,6 +559,16 @@ impl LinearTree {
                 r[i] -= alpha * hp[i];
             }
             if r.iter().map(|v| v * v).sum::<f64>().sqrt() < 1e-6 * b_norm {
+                break;
+            }
+            let q = -0.5
+                * x.iter()
+                    .zip(b.iter().zip(&r))
+                    .map(|(xi, (bi, ri))| xi * (bi + ri))
+                    .sum::<f64>();
+            model.push(q);
+            let span = CG_SPAN.max(it / 10);
+            if it >= span && q < 0.0 && (q - model[it - span]) / q < span as f64 * CG_PROGRESS {
                 break;
             }
             z = apply(&r);
