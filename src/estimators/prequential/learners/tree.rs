@@ -721,6 +721,10 @@ impl TreeLearner {
                     // The prior leads a fit from a poor start into the data's basin; a
                     // locked-in fit is in it already, and refines by least squares.
                     m.ridge = if locked { 0.0 } else { LINEAR_RIDGE };
+                    // Category layouts (the widest grammars, most of the run's time) stop
+                    // their conjugate gradients early; one-category fits (width 1's deep
+                    // products, ill-conditioned) need every iteration.
+                    m.truncate_cg = categories;
                     let sse = m.fit(&self.br, &sub.keys, w, &y, rows, effort, z_scale, seed);
                     let taken = (n * (effort.cg + 2) * m.steps_taken) as f64;
                     sub.work += cost(&effort).max(taken);

@@ -55,6 +55,9 @@ pub struct LinearTree {
     /// than [`EXTEND_GAIN`] (a fit from a random start converging fast when its plan ran out;
     /// see [`Self::fit`]).
     pub extend: usize,
+    /// Conjugate gradients stop once the quadratic model stops improving (see
+    /// `normal::CG_PROGRESS`) instead of running their planned iterations.
+    pub truncate_cg: bool,
     /// Gauss-Newton steps the last [`Self::fit`] took, over all its starts.
     pub steps_taken: usize,
 }
@@ -99,6 +102,7 @@ impl LinearTree {
             map_var: 1.0,
             ridge: 0.0,
             extend: 0,
+            truncate_cg: false,
             steps_taken: 0,
         }
     }

@@ -67,13 +67,16 @@ macro_rules! with_dim {
     };
 }
 
-/// Conjugate gradients stop when the quadratic model's decrease over the last `span`
-/// iterations (`span` = max([`CG_SPAN`], a tenth of the iterations so far)) is under
-/// `span * CG_PROGRESS` of its value (Martens, "Deep learning via Hessian-free optimization",
-/// ICML 2010): later iterations refine directions the next Gauss-Newton step re-solves anyway.
-/// Measured (`tree_probe`, N = 5,000, seed 0, one thread): conjugate-gradient iterations about
-/// halved; width 4 depth 2 118 -> 65 s (bits within 4 of 390,845), width 3 depth 1 54 -> 37 s
-/// (2.135 -> 2.165x exact), width 1 depth 4 33 -> 17 s (1.424 -> 1.239x).
+/// With [`LinearTree::truncate_cg`], conjugate gradients stop when the quadratic model's
+/// decrease over the last `span` iterations (`span` = max([`CG_SPAN`], a tenth of the
+/// iterations so far)) is under `span * CG_PROGRESS` of its value (Martens, "Deep learning via
+/// Hessian-free optimization", ICML 2010): later iterations refine directions the next
+/// Gauss-Newton step re-solves anyway. Measured (`tree_probe`, N = 5,000, seed 0, one thread,
+/// on every fit): conjugate-gradient iterations about halved, width 4 depth 2 118 -> 65 s (bits
+/// within 4 of 390,845), width 3 depth 1 54 -> 37 s (2.135 -> 2.165x exact). Not on width 1's
+/// deep products of one map per height (ill-conditioned, their fits run out of steps, not
+/// iterations): width 1 depth 2 N = 1,000 1.53 -> 1.93x, its 210-row fit at a training error of
+/// 33 instead of 0.34, its 473-row full fit 0.035 instead of 0.011 (the noise 0.01).
 const CG_PROGRESS: f64 = 5e-4;
 /// Fewest iterations the progress test looks back over.
 const CG_SPAN: usize = 10;
@@ -445,7 +448,7 @@ impl LinearTree {
     }
 
     /// Preconditioned conjugate gradients on `(J^T J + diag(damp)) s = b`, at most `iters`
-    /// iterations, fewer once the quadratic model stops improving (see [`CG_PROGRESS`]).
+    /// iterations (fewer with [`LinearTree::truncate_cg`], see [`CG_PROGRESS`]).
     #[allow(clippy::too_many_arguments)]
     pub(super) fn pcg(
         &self,
@@ -561,15 +564,17 @@ impl LinearTree {
             if r.iter().map(|v| v * v).sum::<f64>().sqrt() < 1e-6 * b_norm {
                 break;
             }
-            let q = -0.5
-                * x.iter()
-                    .zip(b.iter().zip(&r))
-                    .map(|(xi, (bi, ri))| xi * (bi + ri))
-                    .sum::<f64>();
-            model.push(q);
-            let span = CG_SPAN.max(it / 10);
-            if it >= span && q < 0.0 && (q - model[it - span]) / q < span as f64 * CG_PROGRESS {
-                break;
+            if self.truncate_cg {
+                let q = -0.5
+                    * x.iter()
+                        .zip(b.iter().zip(&r))
+                        .map(|(xi, (bi, ri))| xi * (bi + ri))
+                        .sum::<f64>();
+                model.push(q);
+                let span = CG_SPAN.max(it / 10);
+                if it >= span && q < 0.0 && (q - model[it - span]) / q < span as f64 * CG_PROGRESS {
+                    break;
+                }
             }
             z = apply(&r);
             let rz_new: f64 = r.iter().zip(&z).map(|(a, b)| a * b).sum();
