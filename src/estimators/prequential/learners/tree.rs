@@ -732,9 +732,10 @@ impl TreeLearner {
                     if std::env::var_os("KCOMP_TREE_TRACE").is_some() {
                         let c = sub.latent.as_ref().map_or(1, |l| l.active);
                         eprintln!(
-                            "tree linear c={c}: sent {} fit rows {n} steps {} rmse {:.4} work {:.2e} recent {:.0}/{:.0}",
+                            "tree linear c={c}: sent {} fit rows {n} steps {} cg {} rmse {:.4} work {:.2e} recent {:.0}/{:.0}",
                             sent.len(),
                             m.steps_taken,
+                            m.cg_taken,
                             sub.train_rmse,
                             sub.work,
                             sub.recent.0,

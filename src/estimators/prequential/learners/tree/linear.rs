@@ -60,6 +60,8 @@ pub struct LinearTree {
     pub truncate_cg: bool,
     /// Gauss-Newton steps the last [`Self::fit`] took, over all its starts.
     pub steps_taken: usize,
+    /// Conjugate-gradient iterations the last [`Self::fit`] ran, over all its steps and starts.
+    pub cg_taken: usize,
 }
 
 /// A step cutting the objective by more than this fraction is far from converged: the fit
@@ -104,6 +106,7 @@ impl LinearTree {
             extend: 0,
             truncate_cg: false,
             steps_taken: 0,
+            cg_taken: 0,
         }
     }
 
@@ -308,7 +311,7 @@ impl LinearTree {
     ) -> f64 {
         let height = br.nodes.last().map_or(1, |n| n.height);
         let mut best = self.sse(br, keys, w, y, rows);
-        let mut taken = 0;
+        let (mut taken, mut cg) = (0, 0);
         // The random starts are independent: fitted side by side (few rows leave a fit's own
         // row chunks little to share out), then taken in order.
         let starts: Vec<(f64, LinearTree)> = (0..effort.restarts)
@@ -325,6 +328,7 @@ impl LinearTree {
             .collect();
         for (l, t) in starts {
             taken += t.steps_taken;
+            cg += t.cg_taken;
             if l < best {
                 best = l;
                 *self = t;
@@ -333,11 +337,13 @@ impl LinearTree {
         let mut cur = self.clone();
         let l = cur.gauss_newton(br, keys, w, y, rows, effort);
         taken += cur.steps_taken;
+        cg += cur.cg_taken;
         if l <= best {
             *self = cur;
             best = l;
         }
         self.steps_taken = taken;
+        self.cg_taken = cg;
         best
     }
 
@@ -375,6 +381,7 @@ impl LinearTree {
                     < h[h.len() - 1 - EXTEND_SPAN] * (1.0 - EXTEND_GAIN).powi(EXTEND_SPAN as i32)
         };
         self.steps_taken = 0;
+        self.cg_taken = 0;
         let mut caches: Vec<RowCache> = rows.iter().map(|_| RowCache::default()).collect();
         let mut preds = vec![0.0; rows.len() * d];
         while step_no < effort.steps
@@ -430,7 +437,7 @@ impl LinearTree {
                 let warm: Option<Vec<f64>> = prev
                     .as_ref()
                     .map(|p| p.iter().map(|v| WARM_DECAY * v).collect());
-                let step = self.pcg(
+                let (step, iterations) = self.pcg(
                     &step_rows,
                     &grad,
                     &diag,
@@ -439,6 +446,7 @@ impl LinearTree {
                     warm.as_deref(),
                     effort.cg,
                 );
+                self.cg_taken += iterations;
                 // The step, then (rejected) shorter ones along it before a re-solve with more
                 // damping: a backtracking costs forward passes, a re-solve a full CG run.
                 let mut found = None;

@@ -448,7 +448,8 @@ impl LinearTree {
     }
 
     /// Preconditioned conjugate gradients on `(J^T J + diag(damp)) s = b`, at most `iters`
-    /// iterations (fewer with [`LinearTree::truncate_cg`], see [`CG_PROGRESS`]).
+    /// iterations (fewer with [`LinearTree::truncate_cg`], see [`CG_PROGRESS`]). Returns the
+    /// solution and the iterations run.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn pcg(
         &self,
@@ -459,7 +460,7 @@ impl LinearTree {
         blocks: &(Vec<Vec<f64>>, Vec<Vec<f64>>),
         warm: Option<&[f64]>,
         iters: usize,
-    ) -> Vec<f64> {
+    ) -> (Vec<f64>, usize) {
         let n = b.len();
         let minv: Vec<f64> = diag
             .iter()
@@ -547,8 +548,10 @@ impl LinearTree {
         let b_norm = b.iter().map(|v| v * v).sum::<f64>().sqrt();
         // The quadratic model -b.x + x.A.x / 2 = -x.(b + r) / 2 after each iteration.
         let mut model = Vec::with_capacity(iters);
+        let mut ran = 0;
         for it in 0..iters {
             let mut hp = self.jtjv(s, &p);
+            ran += 1;
             for ((h, &pp), &dm) in hp.iter_mut().zip(&p).zip(damp) {
                 *h += dm * pp;
             }
@@ -584,6 +587,6 @@ impl LinearTree {
                 p[i] = z[i] + beta * p[i];
             }
         }
-        x
+        (x, ran)
     }
 }
