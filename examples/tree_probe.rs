@@ -3,7 +3,7 @@
 //! [ORDER_SEED] (LATENT: most latent node categories of the linear sub-model, default
 //! TreeSettings's; ORDER_SEED: the prequential code's seed, its row order and the learner's
 //! random starts, default 0; the sweep uses SEED for both). KCOMP_PROBE_THREADS: threads (default
-//! 1; the bits do not depend on it).
+//! 1; the bits do not depend on it); KCOMP_PROBE_TRUNCATE_CG: `TreeSettings::truncate_cg` on.
 use kcomp::datasets::grammar::{Composition, GrammarParams, generate};
 use kcomp::estimators::prequential::learners::tree::TreeSettings;
 use kcomp::estimators::prequential::online::{LearnerSpec, OnlineConfig, online_code};
@@ -42,6 +42,7 @@ fn main() {
                 LearnerSpec::Marginal,
                 LearnerSpec::Tree(TreeSettings {
                     latent: arg(6, TreeSettings::default().latent),
+                    truncate_cg: std::env::var_os("KCOMP_PROBE_TRUNCATE_CG").is_some(),
                     ..Default::default()
                 }),
             ],

@@ -71,12 +71,9 @@ macro_rules! with_dim {
 /// decrease over the last `span` iterations (`span` = max([`CG_SPAN`], a tenth of the
 /// iterations so far)) is under `span * CG_PROGRESS` of its value (Martens, "Deep learning via
 /// Hessian-free optimization", ICML 2010): later iterations refine directions the next
-/// Gauss-Newton step re-solves anyway. Measured (`tree_probe`, N = 5,000, seed 0, one thread,
-/// on every fit): conjugate-gradient iterations about halved, width 4 depth 2 118 -> 65 s (bits
-/// within 4 of 390,845), width 3 depth 1 54 -> 37 s (2.135 -> 2.165x exact). Not on width 1's
-/// deep products of one map per height (ill-conditioned, their fits run out of steps, not
-/// iterations): width 1 depth 2 N = 1,000 1.53 -> 1.93x, its 210-row fit at a training error of
-/// 33 instead of 0.34, its 473-row full fit 0.035 instead of 0.011 (the noise 0.01).
+/// Gauss-Newton step re-solves anyway. Measured (`tree_probe`, N = 5,000, seed 0, one thread):
+/// conjugate-gradient iterations about halved, width 4 depth 2 118 -> 65 s, width 3 depth 1 54
+/// -> 37 s; what it does to the fits' outcome is in `TreeSettings::truncate_cg` (off by default).
 const CG_PROGRESS: f64 = 5e-4;
 /// Fewest iterations the progress test looks back over.
 const CG_SPAN: usize = 10;
