@@ -213,24 +213,32 @@ fn compiled_jtjv_paths_give_the_portable_bits() {
     }
 }
 
-/// A fit still converging fast when its planned steps run out goes on (up to `extend` more
-/// steps), stops once a few steps gain little, and reports the steps it took.
-#[test]
-fn a_fit_converging_fast_goes_past_its_planned_steps() {
+/// The planted 6-word, D = 3, two-rule problem (120 rows, a small deterministic noise) fitted
+/// from random start 1 with `effort`, after `setup` sets the fit's switches. Returns the
+/// training squared error and the fitted model.
+fn planted_fit(effort: GnEffort, setup: impl Fn(&mut LinearTree)) -> (f64, LinearTree) {
     let (vocab, dim, n_rules, n) = (6, 3, 2, 120);
     let (br, keys, w, z) = planted(vocab, dim, n_rules, n);
     let y = |r: usize, j: usize| z[r * dim + j] + 1e-3 * (((r * 31 + j * 17) % 13) as f64 - 6.0);
     let rows: Vec<usize> = (0..n).collect();
+    let mut m = LinearTree::new(vocab, dim, n_rules);
+    m.randomize(2, 1.0, 1);
+    setup(&mut m);
+    let sse = m.fit(&br, &keys, &w, &y, &rows, effort, 1.0, 9);
+    (sse, m)
+}
+
+/// A fit still converging fast when its planned steps run out goes on (up to `extend` more
+/// steps), stops once a few steps gain little, and reports the steps it took.
+#[test]
+fn a_fit_converging_fast_goes_past_its_planned_steps() {
     let effort = GnEffort {
         steps: 4,
         cg: 20,
         restarts: 0,
     };
     let fit = |extend: usize| {
-        let mut m = LinearTree::new(vocab, dim, n_rules);
-        m.randomize(2, 1.0, 1);
-        m.extend = extend;
-        let sse = m.fit(&br, &keys, &w, &y, &rows, effort, 1.0, 9);
+        let (sse, m) = planted_fit(effort, |m| m.extend = extend);
         (sse, m.steps_taken)
     };
     let (planned, planned_steps) = fit(0);
@@ -242,34 +250,24 @@ fn a_fit_converging_fast_goes_past_its_planned_steps() {
     assert!(extended_steps < 30, "{extended_steps} steps");
     assert!(extended < 1e-3 * planned, "{extended} vs {planned}");
     // Random starts: the steps of every start (no extension: 3 x 4).
-    let mut m = LinearTree::new(vocab, dim, n_rules);
-    m.randomize(2, 1.0, 1);
     let starts = GnEffort {
         restarts: 2,
         ..effort
     };
-    m.fit(&br, &keys, &w, &y, &rows, starts, 1.0, 9);
-    assert_eq!(m.steps_taken, 12);
+    assert_eq!(planted_fit(starts, |_| {}).1.steps_taken, 12);
 }
 
 /// With `truncate_cg` the conjugate gradients stop once the quadratic model stops improving:
 /// fewer iterations to the same fit (at the noise), and the iterations are counted.
 #[test]
 fn truncated_conjugate_gradients_reach_the_fit_in_fewer_iterations() {
-    let (vocab, dim, n_rules, n) = (6, 3, 2, 120);
-    let (br, keys, w, z) = planted(vocab, dim, n_rules, n);
-    let y = |r: usize, j: usize| z[r * dim + j] + 1e-3 * (((r * 31 + j * 17) % 13) as f64 - 6.0);
-    let rows: Vec<usize> = (0..n).collect();
     let effort = GnEffort {
         steps: 30,
         cg: 100,
         restarts: 0,
     };
     let fit = |truncate: bool| {
-        let mut m = LinearTree::new(vocab, dim, n_rules);
-        m.randomize(2, 1.0, 1);
-        m.truncate_cg = truncate;
-        let sse = m.fit(&br, &keys, &w, &y, &rows, effort, 1.0, 9);
+        let (sse, m) = planted_fit(effort, |m| m.truncate_cg = truncate);
         (sse, m.cg_taken, m.steps_taken)
     };
     let (full, full_cg, full_steps) = fit(false);
