@@ -393,3 +393,24 @@ fn truncated_conjugate_gradients_give_a_thread_independent_code() {
     assert!(one.k_data > floor * data.n() as f64);
     assert_ne!(one.k_data.to_bits(), full.k_data.to_bits());
 }
+
+/// The tree learner's settings are read from a learner spec (`kind = "tree"` in a TOML
+/// config's `online.learners`), an unknown one refused.
+#[test]
+fn tree_settings_are_read_from_a_learner_spec() {
+    use kcomp::estimators::prequential::learners::tree::TreeSettings;
+    let spec: LearnerSpec =
+        toml::from_str("kind = \"tree\"\ntruncate_cg = true\nlatent = 2").unwrap();
+    let LearnerSpec::Tree(s) = spec else {
+        panic!("not a tree spec: {spec:?}")
+    };
+    assert_eq!(
+        s,
+        TreeSettings {
+            truncate_cg: true,
+            latent: 2,
+            ..Default::default()
+        }
+    );
+    assert!(toml::from_str::<LearnerSpec>("kind = \"tree\"\ntruncate = true").is_err());
+}
