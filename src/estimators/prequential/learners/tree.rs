@@ -338,7 +338,8 @@ impl TreeLearner {
             let mut one = LatentKeys::new(&br, &classes.of_word, classes.count, settings.latent, w);
             one.active = 1;
             let keys = one.keys(&br, w.n);
-            let model = LinearTree::new(w.vocab, *dim, one.n_rules());
+            let mut model = LinearTree::new(w.vocab, *dim, one.n_rules());
+            model.truncate_cg = settings.truncate_cg;
             let rows_needed = one.rows_needed(w.vocab, *dim, 1);
             subs.push(Sub::new(
                 Model::Linear(model),
@@ -732,7 +733,6 @@ impl TreeLearner {
                     // The prior leads a fit from a poor start into the data's basin; a
                     // locked-in fit is in it already, and refines by least squares.
                     m.ridge = if locked { 0.0 } else { LINEAR_RIDGE };
-                    m.truncate_cg = self.settings.truncate_cg;
                     let sse = m.fit(&self.br, &sub.keys, w, &y, rows, effort, z_scale, seed);
                     let taken = (n * (effort.cg + 2) * m.steps_taken) as f64;
                     sub.work += cost(&effort).max(taken);

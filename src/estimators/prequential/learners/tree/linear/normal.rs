@@ -544,7 +544,7 @@ impl LinearTree {
         let mut rz: f64 = r.iter().zip(&z).map(|(a, b)| a * b).sum();
         let b_norm = b.iter().map(|v| v * v).sum::<f64>().sqrt();
         // The quadratic model -b.x + x.A.x / 2 = -x.(b + r) / 2 after each iteration.
-        let mut model = Vec::with_capacity(iters);
+        let mut model = Vec::with_capacity(if self.truncate_cg { iters } else { 0 });
         let mut ran = 0;
         for it in 0..iters {
             let mut hp = self.jtjv(s, &p);
