@@ -540,6 +540,7 @@ impl TreeLearner {
                 continue;
             }
             let locked = sub.locked(lam);
+            let recent = sub.recent;
             sub.recent = (0.0, 0.0);
             let (seed, seed_c) = schedule::fit_seeds(self.seed, self.fits, si);
             let early = !locked && n <= 4 * sub.rows_needed;
@@ -739,15 +740,23 @@ impl TreeLearner {
                     sub.train_rmse = (sse / (n * d) as f64).sqrt();
                     if std::env::var_os("KCOMP_TREE_TRACE").is_some() {
                         let c = sub.latent.as_ref().map_or(1, |l| l.active);
+                        // Each start's training error and steps (random starts, then the
+                        // best refined).
+                        let starts: Vec<String> = m
+                            .start_outcomes
+                            .iter()
+                            .map(|&(s, k)| format!("{:.4}/{k}", (s / (n * d) as f64).sqrt()))
+                            .collect();
                         eprintln!(
-                            "tree linear c={c}: sent {} fit rows {n} steps {} cg {} rmse {:.4} work {:.2e} recent {:.0}/{:.0}",
+                            "tree linear c={c}: sent {} fit rows {n} steps {} cg {} rmse {:.4} (starts rmse/steps {}) work {:.2e}; since the last fit {:.0} bits, marginal {:.0}",
                             sent.len(),
                             m.steps_taken,
                             m.cg_taken,
                             sub.train_rmse,
+                            starts.join(" "),
                             sub.work,
-                            sub.recent.0,
-                            sub.recent.1
+                            recent.0,
+                            recent.1
                         );
                     }
                 }

@@ -62,6 +62,9 @@ pub struct LinearTree {
     pub steps_taken: usize,
     /// Conjugate-gradient iterations the last [`Self::fit`] ran, over all its steps and starts.
     pub cg_taken: usize,
+    /// The last [`Self::fit`]'s starts in the order tried (the random ones, then the best of
+    /// them and the parameters before the fit, refined): sum of squared errors and steps.
+    pub start_outcomes: Vec<(f64, usize)>,
 }
 
 /// A step cutting the objective by more than this fraction is far from converged: the fit
@@ -105,6 +108,7 @@ impl LinearTree {
             ridge: 0.0,
             extend: 0,
             truncate_cg: false,
+            start_outcomes: Vec::new(),
             steps_taken: 0,
             cg_taken: 0,
         }
@@ -326,7 +330,9 @@ impl LinearTree {
                 (t.gauss_newton(br, keys, w, y, rows, effort), t)
             })
             .collect();
+        let mut outcomes = Vec::with_capacity(starts.len() + 1);
         for (l, t) in starts {
+            outcomes.push((l, t.steps_taken));
             taken += t.steps_taken;
             cg += t.cg_taken;
             if l < best {
@@ -336,6 +342,7 @@ impl LinearTree {
         }
         let mut cur = self.clone();
         let l = cur.gauss_newton(br, keys, w, y, rows, effort);
+        outcomes.push((l, cur.steps_taken));
         taken += cur.steps_taken;
         cg += cur.cg_taken;
         if l <= best {
@@ -344,6 +351,7 @@ impl LinearTree {
         }
         self.steps_taken = taken;
         self.cg_taken = cg;
+        self.start_outcomes = outcomes;
         best
     }
 

@@ -176,6 +176,12 @@ fn parallel_sums_and_fit_do_not_depend_on_the_thread_count() {
                 restarts: 2,
             };
             let sse = m.fit(&br, &keys, &w, &y, &rows, effort, 1.0, 9);
+            // Each start recorded (two random, then the best refined, which is the fit's).
+            assert_eq!(m.start_outcomes.len(), 3);
+            assert_eq!(m.start_outcomes[2].0.to_bits(), sse.to_bits());
+            assert!(m.start_outcomes.iter().all(|&(s, _)| s >= sse));
+            let steps: usize = m.start_outcomes.iter().map(|&(_, k)| k).sum();
+            assert_eq!(steps, m.steps_taken);
             (jtjv, jt, sse, m.emb, m.maps)
         })
     };
