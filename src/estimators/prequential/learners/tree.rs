@@ -44,9 +44,10 @@ use super::OnlineLearner;
 use crate::dataset::{Targets, TokenData};
 use crate::neural::likelihood::grid_gaussian_nll_nats;
 use elementwise::{Elementwise, FitEffort};
-use fit_rows::{fit_row_bytes, spread, wide_fit_rows};
+use fit_rows::{spread, wide_fit_rows};
 use latent::LatentKeys;
 use linear::{GnEffort, LinearTree};
+use schedule::{FitPlan, RETRY_EFFORT};
 use shape::{Bracketing, Categories, Head, Keys};
 
 /// Largest dimension of Z the learner runs on (its per-row operators are D x D per node).
@@ -181,6 +182,19 @@ struct Sub {
 }
 
 impl Sub {
+    /// The fields the fit schedule reads ([`FitPlan`]).
+    fn plan(&self) -> FitPlan {
+        FitPlan {
+            categories: self.latent.as_ref().is_some_and(|l| l.active > 1),
+            work: self.work,
+            work_before_categories: self.work_before_categories,
+            rows_needed: self.rows_needed,
+            layout_full_fits: self.layout_full_fits,
+            last_full_rows: self.last_full_rows,
+            train_rmse: self.train_rmse,
+        }
+    }
+
     /// Locked in (well ahead of the marginal): the warm start is near the optimum, a few
     /// refining steps follow the new rows. A fit ahead of the marginal whose training error is
     /// still many grid steps is still converging (deep products of maps are ill-conditioned:
@@ -369,37 +383,6 @@ impl TreeLearner {
             fits: 0,
             last: None,
         })
-    }
-
-    /// The large allocations of a run, in bytes (`f64`: absurd sizes cannot overflow), when
-    /// the learner applies (0 otherwise): the keys of every row (two sub-models), a fit's
-    /// per-row operators, the elementwise normal matrix, the linear parameters.
-    pub fn memory_bytes(w: &TokenData, z: &Targets, settings: &TreeSettings) -> f64 {
-        let Targets::Continuous { dim, .. } = z else {
-            return 0.0;
-        };
-        if w.n_words < 2
-            || w.n_words > MAX_TREE_WORDS
-            || *dim > MAX_TREE_DIM
-            || w.vocab > MAX_TREE_VOCAB
-        {
-            return 0.0;
-        }
-        let (n, m, d, v) = (w.n as f64, w.n_words as f64, *dim as f64, w.vocab as f64);
-        let depth = m.log2().ceil() + 1.0;
-        let keys = 2.0 * n * (m + m * depth) * 4.0;
-        let fit = (wide_fit_rows(settings.fit_rows, w.n_words, *dim) as f64).min(n)
-            * fit_row_bytes(w.n_words, *dim);
-        let roles = (MAX_CLASSES * MAX_CLASSES) as f64 * depth;
-        let normal = (v + roles).powi(2) * 8.0;
-        // The linear sub-model (one, whatever `latent`): its rule slots at the most categories
-        // (first-level pairs, then (height, category, category) above), four copies in a fit
-        // and the start kept for a second full fit, and the rows' heads (two copies while the
-        // categories are re-derived).
-        let cats = (settings.latent + MAX_CLASSES) as f64;
-        let slots = (MAX_CLASSES * MAX_CLASSES) as f64 + depth * cats * cats;
-        let linear = (v * d + slots * 2.0 * d * d) * 8.0 * 5.0 + 2.0 * n * m * 8.0;
-        keys + fit + normal + linear
     }
 
     /// The number of word classes learned from W.
@@ -649,15 +632,17 @@ impl TreeLearner {
                     };
                     // Out of budget for a full fit: a few refining steps if they fit, else keep
                     // the last fit (it still codes).
-                    // Latent categories found: three times the work from when they were found
-                    // (the chained fit of c^2 rules per height needs 30-60 full steps on
-                    // 1.25-2x its parameters' rows, twice at width 4; the one-category fits
-                    // before, hopeless on widths 3-4, spent 2.6e6 at width 4).
-                    let budget = if sub.latent.as_ref().is_some_and(|l| l.active > 1) {
-                        3.0 * LINEAR_WORK + sub.work_before_categories.unwrap_or(0.0)
-                    } else {
-                        LINEAR_WORK
+                    // `Sub::plan` after the regroup above (the model is held here).
+                    let plan = FitPlan {
+                        categories,
+                        work: sub.work,
+                        work_before_categories: sub.work_before_categories,
+                        rows_needed: sub.rows_needed,
+                        layout_full_fits: sub.layout_full_fits,
+                        last_full_rows: sub.last_full_rows,
+                        train_rmse: sub.train_rmse,
                     };
+                    let budget = plan.budget();
                     // A category layout whose full fit at 1.5x its parameters' rows or more left
                     // it behind the marginal lacks a category (measured: width 3 seed 1, two of
                     // three categories at 710 rows, a second full fit of them spent the budget
@@ -667,7 +652,17 @@ impl TreeLearner {
                         && 2 * sub.last_full_rows < 3 * sub.rows_needed
                         && 2 * sent.len() >= 3 * sub.rows_needed;
                     let behind = sub.layout_full_fits > 0 && !ahead && !second;
-                    let effort = if categories && !locked && behind {
+                    // A first full fit that stopped above the noise: retried from where it
+                    // stopped (`Sub::retry_rows`).
+                    let most_fit_rows = wide_fit_rows(cap, self.br.len, d).max(cap);
+                    let retry = plan
+                        .retry_rows(lam, most_fit_rows)
+                        .is_some_and(|at| sent.len() >= at && 2 * sent.len() < 3 * sub.rows_needed)
+                        && categories
+                        && !locked;
+                    let effort = if retry {
+                        RETRY_EFFORT
+                    } else if categories && !locked && behind {
                         cheap
                     } else {
                         effort
@@ -682,7 +677,7 @@ impl TreeLearner {
                         effort
                     };
                     let effort = if sub.work + cost(&effort) <= budget {
-                        if !locked && !under && effort.steps >= 30 {
+                        if !locked && !under && effort.steps >= 30 && !retry {
                             sub.full_fits += 1;
                             sub.layout_full_fits += 1;
                             sub.last_full_rows = sent.len();
@@ -710,7 +705,12 @@ impl TreeLearner {
                     // in 52 (4.33x -> 2.22x).
                     let step_cost = (n * (effort.cg + 2) * (1 + effort.restarts)) as f64;
                     m.extend = if effort.steps >= 30 && categories {
-                        let left = (budget - sub.work - cost(&effort)).max(0.0);
+                        let reserve = if retry {
+                            plan.second_reserve(most_fit_rows)
+                        } else {
+                            0.0
+                        };
+                        let left = (budget - sub.work - cost(&effort) - reserve).max(0.0);
                         ((left / step_cost) as usize).min(MAX_EXTEND)
                     } else {
                         0

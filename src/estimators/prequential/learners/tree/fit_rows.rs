@@ -1,5 +1,9 @@
 //! Which rows a fit of the tree learner uses: an evenly spaced subsample of the rows sent, at
-//! most `TreeSettings::fit_rows`, widened for linear layouts with many parameters.
+//! most `TreeSettings::fit_rows`, widened for linear layouts with many parameters; and the
+//! memory a run holds.
+
+use super::{MAX_CLASSES, MAX_TREE_DIM, MAX_TREE_VOCAB, MAX_TREE_WORDS, TreeLearner, TreeSettings};
+use crate::dataset::{Targets, TokenData};
 
 /// A linear layout with more parameters per dimension than half `TreeSettings::fit_rows` fits
 /// on twice them, up to this many times `fit_rows` rows and [`WIDE_FIT_BYTES`] of per-row
@@ -28,6 +32,39 @@ pub fn spread(sent: &[usize], cap: usize) -> Vec<usize> {
         sent.to_vec()
     } else {
         (0..cap).map(|i| sent[i * sent.len() / cap]).collect()
+    }
+}
+
+impl TreeLearner {
+    /// The large allocations of a run, in bytes (`f64`: absurd sizes cannot overflow), when
+    /// the learner applies (0 otherwise): the keys of every row (two sub-models), a fit's
+    /// per-row operators, the elementwise normal matrix, the linear parameters.
+    pub fn memory_bytes(w: &TokenData, z: &Targets, settings: &TreeSettings) -> f64 {
+        let Targets::Continuous { dim, .. } = z else {
+            return 0.0;
+        };
+        if w.n_words < 2
+            || w.n_words > MAX_TREE_WORDS
+            || *dim > MAX_TREE_DIM
+            || w.vocab > MAX_TREE_VOCAB
+        {
+            return 0.0;
+        }
+        let (n, m, d, v) = (w.n as f64, w.n_words as f64, *dim as f64, w.vocab as f64);
+        let depth = m.log2().ceil() + 1.0;
+        let keys = 2.0 * n * (m + m * depth) * 4.0;
+        let fit = (wide_fit_rows(settings.fit_rows, w.n_words, *dim) as f64).min(n)
+            * fit_row_bytes(w.n_words, *dim);
+        let roles = (MAX_CLASSES * MAX_CLASSES) as f64 * depth;
+        let normal = (v + roles).powi(2) * 8.0;
+        // The linear sub-model (one, whatever `latent`): its rule slots at the most categories
+        // (first-level pairs, then (height, category, category) above), four copies in a fit
+        // and the start kept for a second full fit, and the rows' heads (two copies while the
+        // categories are re-derived).
+        let cats = (settings.latent + MAX_CLASSES) as f64;
+        let slots = (MAX_CLASSES * MAX_CLASSES) as f64 + depth * cats * cats;
+        let linear = (v * d + slots * 2.0 * d * d) * 8.0 * 5.0 + 2.0 * n * m * 8.0;
+        keys + fit + normal + linear
     }
 }
 
