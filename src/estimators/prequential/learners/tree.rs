@@ -653,7 +653,7 @@ impl TreeLearner {
                         && 2 * sent.len() >= 3 * sub.rows_needed;
                     let behind = sub.layout_full_fits > 0 && !ahead && !second;
                     // A first full fit that stopped above the noise: retried from where it
-                    // stopped (`Sub::retry_rows`).
+                    // stopped (`FitPlan::retry_rows`).
                     let most_fit_rows = wide_fit_rows(cap, self.br.len, d).max(cap);
                     let retry = plan
                         .retry_rows(lam, most_fit_rows)
