@@ -156,24 +156,13 @@ struct Sub {
     frozen: bool,
     /// Its own bits and the marginal's over the rows coded since the last fit.
     recent: (f64, f64),
-    /// Parameters per dimension (the rows it needs to be determined).
-    rows_needed: usize,
-    /// Work spent on fits so far (row-iterations).
-    work: f64,
-    /// Work spent before latent categories were first found (their layout's budget starts
-    /// there).
-    work_before_categories: Option<f64>,
-    /// Root-mean-square training error of the last fit.
-    train_rmse: f64,
+    /// Its fits so far: work, rows needed, full fits, training error ([`FitPlan`]).
+    plan: FitPlan,
     /// Latent categories found since the last full fit (its next full fit also tries a random
     /// start).
     grown: bool,
     /// Full-effort fits (neither below the rows needed nor locked in) so far.
     full_fits: usize,
-    /// Full-effort fits since the latent category count last changed.
-    layout_full_fits: usize,
-    /// Rows sent at the last full-effort fit.
-    last_full_rows: usize,
     /// A linear layout's parameters and categories before its first full fit, when that came
     /// below 1.5x its parameters' rows (the second full fit starts from them).
     before_first_full: Option<(LinearTree, LatentKeys)>,
@@ -182,25 +171,12 @@ struct Sub {
 }
 
 impl Sub {
-    /// The fields the fit schedule reads ([`FitPlan`]).
-    fn plan(&self) -> FitPlan {
-        FitPlan {
-            categories: self.latent.as_ref().is_some_and(|l| l.active > 1),
-            work: self.work,
-            work_before_categories: self.work_before_categories,
-            rows_needed: self.rows_needed,
-            layout_full_fits: self.layout_full_fits,
-            last_full_rows: self.last_full_rows,
-            train_rmse: self.train_rmse,
-        }
-    }
-
     /// Locked in (well ahead of the marginal): the warm start is near the optimum, a few
     /// refining steps follow the new rows. A fit ahead of the marginal whose training error is
     /// still many grid steps is still converging (deep products of maps are ill-conditioned:
     /// measured 0.7 -> 0.4 over 30 steps at a noise of 0.01): not locked, full effort.
     fn locked(&self, lam: f64) -> bool {
-        self.fitted && self.recent.0 < 0.7 * self.recent.1 && self.train_rmse <= 4.0 * lam
+        self.fitted && self.recent.0 < 0.7 * self.recent.1 && self.plan.train_rmse <= 4.0 * lam
     }
 
     /// A hypothesis not yet fitted, its standard deviation mixture fresh (`sigma`).
@@ -219,14 +195,9 @@ impl Sub {
             fitted: false,
             frozen: false,
             recent: (0.0, 0.0),
-            rows_needed,
-            work: 0.0,
-            work_before_categories: None,
-            train_rmse: f64::INFINITY,
+            plan: FitPlan::new(rows_needed),
             grown: false,
             full_fits: 0,
-            layout_full_fits: 0,
-            last_full_rows: 0,
             before_first_full: None,
             last_probe_active: 0,
         }
@@ -482,7 +453,10 @@ impl TreeLearner {
             .iter()
             .enumerate()
             .filter(|(_, s)| {
-                s.fitted && !s.frozen && s.recent.0 < 0.7 * s.recent.1 && s.train_rmse <= 2.0 * lam
+                s.fitted
+                    && !s.frozen
+                    && s.recent.0 < 0.7 * s.recent.1
+                    && s.plan.train_rmse <= 2.0 * lam
             })
             .map(|(i, s)| (i, s.recent.0))
             .collect();
@@ -501,7 +475,7 @@ impl TreeLearner {
             let needed = sub
                 .latent
                 .as_ref()
-                .map_or(sub.rows_needed, |l| l.rows_needed(w.vocab, d, l.c));
+                .map_or(sub.plan.rows_needed, |l| l.rows_needed(w.vocab, d, l.c));
             if sub.fitted && sent.len() > 3 * needed + 256 && !ahead {
                 sub.frozen = true;
                 continue;
@@ -526,7 +500,7 @@ impl TreeLearner {
             let recent = sub.recent;
             sub.recent = (0.0, 0.0);
             let (seed, seed_c) = schedule::fit_seeds(self.seed, self.fits, si);
-            let early = !locked && n <= 4 * sub.rows_needed;
+            let early = !locked && n <= 4 * sub.plan.rows_needed;
             match &mut sub.model {
                 Model::Elementwise(m) => {
                     let effort = FitEffort {
@@ -534,7 +508,7 @@ impl TreeLearner {
                         restarts: if early { 3 } else { 0 },
                     };
                     let mse = m.fit(&sub.keys, w, &y, &rows, effort, seed);
-                    sub.train_rmse = (mse.iter().sum::<f64>() / d as f64).sqrt();
+                    sub.plan.train_rmse = (mse.iter().sum::<f64>() / d as f64).sqrt();
                 }
                 Model::Linear(m) => {
                     // Latent categories: until the fit locks in, the assignment is re-derived
@@ -544,7 +518,7 @@ impl TreeLearner {
                         let before = latent.clone();
                         if latent.init_by_covariance(&self.br, sent, &y, d, seed_c) {
                             sub.keys = latent.keys(&self.br, w.n);
-                            sub.rows_needed = latent.rows_needed(w.vocab, d, latent.active);
+                            sub.plan.rows_needed = latent.rows_needed(w.vocab, d, latent.active);
                             // The key layout holds the categories in use: every rule starts from
                             // the fitted rule of the categories its pairs had.
                             m.maps = latent.carry_maps(&before, &m.maps, 2 * d * d);
@@ -555,11 +529,11 @@ impl TreeLearner {
                             if before.active == 1 && latent.active > 1 && sub.fitted {
                                 sub.grown = true;
                             }
-                            if latent.active > 1 && sub.work_before_categories.is_none() {
-                                sub.work_before_categories = Some(sub.work);
+                            if latent.active > 1 && sub.plan.work_before_categories.is_none() {
+                                sub.plan.work_before_categories = Some(sub.plan.work);
                             }
                             if before.active != latent.active {
-                                sub.layout_full_fits = 0;
+                                sub.plan.layout_full_fits = 0;
                             }
                         }
                     }
@@ -572,9 +546,9 @@ impl TreeLearner {
                     // (the one-category fit keeps its 4/3x).
                     let categories = sub.latent.as_ref().is_some_and(|l| l.active > 1);
                     let under = if categories {
-                        sent.len() * 4 < 5 * sub.rows_needed
+                        sent.len() * 4 < 5 * sub.plan.rows_needed
                     } else {
-                        sent.len() * 3 < sub.rows_needed * 4
+                        sent.len() * 3 < sub.plan.rows_needed * 4
                     };
                     // Categories found but too few rows for their maps: the maps copied from
                     // the one-category fit keep coding its predictions; fits on too few rows
@@ -592,7 +566,11 @@ impl TreeLearner {
                     // checkpoints of 4 steps).
                     let effort = if locked {
                         GnEffort {
-                            steps: if sub.train_rmse > 1.5 * lam { 12 } else { 4 },
+                            steps: if sub.plan.train_rmse > 1.5 * lam {
+                                12
+                            } else {
+                                4
+                            },
                             cg: 40,
                             restarts: 0,
                         }
@@ -617,9 +595,9 @@ impl TreeLearner {
                     // rows, 2 of 2 on 3,000; the grammar panel's width 4 depth 1 N = 4,000
                     // 4.76 -> 3.59x).
                     let wide;
-                    let (rows, n) = if 2 * sub.rows_needed > cap && sent.len() > cap {
+                    let (rows, n) = if 2 * sub.plan.rows_needed > cap && sent.len() > cap {
                         let most = wide_fit_rows(cap, self.br.len, d);
-                        wide = spread(sent, (2 * sub.rows_needed).min(most));
+                        wide = spread(sent, (2 * sub.plan.rows_needed).min(most));
                         (&wide, wide.len())
                     } else {
                         (&rows, n)
@@ -632,32 +610,25 @@ impl TreeLearner {
                     };
                     // Out of budget for a full fit: a few refining steps if they fit, else keep
                     // the last fit (it still codes).
-                    // `Sub::plan` after the regroup above (the model is held here).
-                    let plan = FitPlan {
-                        categories,
-                        work: sub.work,
-                        work_before_categories: sub.work_before_categories,
-                        rows_needed: sub.rows_needed,
-                        layout_full_fits: sub.layout_full_fits,
-                        last_full_rows: sub.last_full_rows,
-                        train_rmse: sub.train_rmse,
-                    };
-                    let budget = plan.budget();
+                    let budget = sub.plan.budget(categories);
                     // A category layout whose full fit at 1.5x its parameters' rows or more left
                     // it behind the marginal lacks a category (measured: width 3 seed 1, two of
                     // three categories at 710 rows, a second full fit of them spent the budget
                     // the third needed at 1,598): cheap steps until the layout changes. One
                     // full fit below 1.5x gets a second at 1.5x.
-                    let second = sub.layout_full_fits == 1
-                        && 2 * sub.last_full_rows < 3 * sub.rows_needed
-                        && 2 * sent.len() >= 3 * sub.rows_needed;
-                    let behind = sub.layout_full_fits > 0 && !ahead && !second;
+                    let second = sub.plan.layout_full_fits == 1
+                        && 2 * sub.plan.last_full_rows < 3 * sub.plan.rows_needed
+                        && 2 * sent.len() >= 3 * sub.plan.rows_needed;
+                    let behind = sub.plan.layout_full_fits > 0 && !ahead && !second;
                     // A first full fit that stopped above the noise: retried from where it
                     // stopped (`FitPlan::retry_rows`).
                     let most_fit_rows = wide_fit_rows(cap, self.br.len, d).max(cap);
-                    let retry = plan
-                        .retry_rows(lam, most_fit_rows)
-                        .is_some_and(|at| sent.len() >= at && 2 * sent.len() < 3 * sub.rows_needed)
+                    let retry = sub
+                        .plan
+                        .retry_rows(categories, lam, most_fit_rows)
+                        .is_some_and(|at| {
+                            sent.len() >= at && 2 * sent.len() < 3 * sub.plan.rows_needed
+                        })
                         && categories
                         && !locked;
                     let effort = if retry {
@@ -668,7 +639,7 @@ impl TreeLearner {
                         effort
                     };
                     // A full fit over the budget with a second start: the one start if it fits.
-                    let effort = if effort.restarts > 0 && sub.work + cost(&effort) > budget {
+                    let effort = if effort.restarts > 0 && sub.plan.work + cost(&effort) > budget {
                         GnEffort {
                             restarts: 0,
                             ..effort
@@ -676,21 +647,21 @@ impl TreeLearner {
                     } else {
                         effort
                     };
-                    let effort = if sub.work + cost(&effort) <= budget {
+                    let effort = if sub.plan.work + cost(&effort) <= budget {
                         if !locked && !under && effort.steps >= 30 && !retry {
                             sub.full_fits += 1;
-                            sub.layout_full_fits += 1;
-                            sub.last_full_rows = sent.len();
+                            sub.plan.layout_full_fits += 1;
+                            sub.plan.last_full_rows = sent.len();
                             if categories
-                                && sub.layout_full_fits == 1
-                                && 2 * sent.len() < 3 * sub.rows_needed
+                                && sub.plan.layout_full_fits == 1
+                                && 2 * sent.len() < 3 * sub.plan.rows_needed
                             {
                                 sub.before_first_full =
                                     sub.latent.as_ref().map(|l| (m.clone(), l.clone()));
                             }
                         }
                         effort
-                    } else if sub.fitted && sub.work + cost(&cheap) <= budget {
+                    } else if sub.fitted && sub.plan.work + cost(&cheap) <= budget {
                         cheap
                     } else {
                         continue;
@@ -706,11 +677,11 @@ impl TreeLearner {
                     let step_cost = (n * (effort.cg + 2) * (1 + effort.restarts)) as f64;
                     m.extend = if effort.steps >= 30 && categories {
                         let reserve = if retry {
-                            plan.second_reserve(most_fit_rows)
+                            sub.plan.second_reserve(most_fit_rows)
                         } else {
                             0.0
                         };
-                        let left = (budget - sub.work - cost(&effort) - reserve).max(0.0);
+                        let left = (budget - sub.plan.work - cost(&effort) - reserve).max(0.0);
                         ((left / step_cost) as usize).min(MAX_EXTEND)
                     } else {
                         0
@@ -736,8 +707,8 @@ impl TreeLearner {
                     m.ridge = if locked { 0.0 } else { LINEAR_RIDGE };
                     let sse = m.fit(&self.br, &sub.keys, w, &y, rows, effort, z_scale, seed);
                     let taken = (n * (effort.cg + 2) * m.steps_taken) as f64;
-                    sub.work += cost(&effort).max(taken);
-                    sub.train_rmse = (sse / (n * d) as f64).sqrt();
+                    sub.plan.work += cost(&effort).max(taken);
+                    sub.plan.train_rmse = (sse / (n * d) as f64).sqrt();
                     if std::env::var_os("KCOMP_TREE_TRACE").is_some() {
                         let c = sub.latent.as_ref().map_or(1, |l| l.active);
                         // Each start's training error and steps (random starts, then the
@@ -752,9 +723,9 @@ impl TreeLearner {
                             sent.len(),
                             m.steps_taken,
                             m.cg_taken,
-                            sub.train_rmse,
+                            sub.plan.train_rmse,
                             starts.join(" "),
-                            sub.work,
+                            sub.plan.work,
                             recent.0,
                             recent.1
                         );

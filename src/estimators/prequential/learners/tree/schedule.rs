@@ -34,26 +34,44 @@ pub(super) const RETRY_EFFORT: GnEffort = GnEffort {
     restarts: 0,
 };
 
-/// What a linear sub-model's fit schedule reads: a copy of the sub-model's fields, so the refit
-/// can ask while it holds the model mutably.
-#[derive(Clone, Copy)]
+/// A sub-model's fits so far: what its fit schedule reads (a field of its own, so the refit
+/// can ask while it holds the model mutably).
+#[derive(Clone, Copy, Debug)]
 pub(super) struct FitPlan {
-    pub(super) categories: bool,
+    /// Work spent on fits so far (row-iterations).
     pub(super) work: f64,
+    /// Work spent before latent categories were first found (their layout's budget starts
+    /// there).
     pub(super) work_before_categories: Option<f64>,
+    /// Parameters per dimension (the rows it needs to be determined).
     pub(super) rows_needed: usize,
+    /// Full-effort fits since the latent category count last changed.
     pub(super) layout_full_fits: usize,
+    /// Rows sent at the last full-effort fit.
     pub(super) last_full_rows: usize,
+    /// Root-mean-square training error of the last fit.
     pub(super) train_rmse: f64,
 }
 
 impl FitPlan {
-    /// Work the fits may spend in a run: latent categories found, three times the work from
+    /// No fit yet, `rows_needed` parameters per dimension.
+    pub(super) fn new(rows_needed: usize) -> Self {
+        FitPlan {
+            work: 0.0,
+            work_before_categories: None,
+            rows_needed,
+            layout_full_fits: 0,
+            last_full_rows: 0,
+            train_rmse: f64::INFINITY,
+        }
+    }
+
+    /// Work the fits may spend in a run: latent `categories` found, three times the work from
     /// when they were found (the chained fit of c^2 rules per height needs 30-60 full steps on
     /// 1.25-2x its parameters' rows, twice at width 4; the one-category fits before, hopeless
     /// on widths 3-4, spent 2.6e6 at width 4).
-    pub(super) fn budget(&self) -> f64 {
-        if self.categories {
+    pub(super) fn budget(&self, categories: bool) -> f64 {
+        if categories {
             3.0 * LINEAR_WORK + self.work_before_categories.unwrap_or(0.0)
         } else {
             LINEAR_WORK
@@ -67,7 +85,7 @@ impl FitPlan {
         (rows * (RETRY_EFFORT.steps + MAX_EXTEND) * (RETRY_EFFORT.cg + 2)) as f64
     }
 
-    /// The rows at which a category layout's first full fit, below 1.35x its parameters'
+    /// The rows at which a category layout's (`categories`) first full fit, below 1.35x its parameters'
     /// rows and stopped above the noise (`lam`: the grid step), is retried from where it
     /// stopped, if the budget holds the retry and then the second full fit. Measured, seed 0,
     /// 1 thread: width 3 depth 1 at N = 2,000 and 5,000, the 950-row fits stopped at a
@@ -75,14 +93,19 @@ impl FitPlan {
     /// steps (2.93 -> 2.71x, 2.14 -> 2.03x the exact K(Z|W)); width 4 (depths 1 and 3): the
     /// retries on 1,593 rows stopped at 73-98, and the second full fit, which reached the
     /// noise, would have run out of budget after them.
-    pub(super) fn retry_rows(&self, lam: f64, most_fit_rows: usize) -> Option<usize> {
+    pub(super) fn retry_rows(
+        &self,
+        categories: bool,
+        lam: f64,
+        most_fit_rows: usize,
+    ) -> Option<usize> {
         let at = (27 * self.rows_needed).div_ceil(20);
         let retry = (at.min(most_fit_rows) * RETRY_EFFORT.steps * (RETRY_EFFORT.cg + 2)) as f64;
-        let due = self.categories
+        let due = categories
             && self.layout_full_fits == 1
             && self.train_rmse > 4.0 * lam
             && 20 * self.last_full_rows < 27 * self.rows_needed
-            && self.work + retry + self.second_reserve(most_fit_rows) <= self.budget();
+            && self.work + retry + self.second_reserve(most_fit_rows) <= self.budget(categories);
         due.then_some(at)
     }
 }
@@ -135,13 +158,13 @@ impl TreeLearner {
         for sub in self.subs.iter().filter(|s| !s.frozen) {
             if sub.latent.as_ref().is_some_and(|l| l.active > 1) {
                 let (first, second) = (
-                    (5 * sub.rows_needed).div_ceil(4),
-                    (3 * sub.rows_needed).div_ceil(2),
+                    (5 * sub.plan.rows_needed).div_ceil(4),
+                    (3 * sub.plan.rows_needed).div_ceil(2),
                 );
                 // The retry of a first full fit that stopped above the noise (`refit`).
                 let most_fit_rows = wide_fit_rows(self.settings.fit_rows, self.br.len, self.dim)
                     .max(self.settings.fit_rows);
-                let retry = sub.plan().retry_rows(self.lam, most_fit_rows);
+                let retry = sub.plan.retry_rows(true, self.lam, most_fit_rows);
                 for full in [Some(first), retry, Some(second)].into_iter().flatten() {
                     if full > sent && full < next {
                         next = full;
@@ -168,23 +191,24 @@ mod tests {
     fn a_first_full_fit_above_the_noise_is_retried_within_the_budget() {
         let lam = 0.01;
         let plan = FitPlan {
-            categories: true,
             work: 5.33e6,
             work_before_categories: Some(1.3e6),
-            rows_needed: 760,
             layout_full_fits: 1,
             last_full_rows: 950,
             train_rmse: 14.3,
+            ..FitPlan::new(760)
         };
-        assert_eq!(plan.budget(), 13.3e6);
+        assert_eq!(plan.budget(true), 13.3e6);
+        assert_eq!(plan.budget(false), 4e6);
         // The second full fit: 1,140 rows, 60 steps of 62 row-iterations each.
         assert_eq!(plan.second_reserve(4500), 1140.0 * 60.0 * 62.0);
-        assert_eq!(plan.retry_rows(lam, 4500), Some(1026));
+        assert_eq!(plan.retry_rows(true, lam, 4500), Some(1026));
         // 1,026 rows x 30 steps x 62 + the reserve: due up to 7.15e6 spent.
         let spent = |work| FitPlan { work, ..plan };
-        assert_eq!(spent(7.1e6).retry_rows(lam, 4500), Some(1026));
-        assert_eq!(spent(7.2e6).retry_rows(lam, 4500), None);
-        // Locked in (within 4 grid steps), fitted twice, first fit at 1.35x, one category.
+        assert_eq!(spent(7.1e6).retry_rows(true, lam, 4500), Some(1026));
+        assert_eq!(spent(7.2e6).retry_rows(true, lam, 4500), None);
+        // One category; locked in (within 4 grid steps), fitted twice, first fit at 1.35x.
+        assert_eq!(plan.retry_rows(false, lam, 4500), None);
         let not_due = [
             FitPlan {
                 train_rmse: 0.03,
@@ -198,22 +222,10 @@ mod tests {
                 last_full_rows: 1026,
                 ..plan
             },
-            FitPlan {
-                categories: false,
-                ..plan
-            },
         ];
         for p in not_due {
-            assert_eq!(p.retry_rows(lam, 4500), None);
+            assert_eq!(p.retry_rows(true, lam, 4500), None);
         }
-        assert_eq!(
-            FitPlan {
-                categories: false,
-                ..plan
-            }
-            .budget(),
-            4e6
-        );
     }
 
     /// A refit between checkpoints comes when two probes in a row find more categories than
