@@ -15,6 +15,12 @@
 //! (height, left category, right category). Env TABULAR=1: the first level as a table, one
 //! vector per (first-level key, side, word) summed by one shared map (the word vectors and
 //! first-level maps in fewer parameters where a class has fewer words than D).
+//!
+//! Env ALIGN=1: the shared layout started from an unshared fit (a random start; ALIGN_SEEDS=
+//! a,b,.. several, ALIGN_STEPS its Gauss-Newton steps, 30) with its gauges aligned across
+//! heights (`align_shared`; ALIGN_SCALE=1 or =norm: Z's least-squares or norm scale refitted),
+//! then fitted. ALIGN_TRUTH=1: the unshared model is the generator's own (ALIGN_GAUGE=1: each
+//! height below the root in a random gauge), the check that the alignment recovers it exactly.
 use kcomp::coding::discretised_gaussian::DiscretisedGaussian;
 use kcomp::dataset::Targets;
 use kcomp::datasets::grammar::{GrammarParams, generate};
@@ -95,7 +101,9 @@ fn main() {
         }
     }
     let learner_keys = keys.n_rules;
-    if std::env::var_os("SHARED").is_some() {
+    let untied = (keys.clone(), rule_of_key.clone(), height_of_key.clone());
+    let align = std::env::var_os("ALIGN").is_some();
+    if align || std::env::var_os("SHARED").is_some() {
         let mut id_of_rule = std::collections::HashMap::new();
         let mut shared_height = Vec::new();
         for x in keys.rule.iter_mut() {
@@ -203,6 +211,123 @@ fn main() {
         &format!("generator's parameters (perturb {perturb}, random heights {partial:?})"),
         start,
     );
+    // ALIGN_SEEDS=a,b,..: the unshared fit's random starts (one pipeline each); ALIGN_STEPS:
+    // its Gauss-Newton steps (30).
+    let align_seeds = match env_list("ALIGN_SEEDS") {
+        v if v.is_empty() => vec![100],
+        v => v,
+    };
+    let align_steps = env_list("ALIGN_STEPS").first().copied().unwrap_or(30);
+    for &align_seed in align_seeds.iter().filter(|_| align) {
+        // An unshared fit from a random start, its gauges aligned across heights into the
+        // shared layout (see `align_shared`), then the shared fit from there.
+        let (keys_u, rok_u, hok_u) = &untied;
+        let mut mu = LinearTree::new(truth.vocab, d, keys_u.n_rules);
+        mu.randomize(height, z_rms, align_seed as u64);
+        mu.ridge = ridge;
+        let effort = GnEffort {
+            steps: align_steps,
+            ..effort
+        };
+        let clock = std::time::Instant::now();
+        if std::env::var_os("ALIGN_TRUTH").is_some() {
+            // The generator's parameters in the unshared layout.
+            mu.emb = truth.emb.clone();
+            let pb = 2 * d * d;
+            for (id, gr) in rok_u.iter().enumerate() {
+                mu.maps[id * pb..(id + 1) * pb].copy_from_slice(
+                    &mats[gr.expect("seen")]
+                        .iter()
+                        .map(|&v| v as f64 * lam)
+                        .collect::<Vec<_>>(),
+                );
+            }
+            if std::env::var_os("ALIGN_GAUGE").is_some() {
+                // Random gauges per (height, symbol) below the root.
+                use nalgebra::DMatrix;
+                use rand::SeedableRng;
+                use rand_distr::{Distribution, StandardNormal};
+                let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+                let syms = g.grammar.symbol_count();
+                let gs: Vec<Vec<DMatrix<f64>>> = (0..=height)
+                    .map(|h| {
+                        (0..syms)
+                            .map(|_| {
+                                if h == height || h == 0 {
+                                    DMatrix::identity(d, d)
+                                } else {
+                                    DMatrix::from_fn(d, d, |_, _| StandardNormal.sample(&mut rng))
+                                }
+                            })
+                            .collect()
+                    })
+                    .collect();
+                for (id, gr) in rok_u.iter().enumerate() {
+                    let rule = g.grammar.rules[gr.expect("seen")];
+                    let h = hok_u[id];
+                    let a = DMatrix::from_row_slice(2 * d, d, &mu.maps[id * pb..(id + 1) * pb]);
+                    let (il, ir) = if h == 1 {
+                        (DMatrix::identity(d, d), DMatrix::identity(d, d))
+                    } else {
+                        (
+                            gs[h - 1][rule.left].clone().try_inverse().unwrap(),
+                            gs[h - 1][rule.right].clone().try_inverse().unwrap(),
+                        )
+                    };
+                    let mut bd = DMatrix::zeros(2 * d, 2 * d);
+                    bd.view_mut((0, 0), (d, d)).copy_from(&il);
+                    bd.view_mut((d, d), (d, d)).copy_from(&ir);
+                    let b = bd * a * &gs[h][rule.lhs];
+                    for i in 0..2 * d {
+                        for j in 0..d {
+                            mu.maps[id * pb + i * d + j] = b[(i, j)];
+                        }
+                    }
+                }
+            }
+        } else {
+            mu.fit(&br, keys_u, &data_w, &y, &train, effort, z_rms, 1);
+        }
+        let rm = |m: &LinearTree, rows: &[usize]| {
+            (m.sse(&br, keys_u, &data_w, &y, rows) / (rows.len() * d).max(1) as f64).sqrt()
+        };
+        println!(
+            "unshared random start {align_seed}: train rmse {:.4}, held-out rmse {:.4} ({:.1} s)",
+            rm(&mu, &train),
+            rm(&mu, &test),
+            clock.elapsed().as_secs_f64()
+        );
+        let aligned = align_shared(&mu, &g.grammar, rok_u, hok_u, &rule_of_key, height);
+        let mut start = aligned;
+        start.map_var = mu.map_var;
+        // ALIGN_SCALE=1: Z's scale by least squares (the model is linear in the word vectors).
+        let rescale = std::env::var_os("ALIGN_SCALE").is_some();
+        let (mut yp, mut pp) = (0.0, 0.0);
+        let mut out = vec![0.0; d];
+        for &r in &train {
+            start.predict(&br, &keys, &data_w, r, &mut out);
+            for (j, &o) in out.iter().enumerate() {
+                yp += y(r, j) * o;
+                pp += o * o;
+            }
+        }
+        let c = yp / pp.max(1e-300);
+        // ALIGN_SCALE=norm: the scale that gives the predictions Z's norm instead.
+        let yy: f64 = train
+            .iter()
+            .map(|&r| (0..d).map(|j| y(r, j).powi(2)).sum::<f64>())
+            .sum();
+        let c_norm = (yy / pp.max(1e-300)).sqrt();
+        let by_norm = std::env::var("ALIGN_SCALE").is_ok_and(|v| v == "norm");
+        println!(
+            "aligned start: Z's least-squares scale {c:.4}, norm scale {c_norm:.4} (applied: {rescale})"
+        );
+        if rescale {
+            let c = if by_norm { c_norm } else { c };
+            start.emb.iter_mut().for_each(|v| *v *= c);
+        }
+        report("aligned shared start", start);
+    }
     for s in 0..starts {
         let mut m = LinearTree::new(truth.vocab, d, keys.n_rules);
         m.randomize(height, z_rms, 100 + s);
@@ -291,4 +416,202 @@ fn tabular(
         keys: keys2,
         height_of_key: heights,
     }
+}
+
+/// The shared layout's parameters from an unshared fit. Height h of the unshared fit has its
+/// own gauge `M[h][s]` per symbol s (its node values are the shared model's times `M`), the
+/// identity at the root; a rule at heights h and h+1 gives `blockdiag(M[h-1][l], M[h-1][r])
+/// A_h = T M[h][lhs]` with the shared map `T = blockdiag(M[top-1][l], M[top-1][r]) A_top`.
+/// Heights top-1 and top: with `N_s = M[top-1][s]^-1 M[top-2][s]` each half of a rule reads
+/// `N_s X = Y M[top-1][lhs]` (X, Y: the half's blocks at top-1 and top), linear and
+/// homogeneous in (N, M[top-1]): the null vector (up to the model's own scale symmetry, top
+/// maps times a, first level times a^-(top-1)). Lower heights by least squares from the top
+/// down; a rule below the shared ones takes its output gauge out (`A_h M[h][lhs]^-1`).
+fn align_shared(
+    unshared: &LinearTree,
+    grammar: &kcomp::datasets::grammar::cfg::Grammar,
+    rule_of_key_u: &[Option<usize>],
+    height_of_key_u: &[usize],
+    rule_of_key_s: &[Option<usize>],
+    top: usize,
+) -> LinearTree {
+    use nalgebra::DMatrix;
+    let d = unshared.dim;
+    let pb = 2 * d * d;
+    let dd = d * d;
+    let block = |id: usize, half: usize| {
+        DMatrix::from_row_slice(d, d, &unshared.maps[id * pb + half * dd..][..dd])
+    };
+    let mut key_of = std::collections::HashMap::new();
+    for (id, (gr, &h)) in rule_of_key_u.iter().zip(height_of_key_u).enumerate() {
+        key_of.insert((gr.expect("seen"), h), id);
+    }
+    let symbols = grammar.symbol_count();
+    // Rules at both top-1 and top, and the symbols they touch (numbered).
+    let pairs: Vec<(usize, usize, usize)> = grammar
+        .rules
+        .iter()
+        .enumerate()
+        .filter_map(|(gr, _)| Some((gr, *key_of.get(&(gr, top - 1))?, *key_of.get(&(gr, top))?)))
+        .collect();
+    let mut index = vec![usize::MAX; symbols];
+    let mut n_sym = 0;
+    for &(gr, _, _) in &pairs {
+        let r = grammar.rules[gr];
+        for s in [r.left, r.right, r.lhs] {
+            if index[s] == usize::MAX {
+                index[s] = n_sym;
+                n_sym += 1;
+            }
+        }
+    }
+    let unknowns = 2 * n_sym * dd;
+    let mut ata = DMatrix::<f64>::zeros(unknowns, unknowns);
+    for &(gr, kl, kt) in &pairs {
+        let r = grammar.rules[gr];
+        for (half, s) in [(0, r.left), (1, r.right)] {
+            let (x, y) = (block(kl, half), block(kt, half));
+            let (ns, mc) = (index[s] * dd, n_sym * dd + index[r.lhs] * dd);
+            // Entry (i, j): sum_l N[i,l] X[l,j] - sum_l Y[i,l] M[l,j].
+            for i in 0..d {
+                for j in 0..d {
+                    let mut row: Vec<(usize, f64)> = Vec::with_capacity(2 * d);
+                    for l in 0..d {
+                        row.push((ns + i * d + l, x[(l, j)]));
+                        row.push((mc + l * d + j, -y[(i, l)]));
+                    }
+                    for &(a, va) in &row {
+                        for &(b, vb) in &row {
+                            ata[(a, b)] += va * vb;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let eig = nalgebra::SymmetricEigen::new(ata);
+    let (mut lo, mut second) = (0, usize::MAX);
+    for i in 0..unknowns {
+        if eig.eigenvalues[i] < eig.eigenvalues[lo] {
+            lo = i;
+        }
+    }
+    for i in 0..unknowns {
+        if i != lo && (second == usize::MAX || eig.eigenvalues[i] < eig.eigenvalues[second]) {
+            second = i;
+        }
+    }
+    println!(
+        "alignment: {} rules at both top heights, {n_sym} symbols, smallest eigenvalues {:.3e}, {:.3e} (largest {:.3e})",
+        pairs.len(),
+        eig.eigenvalues[lo],
+        eig.eigenvalues[second],
+        eig.eigenvalues.max()
+    );
+    let v = eig.eigenvectors.column(lo);
+    let mut gauge: Vec<Vec<Option<DMatrix<f64>>>> = vec![vec![None; symbols]; top + 1];
+    gauge[top] = vec![Some(DMatrix::identity(d, d)); symbols];
+    let mut n_of = vec![None; symbols];
+    for s in 0..symbols {
+        if index[s] != usize::MAX {
+            let at = |o: usize| DMatrix::from_fn(d, d, |i, j| v[o + i * d + j]);
+            n_of[s] = Some(at(index[s] * dd));
+            gauge[top - 1][s] = Some(at(n_sym * dd + index[s] * dd));
+        }
+    }
+    // The shared maps, then their scale: rms 1 (the symmetry above leaves it free).
+    let shared_map = |gauge: &Vec<Vec<Option<DMatrix<f64>>>>, gr: usize| {
+        let r = grammar.rules[gr];
+        let kt = *key_of.get(&(gr, top))?;
+        let a = DMatrix::from_row_slice(2 * d, d, &unshared.maps[kt * pb..(kt + 1) * pb]);
+        let (ml, mr) = (
+            gauge[top - 1][r.left].clone()?,
+            gauge[top - 1][r.right].clone()?,
+        );
+        let mut t = DMatrix::zeros(2 * d, d);
+        t.view_mut((0, 0), (d, d))
+            .copy_from(&(ml * a.view((0, 0), (d, d))));
+        t.view_mut((d, 0), (d, d))
+            .copy_from(&(mr * a.view((d, 0), (d, d))));
+        Some(t)
+    };
+    let rms: f64 = {
+        let (mut s2, mut n) = (0.0, 0.0);
+        for &(gr, _, _) in &pairs {
+            let t = shared_map(&gauge, gr).expect("aligned");
+            s2 += t.norm_squared();
+            n += t.len() as f64;
+        }
+        (s2 / n).sqrt()
+    };
+    for s in 0..symbols {
+        if let Some(m) = gauge[top - 1][s].as_mut() {
+            *m /= rms;
+        }
+        if let Some(n) = n_of[s].as_mut() {
+            *n /= rms;
+        }
+        if let (Some(n), Some(m)) = (&n_of[s], &gauge[top - 1][s]) {
+            gauge[top - 2][s] = Some(m * n);
+        }
+    }
+    // Lower heights: M[h-1][s] X = (T M[h][lhs])_half for rules at heights h (h <= top-2).
+    for h in (2..top - 1).rev() {
+        let mut sxx = vec![DMatrix::<f64>::zeros(d, d); symbols];
+        let mut syx = vec![DMatrix::<f64>::zeros(d, d); symbols];
+        let mut seen = vec![false; symbols];
+        for (gr, rule) in grammar.rules.iter().enumerate() {
+            let Some(&kh) = key_of.get(&(gr, h)) else {
+                continue;
+            };
+            let (Some(t), Some(mh)) = (shared_map(&gauge, gr), gauge[h][rule.lhs].clone()) else {
+                continue;
+            };
+            let tm = t * mh;
+            for (half, s) in [(0, rule.left), (1, rule.right)] {
+                let x = block(kh, half);
+                let y = tm.view((half * d, 0), (d, d)).clone_owned();
+                sxx[s] += &x * x.transpose();
+                syx[s] += &y * x.transpose();
+                seen[s] = true;
+            }
+        }
+        for s in 0..symbols {
+            if seen[s] {
+                let inv = (sxx[s].clone() + DMatrix::identity(d, d) * 1e-12)
+                    .try_inverse()
+                    .expect("regularised");
+                gauge[h - 1][s] = Some(&syx[s] * inv);
+            }
+        }
+    }
+    let mut shared = LinearTree::new(unshared.vocab, d, rule_of_key_s.len());
+    shared.emb = unshared.emb.clone();
+    for (id, gr) in rule_of_key_s.iter().enumerate() {
+        let gr = gr.expect("every key has a rule");
+        let lhs = grammar.rules[gr].lhs;
+        let a = if let Some(t) = key_of.get(&(gr, top)).and_then(|_| shared_map(&gauge, gr)) {
+            t
+        } else {
+            let (h, src) = (1..=top)
+                .rev()
+                .find_map(|h| key_of.get(&(gr, h)).map(|&k| (h, k)))
+                .expect("a rule at some height");
+            let mut a = DMatrix::from_row_slice(2 * d, d, &unshared.maps[src * pb..(src + 1) * pb]);
+            // Rules feeding unshared ones (depth >= 2's lower levels) keep their gauge.
+            if let Some(m) = &gauge[h][lhs] {
+                a *= m
+                    .clone()
+                    .try_inverse()
+                    .unwrap_or_else(|| DMatrix::identity(d, d));
+            }
+            a
+        };
+        for i in 0..2 * d {
+            for j in 0..d {
+                shared.maps[id * pb + i * d + j] = a[(i, j)];
+            }
+        }
+    }
+    shared
 }
