@@ -595,7 +595,12 @@ impl TreeLearner {
                     // rows, 2 of 2 on 3,000; the grammar panel's width 4 depth 1 N = 4,000
                     // 4.76 -> 3.59x).
                     let wide;
-                    let (rows, n) = if 2 * sub.plan.rows_needed > cap && sent.len() > cap {
+                    // Locked in: every row sent, up to the most a fit holds
+                    // (`FitPlan::refine_allowed`).
+                    let (rows, n) = if locked && sent.len() > cap {
+                        wide = spread(sent, wide_fit_rows(cap, self.br.len, d));
+                        (&wide, wide.len())
+                    } else if 2 * sub.plan.rows_needed > cap && sent.len() > cap {
                         let most = wide_fit_rows(cap, self.br.len, d);
                         wide = spread(sent, (2 * sub.plan.rows_needed).min(most));
                         (&wide, wide.len())
@@ -647,7 +652,12 @@ impl TreeLearner {
                     } else {
                         effort
                     };
-                    let effort = if sub.plan.work + cost(&effort) <= budget {
+                    let effort = if locked {
+                        if !sub.plan.refine_allowed(cost(&effort)) {
+                            continue;
+                        }
+                        effort
+                    } else if sub.plan.work + cost(&effort) <= budget {
                         if !locked && !under && effort.steps >= 30 && !retry {
                             sub.full_fits += 1;
                             sub.plan.layout_full_fits += 1;
@@ -707,7 +717,11 @@ impl TreeLearner {
                     m.ridge = if locked { 0.0 } else { LINEAR_RIDGE };
                     let sse = m.fit(&self.br, &sub.keys, w, &y, rows, effort, z_scale, seed);
                     let taken = (n * (effort.cg + 2) * m.steps_taken) as f64;
-                    sub.plan.work += cost(&effort).max(taken);
+                    if locked {
+                        sub.plan.locked_work += cost(&effort).max(taken);
+                    } else {
+                        sub.plan.work += cost(&effort).max(taken);
+                    }
                     sub.plan.train_rmse = (sse / (n * d) as f64).sqrt();
                     if std::env::var_os("KCOMP_TREE_TRACE").is_some() {
                         let c = sub.latent.as_ref().map_or(1, |l| l.active);

@@ -1,6 +1,6 @@
 //! Which rows a fit of the tree learner uses: an evenly spaced subsample of the rows sent, at
-//! most `TreeSettings::fit_rows`, widened for linear layouts with many parameters; and the
-//! memory a run holds.
+//! most `TreeSettings::fit_rows`, widened for linear layouts with many parameters and for
+//! locked-in linear fits; and the memory a run holds.
 
 use super::{MAX_CLASSES, MAX_TREE_DIM, MAX_TREE_VOCAB, MAX_TREE_WORDS, TreeLearner, TreeSettings};
 use crate::dataset::{Targets, TokenData};
