@@ -658,7 +658,7 @@ impl TreeLearner {
                         }
                         effort
                     } else if sub.plan.work + cost(&effort) <= budget {
-                        if !locked && !under && effort.steps >= 30 && !retry {
+                        if !under && effort.steps >= 30 && !retry {
                             sub.full_fits += 1;
                             sub.plan.layout_full_fits += 1;
                             sub.plan.last_full_rows = sent.len();

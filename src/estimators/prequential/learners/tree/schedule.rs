@@ -51,7 +51,7 @@ pub(super) struct FitPlan {
     pub(super) last_full_rows: usize,
     /// Root-mean-square training error of the last fit.
     pub(super) train_rmse: f64,
-    /// Work spent on refits once locked in ([`Self::refine_rows`]; an allowance of its own).
+    /// Work spent on refits once locked in (an allowance of its own: [`Self::refine_allowed`]).
     pub(super) locked_work: f64,
 }
 
@@ -247,9 +247,8 @@ mod tests {
 
     #[test]
     fn a_locked_in_refit_spends_an_allowance_of_its_own() {
-        // The fit budget spent (width 3 depth 1 at N = 5,000 ends near 8.2e6 of 13.3e6; any
-        // value past it): a refit of 4 steps of 42 row-iterations on 4,500 rows still runs,
-        // until the refits themselves have spent 4e6.
+        // With the fits' budget spent, a refit of 4 steps of 42 row-iterations on 4,500 rows
+        // still runs, until the locked-in refits themselves have spent 4e6.
         let refit = 4.0 * 42.0 * 4500.0;
         let plan = FitPlan {
             work: 20e6,
