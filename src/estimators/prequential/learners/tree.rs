@@ -595,14 +595,14 @@ impl TreeLearner {
                     // rows, 2 of 2 on 3,000; the grammar panel's width 4 depth 1 N = 4,000
                     // 4.76 -> 3.59x).
                     let wide;
-                    // Locked in: every row sent, up to the most a fit holds
-                    // (`FitPlan::refine_allowed`).
+                    // The most rows a fit holds (at least the cap).
+                    let most_fit_rows = wide_fit_rows(cap, self.br.len, d);
+                    // Locked in: every row sent, up to that most (`FitPlan::refine_allowed`).
                     let (rows, n) = if locked && sent.len() > cap {
-                        wide = spread(sent, wide_fit_rows(cap, self.br.len, d));
+                        wide = spread(sent, most_fit_rows);
                         (&wide, wide.len())
                     } else if 2 * sub.plan.rows_needed > cap && sent.len() > cap {
-                        let most = wide_fit_rows(cap, self.br.len, d);
-                        wide = spread(sent, (2 * sub.plan.rows_needed).min(most));
+                        wide = spread(sent, (2 * sub.plan.rows_needed).min(most_fit_rows));
                         (&wide, wide.len())
                     } else {
                         (&rows, n)
@@ -627,7 +627,6 @@ impl TreeLearner {
                     let behind = sub.plan.layout_full_fits > 0 && !ahead && !second;
                     // A first full fit that stopped above the noise: retried from where it
                     // stopped (`FitPlan::retry_rows`).
-                    let most_fit_rows = wide_fit_rows(cap, self.br.len, d).max(cap);
                     let retry = sub
                         .plan
                         .retry_rows(categories, lam, most_fit_rows)
