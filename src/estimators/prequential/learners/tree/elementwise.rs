@@ -11,6 +11,7 @@ use nalgebra::{DMatrix, DVector};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, StandardNormal};
+use rayon::prelude::*;
 
 use super::shape::Keys;
 use crate::dataset::TokenData;
@@ -100,48 +101,65 @@ impl Elementwise {
         &mut self,
         keys: &Keys,
         w: &TokenData,
-        y: &dyn Fn(usize, usize) -> f64,
+        y: &(dyn Fn(usize, usize) -> f64 + Sync),
         rows: &[usize],
         effort: FitEffort,
         seed: u64,
     ) -> Vec<f64> {
-        let (v, nr) = (self.vocab, self.n_roles);
-        let mut mse = vec![0.0; self.dim];
-        let mut tries = vec![effort.restarts; self.dim];
-        for j in 0..self.dim {
-            mse[j] = self.fit_dim(keys, w, y, rows, effort.iters, tries[j], seed, j);
+        // The dimensions side by side: each fits its own parameters from its own seed, so the
+        // numbers do not depend on the thread count.
+        let fits: Vec<(f64, Vec<f64>)> = (0..self.dim)
+            .into_par_iter()
+            .map(|j| self.fit_dim(keys, w, y, rows, effort.iters, effort.restarts, seed, j))
+            .collect();
+        let mut mse = Vec::with_capacity(self.dim);
+        for (j, (m, theta)) in fits.into_iter().enumerate() {
+            self.set_dim(j, &theta);
+            mse.push(m);
         }
         // A dimension whose fit is far worse than the others' sits in a local minimum (the
         // dimensions share their trees and noise): more starts for it.
         let mut sorted = mse.clone();
         sorted.sort_by(f64::total_cmp);
         let median = sorted[sorted.len() / 2];
-        for j in 0..self.dim {
-            if mse[j] > 100.0 * median && mse[j] > 0.0 {
-                tries[j] = STUCK_RESTARTS;
-                let again =
-                    self.fit_dim(keys, w, y, rows, effort.iters, tries[j], seed ^ 0x5eed, j);
-                mse[j] = mse[j].min(again);
-            }
+        let stuck: Vec<usize> = (0..self.dim)
+            .filter(|&j| mse[j] > 100.0 * median && mse[j] > 0.0)
+            .collect();
+        let again: Vec<(f64, Vec<f64>)> = stuck
+            .par_iter()
+            .map(|&j| {
+                let restarts = STUCK_RESTARTS;
+                self.fit_dim(keys, w, y, rows, effort.iters, restarts, seed ^ 0x5eed, j)
+            })
+            .collect();
+        for (&j, (m, theta)) in stuck.iter().zip(again) {
+            self.set_dim(j, &theta);
+            mse[j] = mse[j].min(m);
         }
-        let _ = (v, nr);
         mse
     }
 
-    /// One dimension: the current parameters refined and `restarts` random starts; the best
-    /// kept. Returns its training mean squared error.
+    /// Dimension `j`'s word vectors and roles from `theta` (word vectors, then roles).
+    fn set_dim(&mut self, j: usize, theta: &[f64]) {
+        let (v, nr) = (self.vocab, self.n_roles);
+        self.emb[j * v..(j + 1) * v].copy_from_slice(&theta[..v]);
+        self.role[j * nr..(j + 1) * nr].copy_from_slice(&theta[v..]);
+    }
+
+    /// One dimension: the current parameters refined and `restarts` random starts. Returns the
+    /// best one's training mean squared error and parameters (word vectors, then roles).
     #[allow(clippy::too_many_arguments)]
     fn fit_dim(
-        &mut self,
+        &self,
         keys: &Keys,
         w: &TokenData,
-        y: &dyn Fn(usize, usize) -> f64,
+        y: &(dyn Fn(usize, usize) -> f64 + Sync),
         rows: &[usize],
         iters: usize,
         restarts: usize,
         seed: u64,
         j: usize,
-    ) -> f64 {
+    ) -> (f64, Vec<f64>) {
         let (v, nr) = (self.vocab, self.n_roles);
         let effort = FitEffort { iters, restarts };
         {
@@ -173,9 +191,7 @@ impl Elementwise {
                     best_theta = t;
                 }
             }
-            self.emb[j * v..(j + 1) * v].copy_from_slice(&best_theta[..v]);
-            self.role[j * nr..(j + 1) * nr].copy_from_slice(&best_theta[v..]);
-            best / rows.len().max(1) as f64
+            (best / rows.len().max(1) as f64, best_theta)
         }
     }
 }

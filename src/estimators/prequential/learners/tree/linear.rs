@@ -508,8 +508,10 @@ fn slot(c: Child, m: usize) -> usize {
     }
 }
 
+mod cholesky;
+mod jtjv;
 mod normal;
+pub use jtjv::set_portable_kernels;
 use normal::StepRows;
-pub use normal::set_portable_kernels;
 #[cfg(test)]
 mod tests;

@@ -1,71 +1,10 @@
-//! The normal equations of a Gauss-Newton step, matrix-free: `J^T J v`, `J^T u`, the diagonal
-//! and the diagonal blocks of `J^T J` (the preconditioner), and the preconditioned conjugate
-//! gradients that solve them. The sums over rows of `J^T J v`, `J^T u` and the diagonal run in
-//! fixed row chunks in parallel, added in chunk order, so the numbers do not depend on the thread
-//! count (the preconditioner's block sums, once per step, run on one thread).
-
-use std::sync::atomic::{AtomicBool, Ordering};
+//! The normal equations of a Gauss-Newton step, matrix-free: `J^T u`, the diagonal and the
+//! diagonal blocks of `J^T J` (the preconditioner), and the preconditioned conjugate gradients
+//! that solve them (`J^T J v` is in `jtjv`). The sums over rows run in fixed row chunks in
+//! parallel, added in chunk order, so the numbers do not depend on the thread count (the
+//! preconditioner's block sums too, in fixed parts).
 
 use rayon::prelude::*;
-
-/// Set by [`set_portable_kernels`].
-static PORTABLE: AtomicBool = AtomicBool::new(false);
-
-/// Runs `J^T J v` on the portable path (SSE2, the dimension read at run time) instead of the
-/// one compiled for the dimension (and AVX2 where the CPU has it). The numbers are the same
-/// either way (tested); the switch is the baseline of `cargo bench --bench tree_learner`.
-pub fn set_portable_kernels(on: bool) {
-    PORTABLE.store(on, Ordering::Relaxed);
-}
-
-/// Calls `$body` with the const `$dc` set to `$dim` where it is one of the dimensions compiled
-/// for, else to 0 (the run-time dimension).
-macro_rules! with_dim {
-    ($dim:expr, $dc:ident => $body:expr) => {
-        match $dim {
-            2 => {
-                const $dc: usize = 2;
-                $body
-            }
-            3 => {
-                const $dc: usize = 3;
-                $body
-            }
-            4 => {
-                const $dc: usize = 4;
-                $body
-            }
-            5 => {
-                const $dc: usize = 5;
-                $body
-            }
-            6 => {
-                const $dc: usize = 6;
-                $body
-            }
-            8 => {
-                const $dc: usize = 8;
-                $body
-            }
-            10 => {
-                const $dc: usize = 10;
-                $body
-            }
-            12 => {
-                const $dc: usize = 12;
-                $body
-            }
-            16 => {
-                const $dc: usize = 16;
-                $body
-            }
-            _ => {
-                const $dc: usize = 0;
-                $body
-            }
-        }
-    };
-}
 
 /// With [`LinearTree::truncate_cg`], conjugate gradients stop when the quadratic model's
 /// decrease over the last `span` iterations (`span` = max([`CG_SPAN`], a tenth of the
@@ -78,9 +17,46 @@ const CG_PROGRESS: f64 = 5e-4;
 /// Fewest iterations the progress test looks back over.
 const CG_SPAN: usize = 10;
 
-use super::{BLOCK_PRECOND, LinearTree, ROW_CHUNK, RowCache, slot};
+use super::cholesky::CholeskyFactor;
+use super::{BLOCK_PRECOND, LinearTree, ROW_CHUNK, RowCache};
 use crate::dataset::TokenData;
+use crate::estimators::prequential::learners::tree::MAX_TREE_DIM;
 use crate::estimators::prequential::learners::tree::shape::{Bracketing, Keys};
+
+/// Fixed parts the preconditioner's block sums are split into ([`LinearTree::blocks`]).
+const BLOCK_PARTS: usize = 4;
+
+/// `out = Q Q^T` for a D x D `q` (row-major): each entry the sum over `t` of `q[a][t] q[a2][t]`
+/// in order, as an iterator's `sum` adds it, but every row's D sums run side by side (against
+/// `Q^T`), so they vectorise: the same bits as one dot product after another, faster.
+/// `qt`: scratch, D x D.
+fn gram(q: &[f64], d: usize, qt: &mut [f64], out: &mut [f64]) {
+    for a in 0..d {
+        for t in 0..d {
+            qt[t * d + a] = q[a * d + t];
+        }
+    }
+    let start: f64 = std::iter::empty::<f64>().sum();
+    for a in 0..d {
+        let mut acc = [start; MAX_TREE_DIM];
+        for t in 0..d {
+            let qa = q[a * d + t];
+            for (o, &v) in acc[..d].iter_mut().zip(&qt[t * d..(t + 1) * d]) {
+                *o += qa * v;
+            }
+        }
+        out[a * d..(a + 1) * d].copy_from_slice(&acc[..d]);
+    }
+}
+
+/// One part's sums for the preconditioner's blocks: per word `sum Q Q^T`, per rule `sum x x^T`,
+/// `sum Q Q^T` and the node count (empty outside the part).
+struct BlockSums {
+    words: Vec<Vec<f64>>,
+    sx: Vec<Vec<f64>>,
+    sq: Vec<Vec<f64>>,
+    counts: Vec<f64>,
+}
 
 /// The rows of one Gauss-Newton step: the bracketing, rule keys and W they are read through,
 /// and the rows fitted with their caches (or a chunk of them).
@@ -94,48 +70,10 @@ pub(super) struct StepRows<'a> {
 }
 
 impl LinearTree {
-    /// `J^T J v` for a parameter direction `v` (word vectors then maps), matrix-free and one
-    /// row at a time: the node changes forward (`dh_v = concat(dh_l, dh_r) A + x_v dA`), the
-    /// root's change pulled back through the maps (reverse mode). The cached downstream
-    /// operators are D x D per node and leaf (25 KB a row at D = 10, M = 16): streaming them
-    /// twice per CG iteration made the solve memory-bound (measured: 75 % of a deep width-1
-    /// run in `jv` and `jt`); the node values fit in L1 and cost the same flops.
-    ///
-    /// Rows are taken in fixed chunks of [`ROW_CHUNK`] (in parallel), the chunks' sums added
-    /// in chunk order: the same numbers whatever the thread count.
-    pub(super) fn jtjv(&self, s: &StepRows, v: &[f64]) -> Vec<f64> {
-        let at = self.maps_transposed();
-        self.chunked_sums(s, |_, part| self.jtjv_chunk(part, v, &at))
-    }
-
-    /// [`Self::jtjv`] on the portable path only (SSE2, the dimension read at run time): the
-    /// reference the compiled-for-D and AVX2 paths must match bit for bit.
-    #[cfg(test)]
-    pub(super) fn jtjv_portable(&self, s: &StepRows, v: &[f64]) -> Vec<f64> {
-        let at = self.maps_transposed();
-        self.chunked_sums(s, |_, part| self.jtjv_chunk_d::<0>(part, v, &at))
-    }
-
-    /// The maps transposed (D x 2D each): the pull-back is then a sum of rows (vectorises; a
-    /// dot product per input is a serial chain of adds).
-    fn maps_transposed(&self) -> Vec<f64> {
-        let d = self.dim;
-        let pb = 2 * d * d;
-        let mut at = vec![0.0; self.maps.len()];
-        for (a, t) in self.maps.chunks_exact(pb).zip(at.chunks_exact_mut(pb)) {
-            for ii in 0..2 * d {
-                for j in 0..d {
-                    t[j * 2 * d + ii] = a[ii * d + j];
-                }
-            }
-        }
-        at
-    }
-
     /// The sum over fixed chunks of [`ROW_CHUNK`] rows of `chunk(first row's index, the
     /// chunk)` (a vector over the parameters): chunks in parallel, added in chunk order, so the
     /// numbers do not depend on the thread count.
-    fn chunked_sums(
+    pub(super) fn chunked_sums(
         &self,
         s: &StepRows,
         chunk: impl Fn(usize, &StepRows) -> Vec<f64> + Sync,
@@ -154,120 +92,6 @@ impl LinearTree {
         let mut out = parts.next().unwrap_or_else(|| vec![0.0; self.n_params()]);
         for part in parts {
             out.iter_mut().zip(&part).for_each(|(o, p)| *o += p);
-        }
-        out
-    }
-
-    /// [`Self::jtjv`] over one chunk of rows (`at`: the maps transposed), compiled for the
-    /// common dimensions (see `with_dim!`).
-    fn jtjv_chunk(&self, s: &StepRows, v: &[f64], at: &[f64]) -> Vec<f64> {
-        if PORTABLE.load(Ordering::Relaxed) {
-            return self.jtjv_chunk_d::<0>(s, v, at);
-        }
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (checked above), the one requirement of the function.
-            return unsafe { self.jtjv_chunk_avx2(s, v, at) };
-        }
-        with_dim!(self.dim, DC => self.jtjv_chunk_d::<DC>(s, v, at))
-    }
-
-    /// [`Self::jtjv_chunk`] compiled with AVX2 (4 doubles a vector instead of SSE2's 2). No
-    /// fused multiply-adds (Rust never contracts `a * b + c`), so every element is the same
-    /// product and sum as on SSE2: the same bits on any x86-64 CPU.
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn jtjv_chunk_avx2(&self, s: &StepRows, v: &[f64], at: &[f64]) -> Vec<f64> {
-        with_dim!(self.dim, DC => self.jtjv_chunk_d::<DC>(s, v, at))
-    }
-
-    /// [`Self::jtjv_chunk`] with the dimension `DC` known when compiled (0: `self.dim`, read
-    /// at run time). The same operations in the same order either way (the same bits): a
-    /// known `DC` only lets the compiler unroll the D-long loops (measured in
-    /// `cargo bench --bench tree_learner`).
-    #[inline(always)]
-    fn jtjv_chunk_d<const DC: usize>(&self, s: &StepRows, v: &[f64], at: &[f64]) -> Vec<f64> {
-        let StepRows {
-            br,
-            keys,
-            w,
-            rows,
-            caches,
-        } = *s;
-        let d = if DC == 0 { self.dim } else { DC };
-        let m = br.len;
-        let k = br.nodes.len();
-        let ne = self.emb.len();
-        let pb = 2 * d * d;
-        let mut out = vec![0.0; self.n_params()];
-        let mut dh = vec![0.0; (m + k) * d];
-        let mut g = vec![0.0; (m + k) * d];
-        let mut gi = vec![0.0; d];
-        let mut gin = vec![0.0; 2 * d];
-        for (&r, c) in rows.iter().zip(caches) {
-            let toks = w.row(r);
-            let rules = &keys.rule[r * k..(r + 1) * k];
-            for (p, &tok) in toks.iter().enumerate() {
-                dh[p * d..(p + 1) * d]
-                    .copy_from_slice(&v[tok as usize * d..(tok as usize + 1) * d]);
-            }
-            for (i, nd) in br.nodes.iter().enumerate() {
-                let rule = rules[i] as usize;
-                let a = &self.maps[rule * pb..(rule + 1) * pb];
-                let da = &v[ne + rule * pb..ne + (rule + 1) * pb];
-                let x = &c.x[i * 2 * d..(i + 1) * 2 * d];
-                let (head, tail) = dh.split_at_mut((m + i) * d);
-                let o = &mut tail[..d];
-                o.iter_mut().for_each(|v| *v = 0.0);
-                for (half, s) in [(0, slot(nd.left, m)), (1, slot(nd.right, m))] {
-                    for (ii, &xv) in head[s * d..(s + 1) * d].iter().enumerate() {
-                        if xv != 0.0 {
-                            let arow = &a[(half * d + ii) * d..(half * d + ii + 1) * d];
-                            o.iter_mut().zip(arow).for_each(|(o, &av)| *o += xv * av);
-                        }
-                    }
-                }
-                for (ii, &xv) in x.iter().enumerate() {
-                    if xv != 0.0 {
-                        let drow = &da[ii * d..(ii + 1) * d];
-                        o.iter_mut().zip(drow).for_each(|(o, &av)| *o += xv * av);
-                    }
-                }
-            }
-            // Reverse: every node has one parent, so each child's adjoint is set once.
-            let root = m + k - 1;
-            g[root * d..(root + 1) * d].copy_from_slice(&dh[root * d..(root + 1) * d]);
-            for (i, nd) in br.nodes.iter().enumerate().rev() {
-                let rule = rules[i] as usize;
-                gi.copy_from_slice(&g[(m + i) * d..(m + i + 1) * d]);
-                let x = &c.x[i * 2 * d..(i + 1) * 2 * d];
-                let ga = &mut out[ne + rule * pb..ne + (rule + 1) * pb];
-                for (ii, &xv) in x.iter().enumerate() {
-                    if xv != 0.0 {
-                        ga[ii * d..(ii + 1) * d]
-                            .iter_mut()
-                            .zip(&gi)
-                            .for_each(|(o, &gv)| *o += xv * gv);
-                    }
-                }
-                gin.iter_mut().for_each(|v| *v = 0.0);
-                let t = &at[rule * pb..(rule + 1) * pb];
-                for (j, &gv) in gi.iter().enumerate() {
-                    if gv != 0.0 {
-                        let trow = &t[j * 2 * d..(j + 1) * 2 * d];
-                        gin.iter_mut().zip(trow).for_each(|(o, &tv)| *o += gv * tv);
-                    }
-                }
-                let (l, rr) = (slot(nd.left, m), slot(nd.right, m));
-                g[l * d..(l + 1) * d].copy_from_slice(&gin[..d]);
-                g[rr * d..(rr + 1) * d].copy_from_slice(&gin[d..]);
-            }
-            for (p, &tok) in toks.iter().enumerate() {
-                out[tok as usize * d..(tok as usize + 1) * d]
-                    .iter_mut()
-                    .zip(&g[p * d..(p + 1) * d])
-                    .for_each(|(o, &gv)| *o += gv);
-            }
         }
         out
     }
@@ -362,8 +186,56 @@ impl LinearTree {
     }
 
     /// The exact diagonal blocks of J^T J: per word (D x D, `sum Q Q^T` over its leaves) and per
-    /// rule (2D^2 x 2D^2, `sum (x x^T) (x) (Q Q^T)` over its nodes), row-major.
+    /// rule (2D^2 x 2D^2, Kronecker-factored (K-FAC): `(sum x x^T / count) (x) (sum Q Q^T)` over
+    /// its nodes), row-major.
+    ///
+    /// The words and rules fall into [`BLOCK_PARTS`] fixed parts (index mod the parts), summed
+    /// side by side, each over every row in order: every block is the same sum in the same
+    /// order whatever the thread count (once per Gauss-Newton step; on one thread it was a
+    /// sixth of a two-thread fit's time, the other thread idle).
     pub(super) fn blocks(&self, s: &StepRows) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
+        let d = self.dim;
+        let pb = 2 * d * d;
+        let parts: Vec<BlockSums> = (0..BLOCK_PARTS)
+            .into_par_iter()
+            .map(|part| self.block_sums(s, part))
+            .collect();
+        let bw: Vec<Vec<f64>> = (0..self.vocab)
+            .map(|t| parts[t % BLOCK_PARTS].words[t].clone())
+            .collect();
+        let br: Vec<Vec<f64>> = (0..self.n_rules)
+            .into_par_iter()
+            .map(|kk| {
+                let part = &parts[kk % BLOCK_PARTS];
+                let count = part.counts[kk];
+                // Allocated for the rules present only (a latent key layout has many slots
+                // unused).
+                if count == 0.0 {
+                    return Vec::new();
+                }
+                let mut b = vec![0.0; pb * pb];
+                let (sx, sq) = (&part.sx[kk], &part.sq[kk]);
+                for ii in 0..2 * d {
+                    for i2 in 0..2 * d {
+                        let xx = sx[ii * 2 * d + i2] / count;
+                        for a in 0..d {
+                            let row =
+                                &mut b[(ii * d + a) * pb + i2 * d..(ii * d + a) * pb + i2 * d + d];
+                            for (o, &v) in row.iter_mut().zip(&sq[a * d..(a + 1) * d]) {
+                                *o = xx * v;
+                            }
+                        }
+                    }
+                }
+                b
+            })
+            .collect();
+        (bw, br)
+    }
+
+    /// The sums behind [`Self::blocks`] of the words and rules in part `part`, over every row in
+    /// order (the others' left at zero).
+    fn block_sums(&self, s: &StepRows, part: usize) -> BlockSums {
         let StepRows {
             br,
             keys,
@@ -373,75 +245,54 @@ impl LinearTree {
         } = *s;
         let d = self.dim;
         let k = br.nodes.len();
-        let pb = 2 * d * d;
-        let mut bw = vec![vec![0.0; d * d]; self.vocab];
-        // Allocated for the rules present only (a latent key layout has many slots unused).
-        let mut br_ = vec![Vec::new(); self.n_rules];
+        let mut sums = BlockSums {
+            words: vec![Vec::new(); self.vocab],
+            sx: vec![Vec::new(); self.n_rules],
+            sq: vec![Vec::new(); self.n_rules],
+            counts: vec![0.0; self.n_rules],
+        };
+        for t in (part..self.vocab).step_by(BLOCK_PARTS) {
+            sums.words[t] = vec![0.0; d * d];
+        }
+        for kk in (part..self.n_rules).step_by(BLOCK_PARTS) {
+            sums.sx[kk] = vec![0.0; 4 * d * d];
+            sums.sq[kk] = vec![0.0; d * d];
+        }
         let mut qq = vec![0.0; d * d];
-        let mut sxs = vec![vec![0.0; 4 * d * d]; self.n_rules];
-        let mut sqs = vec![vec![0.0; d * d]; self.n_rules];
-        let mut counts = vec![0.0; self.n_rules];
+        let mut qt = vec![0.0; d * d];
         for (&r, c) in rows.iter().zip(caches) {
             for (p, &tok) in w.row(r).iter().enumerate() {
-                let q = &c.q_leaf[p * d * d..(p + 1) * d * d];
-                let b = &mut bw[tok as usize];
-                for a in 0..d {
-                    for a2 in 0..d {
-                        b[a * d + a2] += q[a * d..(a + 1) * d]
-                            .iter()
-                            .zip(&q[a2 * d..(a2 + 1) * d])
-                            .map(|(x, y)| x * y)
-                            .sum::<f64>();
-                    }
+                if tok as usize % BLOCK_PARTS != part {
+                    continue;
+                }
+                gram(&c.q_leaf[p * d * d..(p + 1) * d * d], d, &mut qt, &mut qq);
+                for (o, &v) in sums.words[tok as usize].iter_mut().zip(&qq) {
+                    *o += v;
                 }
             }
             for i in 0..k {
-                let q = &c.q_node[i * d * d..(i + 1) * d * d];
-                for a in 0..d {
-                    for a2 in 0..d {
-                        qq[a * d + a2] = q[a * d..(a + 1) * d]
-                            .iter()
-                            .zip(&q[a2 * d..(a2 + 1) * d])
-                            .map(|(x, y)| x * y)
-                            .sum::<f64>();
-                    }
-                }
-                let x = &c.x[i * 2 * d..(i + 1) * 2 * d];
                 let kk = keys.rule[r * k + i] as usize;
-                // Kronecker-factored (K-FAC): sum x x^T and sum Q Q^T / count.
-                let sx = &mut sxs[kk];
+                if kk % BLOCK_PARTS != part {
+                    continue;
+                }
+                gram(&c.q_node[i * d * d..(i + 1) * d * d], d, &mut qt, &mut qq);
+                // A local copy: the compiler then knows it is not the sums, and vectorises.
+                let mut x = [0.0f64; 2 * MAX_TREE_DIM];
+                x[..2 * d].copy_from_slice(&c.x[i * 2 * d..(i + 1) * 2 * d]);
+                let x = &x[..2 * d];
+                let sx = &mut sums.sx[kk];
                 for (ii, &xi) in x.iter().enumerate() {
                     for (o, &x2) in sx[ii * 2 * d..(ii + 1) * 2 * d].iter_mut().zip(x) {
                         *o += xi * x2;
                     }
                 }
-                for (o, &v) in sqs[kk].iter_mut().zip(&qq) {
+                for (o, &v) in sums.sq[kk].iter_mut().zip(&qq) {
                     *o += v;
                 }
-                counts[kk] += 1.0;
+                sums.counts[kk] += 1.0;
             }
         }
-        for kk in 0..self.n_rules {
-            if counts[kk] == 0.0 {
-                continue;
-            }
-            br_[kk] = vec![0.0; pb * pb];
-            let b = &mut br_[kk];
-            let (sx, sq) = (&sxs[kk], &sqs[kk]);
-            for ii in 0..2 * d {
-                for i2 in 0..2 * d {
-                    let xx = sx[ii * 2 * d + i2] / counts[kk];
-                    for a in 0..d {
-                        let row =
-                            &mut b[(ii * d + a) * pb + i2 * d..(ii * d + a) * pb + i2 * d + d];
-                        for (o, &v) in row.iter_mut().zip(&sq[a * d..(a + 1) * d]) {
-                            *o = xx * v;
-                        }
-                    }
-                }
-            }
-        }
-        (bw, br_)
+        sums
     }
 
     /// Preconditioned conjugate gradients on `(J^T J + diag(damp)) s = b`, at most `iters`
@@ -469,11 +320,7 @@ impl LinearTree {
         let ne = self.emb.len();
         let pb = 2 * d * d;
         let chol = |blk: &Vec<f64>, off: usize, size: usize| {
-            let mut m = nalgebra::DMatrix::from_row_slice(size, size, blk);
-            for i in 0..size {
-                m[(i, i)] += damp[off + i];
-            }
-            m.cholesky()
+            CholeskyFactor::new(blk, &damp[off..off + size], size)
         };
         let (bw, brl) = blocks;
         let inv_w: Vec<_> = bw
@@ -499,7 +346,7 @@ impl LinearTree {
                     if let Some(ch) = ch {
                         let zt = &mut z[t * d..(t + 1) * d];
                         zt.copy_from_slice(&r[t * d..(t + 1) * d]);
-                        ch.solve_mut(&mut nalgebra::DVectorViewMut::from_slice(zt, d));
+                        ch.solve_mut(zt);
                     }
                 }
                 // Each rule's block on its own (in parallel: no sums across blocks).
@@ -511,7 +358,7 @@ impl LinearTree {
                         if let Some(ch) = ch {
                             let o = ne + k * pb;
                             zk.copy_from_slice(&r[o..o + pb]);
-                            ch.solve_mut(&mut nalgebra::DVectorViewMut::from_slice(zk, pb));
+                            ch.solve_mut(zk);
                         }
                     });
             }

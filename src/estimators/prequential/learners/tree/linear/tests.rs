@@ -53,6 +53,101 @@ impl LinearTree {
     }
 }
 
+impl LinearTree {
+    /// `J^T J v` one row at a time (the kernel before rows went two at a time): the reference
+    /// [`LinearTree::jtjv`] must match bit for bit.
+    fn jtjv_rowwise(&self, s: &StepRows, v: &[f64]) -> Vec<f64> {
+        let at = self.maps_transposed();
+        self.chunked_sums(s, |_, part| self.jtjv_chunk_rowwise(part, v, &at))
+    }
+
+    fn jtjv_chunk_rowwise(&self, s: &StepRows, v: &[f64], at: &[f64]) -> Vec<f64> {
+        let StepRows {
+            br,
+            keys,
+            w,
+            rows,
+            caches,
+        } = *s;
+        let d = self.dim;
+        let m = br.len;
+        let k = br.nodes.len();
+        let ne = self.emb.len();
+        let pb = 2 * d * d;
+        let mut out = vec![0.0; self.n_params()];
+        let mut dh = vec![0.0; (m + k) * d];
+        let mut g = vec![0.0; (m + k) * d];
+        let mut gi = vec![0.0; d];
+        let mut gin = vec![0.0; 2 * d];
+        for (&r, c) in rows.iter().zip(caches) {
+            let toks = w.row(r);
+            let rules = &keys.rule[r * k..(r + 1) * k];
+            for (p, &tok) in toks.iter().enumerate() {
+                dh[p * d..(p + 1) * d]
+                    .copy_from_slice(&v[tok as usize * d..(tok as usize + 1) * d]);
+            }
+            for (i, nd) in br.nodes.iter().enumerate() {
+                let rule = rules[i] as usize;
+                let a = &self.maps[rule * pb..(rule + 1) * pb];
+                let da = &v[ne + rule * pb..ne + (rule + 1) * pb];
+                let x = &c.x[i * 2 * d..(i + 1) * 2 * d];
+                let (head, tail) = dh.split_at_mut((m + i) * d);
+                let o = &mut tail[..d];
+                o.iter_mut().for_each(|v| *v = 0.0);
+                for (half, s) in [(0, slot(nd.left, m)), (1, slot(nd.right, m))] {
+                    for (ii, &xv) in head[s * d..(s + 1) * d].iter().enumerate() {
+                        if xv != 0.0 {
+                            let arow = &a[(half * d + ii) * d..(half * d + ii + 1) * d];
+                            o.iter_mut().zip(arow).for_each(|(o, &av)| *o += xv * av);
+                        }
+                    }
+                }
+                for (ii, &xv) in x.iter().enumerate() {
+                    if xv != 0.0 {
+                        let drow = &da[ii * d..(ii + 1) * d];
+                        o.iter_mut().zip(drow).for_each(|(o, &av)| *o += xv * av);
+                    }
+                }
+            }
+            // Reverse: every node has one parent, so each child's adjoint is set once.
+            let root = m + k - 1;
+            g[root * d..(root + 1) * d].copy_from_slice(&dh[root * d..(root + 1) * d]);
+            for (i, nd) in br.nodes.iter().enumerate().rev() {
+                let rule = rules[i] as usize;
+                gi.copy_from_slice(&g[(m + i) * d..(m + i + 1) * d]);
+                let x = &c.x[i * 2 * d..(i + 1) * 2 * d];
+                let ga = &mut out[ne + rule * pb..ne + (rule + 1) * pb];
+                for (ii, &xv) in x.iter().enumerate() {
+                    if xv != 0.0 {
+                        ga[ii * d..(ii + 1) * d]
+                            .iter_mut()
+                            .zip(&gi)
+                            .for_each(|(o, &gv)| *o += xv * gv);
+                    }
+                }
+                gin.iter_mut().for_each(|v| *v = 0.0);
+                let t = &at[rule * pb..(rule + 1) * pb];
+                for (j, &gv) in gi.iter().enumerate() {
+                    if gv != 0.0 {
+                        let trow = &t[j * 2 * d..(j + 1) * 2 * d];
+                        gin.iter_mut().zip(trow).for_each(|(o, &tv)| *o += gv * tv);
+                    }
+                }
+                let (l, rr) = (slot(nd.left, m), slot(nd.right, m));
+                g[l * d..(l + 1) * d].copy_from_slice(&gin[..d]);
+                g[rr * d..(rr + 1) * d].copy_from_slice(&gin[d..]);
+            }
+            for (p, &tok) in toks.iter().enumerate() {
+                out[tok as usize * d..(tok as usize + 1) * d]
+                    .iter_mut()
+                    .zip(&g[p * d..(p + 1) * d])
+                    .for_each(|(o, &gv)| *o += gv);
+            }
+        }
+        out
+    }
+}
+
 /// Runs `f` on the Gauss-Newton step rows of `rows` under `m` (every row's cache: node inputs
 /// and downstream operators).
 fn with_step<R>(
@@ -216,6 +311,35 @@ fn compiled_jtjv_paths_give_the_portable_bits() {
         assert!(fast.iter().any(|&x| x != 0.0));
         let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&fast), bits(&portable), "dim {dim}");
+    }
+}
+
+/// Rows two at a time give the row-by-row kernel's bits on every path (compiled for D = 3, 10;
+/// run-time D = 7; portable), with an odd row count (a last row alone) and rows sharing rules.
+#[test]
+fn paired_jtjv_gives_the_row_by_row_bits() {
+    for dim in [3, 7, 10] {
+        let (vocab, len, n) = (6, 8, 2 * ROW_CHUNK + 7);
+        let br = Bracketing::new(len);
+        let k = br.nodes.len();
+        let w = token_rows(n, len, vocab, 3);
+        let n_rules = 3;
+        let keys = rule_keys((0..n * k).map(|i| ((i * 5 + 2) % n_rules) as u32), n_rules);
+        let mut m = LinearTree::new(vocab, dim, n_rules);
+        m.randomize(3, 1.0, 4);
+        let rows: Vec<usize> = (0..n).collect();
+        let v: Vec<f64> = (0..m.n_params()).map(|i| (i as f64 * 0.31).cos()).collect();
+        let (paired, portable, rowwise) = with_step(&m, &br, &keys, &w, &rows, |step| {
+            (
+                m.jtjv(step, &v),
+                m.jtjv_portable(step, &v),
+                m.jtjv_rowwise(step, &v),
+            )
+        });
+        assert!(rowwise.iter().any(|&x| x != 0.0));
+        let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&paired), bits(&rowwise), "dim {dim}");
+        assert_eq!(bits(&portable), bits(&rowwise), "dim {dim}");
     }
 }
 
