@@ -209,13 +209,15 @@ impl LinearTree {
             }
         }
         for (i, nd) in s.br.nodes.iter().enumerate() {
+            // Where each lane's rule map starts.
+            let map: [usize; L] = std::array::from_fn(|l| rules[l][i] as usize * pb);
             let mut acc = [[0.0f64; MAX_TREE_DIM]; L];
             for (half, sc) in [(0, slot(nd.left, m)), (1, slot(nd.right, m))] {
                 for ii in 0..d {
                     for l in 0..L {
                         let xv = lanes[l].dh[sc * d + ii];
                         if xv != 0.0 {
-                            let a = rules[l][i] as usize * pb + (half * d + ii) * d;
+                            let a = map[l] + (half * d + ii) * d;
                             acc[l][..d]
                                 .iter_mut()
                                 .zip(&self.maps[a..a + d])
@@ -228,7 +230,7 @@ impl LinearTree {
                 for l in 0..L {
                     let xv = caches[l].x[i * 2 * d + ii];
                     if xv != 0.0 {
-                        let a = ne + rules[l][i] as usize * pb + ii * d;
+                        let a = ne + map[l] + ii * d;
                         acc[l][..d]
                             .iter_mut()
                             .zip(&v[a..a + d])
@@ -246,12 +248,13 @@ impl LinearTree {
             g[root * d..(root + 1) * d].copy_from_slice(&dh[root * d..(root + 1) * d]);
         }
         for (i, nd) in s.br.nodes.iter().enumerate().rev() {
+            let map: [usize; L] = std::array::from_fn(|l| rules[l][i] as usize * pb);
             let mut gin = [[0.0f64; 2 * MAX_TREE_DIM]; L];
             for j in 0..d {
                 for l in 0..L {
                     let gv = lanes[l].g[(m + i) * d + j];
                     if gv != 0.0 {
-                        let t = rules[l][i] as usize * pb + j * 2 * d;
+                        let t = map[l] + j * 2 * d;
                         gin[l][..2 * d]
                             .iter_mut()
                             .zip(&at[t..t + 2 * d])

@@ -196,12 +196,12 @@ impl LinearTree {
     pub(super) fn blocks(&self, s: &StepRows) -> (Vec<Vec<f64>>, Vec<Vec<f64>>) {
         let d = self.dim;
         let pb = 2 * d * d;
-        let parts: Vec<BlockSums> = (0..BLOCK_PARTS)
+        let mut parts: Vec<BlockSums> = (0..BLOCK_PARTS)
             .into_par_iter()
             .map(|part| self.block_sums(s, part))
             .collect();
         let bw: Vec<Vec<f64>> = (0..self.vocab)
-            .map(|t| parts[t % BLOCK_PARTS].words[t].clone())
+            .map(|t| std::mem::take(&mut parts[t % BLOCK_PARTS].words[t]))
             .collect();
         let br: Vec<Vec<f64>> = (0..self.n_rules)
             .into_par_iter()
